@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "core/handle.h"
+
+#include <omp.h>
+
+#include "core/api_context.h"
+#include "core/status.h"
+
+#ifdef FREEDNN_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace fd {
+
+const char* backend_name(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
+
+bool cuda_device_available() {
+#ifdef FREEDNN_WITH_CUDA
+  static const bool available = [] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return count > 0;
+  }();
+  return available;
+#else
+  return false;
+#endif
+}
+
+cudnnStatus_t check_handle(const cudnnContext* h) {
+  FD_CHECK_PARAM(h != nullptr, "handle is NULL");
+  FD_CHECK_PARAM(h->alive(), "handle is not a live cudnnHandle_t (never created or already destroyed)");
+  note_api_handle(const_cast<cudnnContext*>(h));
+  return CUDNN_STATUS_SUCCESS;
+}
+
+void note_api_handle(cudnnHandle_t handle) {
+  ApiContext ctx = current_api_context();
+  ctx.handle = handle;
+  ctx.stream = handle->stream;
+  ctx.device = handle->device;
+  set_api_context(ctx);
+}
+
+}  // namespace fd
+
+void cudnnContext::describe(fd::log::Writer& w) const {
+  w.field("backend", "string", fd::backend_name(backend));
+  w.arg("device", device);
+  w.field("stream", "cudaStream_t", fd::log::format_pointer(stream));
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#pragma once
+#include <cudnn.h>
+
+#include <atomic>
+
+#include "core/checked.h"
+#include "core/log.h"
+
+namespace fd {
+enum class Backend { cpu, cuda };
+const char* backend_name(Backend b);
+// Whether this build has the CUDA backend and the process sees at least one GPU.
+bool cuda_device_available();
+}  // namespace fd
+
+// The library context. Bound at creation to a backend (CUDA when a GPU is visible, CPU when none is or when
+// FREEDNN_BACKEND=cpu; on the CPU backend every data pointer is a host pointer) and, for CUDA, to the device
+// that was current.
+struct cudnnContext : fd::Checked<0x48414E44u> {
+  static constexpr const char* kTypeName = "cudnnHandle_t";
+
+  fd::Backend backend = fd::Backend::cpu;
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  int cpu_threads = 1;
+  // Sticky asynchronous error for cudnnQueryRuntimeError (e.g. overflow found by a kernel).
+  std::atomic<int> runtime_status{CUDNN_STATUS_SUCCESS};
+
+  bool on_cpu() const { return backend == fd::Backend::cpu; }
+  void describe(fd::log::Writer& w) const;
+};
+
+namespace fd {
+// Checks a handle argument (non-null, live) and records it in the call's log context.
+cudnnStatus_t check_handle(const cudnnContext* h);
+}  // namespace fd

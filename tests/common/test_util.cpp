@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "common/test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+namespace ft {
+
+uint64_t seed() {
+  static const uint64_t s = [] {
+    const char* e = std::getenv("FREEDNN_TEST_SEED");
+    uint64_t v = e && *e ? std::strtoull(e, nullptr, 10) : std::random_device{}();
+    std::cout << "[freednn] test seed: FREEDNN_TEST_SEED=" << v << std::endl;
+    return v;
+  }();
+  return s;
+}
+
+std::mt19937_64 make_rng() {
+  std::string name = "none";
+  if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info())
+    name = std::string(info->test_suite_name()) + "." + info->name();
+  const uint64_t s = seed() ^ std::hash<std::string>{}(name);
+  ::testing::Test::RecordProperty("seed", std::to_string(seed()));
+  return std::mt19937_64(s);
+}
+
+double uniform(std::mt19937_64& rng, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+int uniform_int(std::mt19937_64& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+uint16_t to_half(double v) {
+  const _Float16 h = static_cast<_Float16>(static_cast<float>(v));
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+double from_half(uint16_t u) {
+  _Float16 h;
+  std::memcpy(&h, &u, 2);
+  return static_cast<double>(h);
+}
+uint16_t to_bf16(double v) {
+  const float f = static_cast<float>(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (std::isnan(f)) return 0x7FC0;
+  const uint64_t rounded = static_cast<uint64_t>(u) + 0x7FFF + ((u >> 16) & 1);
+  return static_cast<uint16_t>(rounded >> 16);
+}
+double from_bf16(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+size_t type_size(cudnnDataType_t t) {
+  switch (t) {
+    case CUDNN_DATA_FLOAT: return 4;
+    case CUDNN_DATA_DOUBLE: return 8;
+    case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16: return 2;
+    case CUDNN_DATA_INT8: case CUDNN_DATA_UINT8: return 1;
+    case CUDNN_DATA_INT32: return 4;
+    case CUDNN_DATA_INT64: return 8;
+    default: return 0;
+  }
+}
+
+double tolerance(cudnnDataType_t t) {
+  switch (t) {
+    case CUDNN_DATA_DOUBLE: return 1e-10;
+    case CUDNN_DATA_FLOAT: return 1e-5;
+    case CUDNN_DATA_HALF: return 2e-3;
+    case CUDNN_DATA_BFLOAT16: return 1.6e-2;
+    default: return 0.51;  // integer outputs: one rounding step, relative to the scale checked by near()
+  }
+}
+
+const char* type_name(cudnnDataType_t t) {
+  switch (t) {
+    case CUDNN_DATA_FLOAT: return "f32";
+    case CUDNN_DATA_DOUBLE: return "f64";
+    case CUDNN_DATA_HALF: return "f16";
+    case CUDNN_DATA_BFLOAT16: return "bf16";
+    case CUDNN_DATA_INT8: return "s8";
+    case CUDNN_DATA_UINT8: return "u8";
+    case CUDNN_DATA_INT32: return "s32";
+    case CUDNN_DATA_INT64: return "s64";
+    default: return "other";
+  }
+}
+
+static std::vector<int> packed(const std::vector<int>& d, bool nhwc) {
+  const int n = static_cast<int>(d.size());
+  std::vector<int> s(d.size());
+  std::vector<int> order;  // innermost first
+  if (nhwc && n >= 3) {
+    order.push_back(1);
+    for (int i = n - 1; i >= 2; --i) order.push_back(i);
+    order.push_back(0);
+  } else {
+    for (int i = n - 1; i >= 0; --i) order.push_back(i);
+  }
+  int acc = 1;
+  for (int i : order) {
+    s[i] = acc;
+    acc *= d[i];
+  }
+  return s;
+}
+
+HostTensor::HostTensor(cudnnDataType_t t, std::vector<int> d, bool nhwc)
+    : HostTensor(t, d, packed(d, nhwc)) {}
+
+HostTensor::HostTensor(cudnnDataType_t t, std::vector<int> d, std::vector<int> s)
+    : dtype(t), dims(std::move(d)), strides(std::move(s)) {
+  bytes.assign(static_cast<size_t>(span()) * type_size(dtype), 0);
+}
+
+int64_t HostTensor::count() const {
+  int64_t n = 1;
+  for (int d : dims) n *= d;
+  return n;
+}
+
+int64_t HostTensor::span() const {
+  int64_t last = 0;
+  for (size_t i = 0; i < dims.size(); ++i) last += static_cast<int64_t>(dims[i] - 1) * strides[i];
+  return last + 1;
+}
+
+int64_t HostTensor::offset(int64_t linear) const {
+  int64_t off = 0;
+  for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
+    off += (linear % dims[i]) * strides[i];
+    linear /= dims[i];
+  }
+  return off;
+}
+
+double HostTensor::get_raw(int64_t off) const {
+  const unsigned char* p = bytes.data() + off * static_cast<int64_t>(type_size(dtype));
+  switch (dtype) {
+    case CUDNN_DATA_FLOAT: { float v; std::memcpy(&v, p, 4); return v; }
+    case CUDNN_DATA_DOUBLE: { double v; std::memcpy(&v, p, 8); return v; }
+    case CUDNN_DATA_HALF: { uint16_t v; std::memcpy(&v, p, 2); return from_half(v); }
+    case CUDNN_DATA_BFLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return from_bf16(v); }
+    case CUDNN_DATA_INT8: return static_cast<int8_t>(*p);
+    case CUDNN_DATA_UINT8: return *p;
+    case CUDNN_DATA_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case CUDNN_DATA_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+void HostTensor::set_raw(int64_t off, double v) {
+  unsigned char* p = bytes.data() + off * static_cast<int64_t>(type_size(dtype));
+  auto sat = [&](double lo, double hi) { return std::isnan(v) ? 0.0 : std::min(hi, std::max(lo, std::nearbyint(v))); };
+  switch (dtype) {
+    case CUDNN_DATA_FLOAT: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+    case CUDNN_DATA_DOUBLE: std::memcpy(p, &v, 8); break;
+    case CUDNN_DATA_HALF: { uint16_t h = to_half(v); std::memcpy(p, &h, 2); break; }
+    case CUDNN_DATA_BFLOAT16: { uint16_t h = to_bf16(v); std::memcpy(p, &h, 2); break; }
+    case CUDNN_DATA_INT8: *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(sat(-128, 127)); break;
+    case CUDNN_DATA_UINT8: *p = static_cast<uint8_t>(sat(0, 255)); break;
+    case CUDNN_DATA_INT32: { int32_t i = static_cast<int32_t>(sat(-2147483648.0, 2147483647.0)); std::memcpy(p, &i, 4); break; }
+    case CUDNN_DATA_INT64: { int64_t i = static_cast<int64_t>(sat(-9.2e18, 9.2e18)); std::memcpy(p, &i, 8); break; }
+    default: break;
+  }
+}
+
+double HostTensor::get(int64_t linear) const { return get_raw(offset(linear)); }
+void HostTensor::set(int64_t linear, double v) { set_raw(offset(linear), v); }
+
+std::vector<double> HostTensor::values() const {
+  std::vector<double> v(static_cast<size_t>(count()));
+  for (int64_t i = 0; i < count(); ++i) v[i] = get(i);
+  return v;
+}
+
+void HostTensor::fill_uniform(std::mt19937_64& rng, double lo, double hi) {
+  for (int64_t i = 0; i < count(); ++i) set(i, uniform(rng, lo, hi));
+}
+
+void HostTensor::fill_ints(std::mt19937_64& rng, int lo, int hi) {
+  for (int64_t i = 0; i < count(); ++i) set(i, uniform_int(rng, lo, hi));
+}
+
+void HostTensor::poison() { std::fill(bytes.begin(), bytes.end(), 0xFF); }
+
+std::string HostTensor::str() const {
+  std::ostringstream o;
+  o << type_name(dtype) << ' ';
+  for (size_t i = 0; i < dims.size(); ++i) o << (i ? "x" : "") << dims[i];
+  o << " strides ";
+  for (size_t i = 0; i < strides.size(); ++i) o << (i ? "x" : "") << strides[i];
+  return o.str();
+}
+
+std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& dims, bool nhwc) {
+  const int n = static_cast<int>(dims.size());
+  std::vector<int> order;
+  if (nhwc && n >= 3) {
+    order.push_back(1);
+    for (int i = n - 1; i >= 2; --i) order.push_back(i);
+    order.push_back(0);
+  } else {
+    for (int i = n - 1; i >= 0; --i) order.push_back(i);
+  }
+  std::vector<int> s(dims.size());
+  int acc = 1;
+  for (int i : order) {
+    s[i] = acc;
+    acc *= dims[i] + uniform_int(rng, 0, 2);
+  }
+  return s;
+}
+
+::testing::AssertionResult near(const std::vector<double>& got, const std::vector<double>& ref, double tol,
+                                const std::string& what) {
+  if (got.size() != ref.size())
+    return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs reference " << ref.size();
+  double scale = 0, worst = 0;
+  size_t worst_i = 0;
+  for (size_t i = 0; i < ref.size(); ++i)
+    if (std::isfinite(ref[i])) scale = std::max(scale, std::fabs(ref[i]));
+  scale = std::max(scale, 1e-30);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const bool rn = std::isnan(ref[i]), gn = std::isnan(got[i]);
+    if (gn != rn)
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i] << ", reference "
+                                           << ref[i];
+    if (rn) continue;
+    if (std::isinf(ref[i]) || std::isinf(got[i])) {
+      if (got[i] != ref[i])
+        return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i] << ", reference "
+                                             << ref[i];
+      continue;
+    }
+    const double e = std::fabs(got[i] - ref[i]) / scale;
+    if (e > worst) {
+      worst = e;
+      worst_i = i;
+    }
+  }
+  if (worst > tol)
+    return ::testing::AssertionFailure() << what << ": max error " << worst << " (relative to max |ref| " << scale
+                                         << ") at element " << worst_i << ": got " << got[worst_i]
+                                         << ", reference " << ref[worst_i] << "; tolerance " << tol
+                                         << "; seed FREEDNN_TEST_SEED=" << seed();
+  return ::testing::AssertionSuccess();
+}
+
+TensorDesc::TensorDesc() { cudnnCreateTensorDescriptor(&d); }
+TensorDesc::TensorDesc(const HostTensor& t) {
+  cudnnCreateTensorDescriptor(&d);
+  const cudnnStatus_t st = cudnnSetTensorNdDescriptor(d, t.dtype, static_cast<int>(t.dims.size()), t.dims.data(),
+                                                      t.strides.data());
+  EXPECT_EQ(st, CUDNN_STATUS_SUCCESS) << "setting descriptor for " << t.str();
+}
+TensorDesc::~TensorDesc() { cudnnDestroyTensorDescriptor(d); }
+
+Handle::Handle() { EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS); }
+Handle::~Handle() { cudnnDestroy(h); }
+
+}  // namespace ft

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Shared test helpers: seeded random data, typed host buffers, poisoning, tolerant comparison, RAII
+// descriptors. Independent of src/: conversions are written here again on purpose.
+#pragma once
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ft {
+
+// The seed of this test run: FREEDNN_TEST_SEED if set, else fresh. Printed so a failure can be replayed.
+uint64_t seed();
+// A generator seeded from seed() and the current test's name (each test gets its own stream).
+std::mt19937_64 make_rng();
+
+double uniform(std::mt19937_64& rng, double lo, double hi);
+int uniform_int(std::mt19937_64& rng, int lo, int hi);  // inclusive
+
+// Storage-type conversions (round to nearest even), independent of the library's.
+uint16_t to_half(double v);
+double from_half(uint16_t h);
+uint16_t to_bf16(double v);
+double from_bf16(uint16_t b);
+
+size_t type_size(cudnnDataType_t t);
+// Relative tolerance for comparing a result stored in `t` against a double reference.
+double tolerance(cudnnDataType_t t);
+const char* type_name(cudnnDataType_t t);
+
+// A host tensor with a data type, dims and strides (element strides), backed by raw bytes.
+struct HostTensor {
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
+  std::vector<int> dims, strides;
+  std::vector<unsigned char> bytes;
+
+  HostTensor() = default;
+  // Packed in the given dim order (NCHW-style row major if nhwc is false; channel-innermost if true).
+  HostTensor(cudnnDataType_t t, std::vector<int> d, bool nhwc = false);
+  HostTensor(cudnnDataType_t t, std::vector<int> d, std::vector<int> s);
+
+  int64_t count() const;        // logical elements
+  int64_t span() const;         // stored elements spanned
+  int64_t offset(int64_t linear) const;  // stored element offset of logical element `linear` (row-major)
+  double get(int64_t linear) const;
+  void set(int64_t linear, double v);
+  double get_raw(int64_t off) const;
+  void set_raw(int64_t off, double v);
+  void* data() { return bytes.data(); }
+  const void* data() const { return bytes.data(); }
+  std::vector<double> values() const;  // logical order
+  void fill_uniform(std::mt19937_64& rng, double lo, double hi);
+  void fill_ints(std::mt19937_64& rng, int lo, int hi);  // small integers: exact in every float type
+  void poison();                                         // every byte 0xFF: NaN for float types
+  std::string str() const;                               // "f32 2x3x4x5 strides 60x20x5x1"
+};
+
+// Strides with random padding between dims (a non-packed layout), in the given dim order.
+std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& dims, bool nhwc);
+
+// Compares got (logical order) with a double reference. Fails on any NaN in got that the reference lacks,
+// and when the max error relative to max(|ref|) exceeds tol. `what` names the output in the message.
+::testing::AssertionResult near(const std::vector<double>& got, const std::vector<double>& ref, double tol,
+                                const std::string& what);
+
+// RAII descriptors.
+struct TensorDesc {
+  cudnnTensorDescriptor_t d = nullptr;
+  TensorDesc();
+  explicit TensorDesc(const HostTensor& t);
+  ~TensorDesc();
+  TensorDesc(const TensorDesc&) = delete;
+  TensorDesc& operator=(const TensorDesc&) = delete;
+  operator cudnnTensorDescriptor_t() const { return d; }
+};
+
+struct Handle {
+  cudnnHandle_t h = nullptr;
+  Handle();
+  ~Handle();
+  operator cudnnHandle_t() const { return h; }
+};
+
+}  // namespace ft
+
+#define FT_OK(expr) ASSERT_EQ((expr), CUDNN_STATUS_SUCCESS) << #expr
