@@ -38,6 +38,12 @@ cudnnStatus_t check_handle(const cudnnContext* h) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnStatus_t require_cpu(const cudnnContext* h, const char* operation) {
+  FD_CHECK_SUPPORTED(h->on_cpu(), "%s has no %s implementation yet (run with FREEDNN_BACKEND=cpu and host pointers)",
+                     operation, backend_name(h->backend));
+  return CUDNN_STATUS_SUCCESS;
+}
+
 void note_api_handle(cudnnHandle_t handle) {
   ApiContext ctx = current_api_context();
   ctx.handle = handle;

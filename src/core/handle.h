@@ -35,4 +35,7 @@ struct cudnnContext : fd::Checked<0x48414E44u> {
 namespace fd {
 // Checks a handle argument (non-null, live) and records it in the call's log context.
 cudnnStatus_t check_handle(const cudnnContext* h);
+// For operations that have only a CPU implementation so far: NOT_SUPPORTED, with the reason logged, on
+// any other backend.
+cudnnStatus_t require_cpu(const cudnnContext* h, const char* operation);
 }  // namespace fd
