@@ -24,6 +24,8 @@ const ApiContext& current_api_context();
 void set_api_context(const ApiContext& ctx);
 // Records the handle of the call in progress (after it has been checked), for the log's Handle/GPU fields.
 void note_api_handle(cudnnHandle_t handle);
+// The same, for a handle argument not checked yet: recorded only if it is a live handle.
+void note_api_handle_if_alive(cudnnHandle_t handle);
 
 // A captured argument list: the stringified names ("a, b, c") and references to the values.
 template <class... A>
@@ -75,6 +77,14 @@ template <class... A, class Body>
 cudnnStatus_t api_call(const char* function, const ArgList<A...>& args, Body&& body) noexcept {
   ApiScope scope(function);
   try {
+    std::apply(
+        [](const auto&... v) {
+          (([&] {
+             if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, cudnnHandle_t>) note_api_handle_if_alive(v);
+           }()),
+           ...);
+        },
+        args.values);
     if (log::enabled(CUDNN_SEV_INFO)) {
       log::Writer w;
       log_args(w, args);

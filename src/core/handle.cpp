@@ -44,6 +44,10 @@ cudnnStatus_t require_cpu(const cudnnContext* h, const char* operation) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+void note_api_handle_if_alive(cudnnHandle_t handle) {
+  if (handle != nullptr && handle->alive()) note_api_handle(handle);
+}
+
 void note_api_handle(cudnnHandle_t handle) {
   ApiContext ctx = current_api_context();
   ctx.handle = handle;
