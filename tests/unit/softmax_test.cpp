@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include <cmath>
+
+#include "common/test_util.h"
+#include "ref/softmax.h"
+#include "unit/pointwise_test_util.h"
+
+namespace {
+
+const cudnnSoftmaxAlgorithm_t kAlgos[] = {CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_LOG};
+const cudnnSoftmaxMode_t kModes[] = {CUDNN_SOFTMAX_MODE_INSTANCE, CUDNN_SOFTMAX_MODE_CHANNEL};
+
+std::string what(const char* dir, cudnnDataType_t t, cudnnSoftmaxAlgorithm_t a, cudnnSoftmaxMode_t m,
+                 const ft::HostTensor& x, const ft::HostTensor& y) {
+  return std::string("softmax ") + dir + " " + ft::type_name(t) + " algo " + std::to_string(a) + " mode " +
+         std::to_string(m) + " " + x.str() + " -> " + y.str();
+}
+
+TEST(Softmax, ForwardRandom) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : pt::float_types()) {
+    for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
+      for (cudnnSoftmaxMode_t mode : kModes) {
+        const auto dims = pt::random_dims(rng, ft::uniform_int(rng, 1, 3), 3, 6, 4);
+        ft::HostTensor x = pt::random_tensor(rng, t, dims), y = pt::random_tensor(rng, t, dims);
+        x.fill_uniform(rng, -4, 4);
+        const auto [alpha, beta] = pt::random_alpha_beta(rng);
+        pt::prepare_output(rng, y, beta);
+        const ft::HostTensor prior = y;
+        ft::TensorDesc xd(x), yd(y);
+        const pt::Scale a(alpha), b(beta);
+        FT_OK(cudnnSoftmaxForward(h, algo, mode, a.ptr(t), xd, x.data(), b.ptr(t), yd, y.data()));
+        const auto want = ref::blend(ref::softmax_forward(algo, mode, pt::to_ref(x)).v, prior.values(), a.seen(t),
+                                     b.seen(t));
+        EXPECT_TRUE(ft::near(y.values(), want, pt::tol(t), what("fwd", t, algo, mode, x, y)));
+        EXPECT_TRUE(pt::gaps_untouched(y));
+      }
+    }
+  }
+}
+
+TEST(Softmax, ForwardLargeInputsAccurate) {
+  // Max subtraction keeps ACCURATE and LOG finite where exp(x) overflows float.
+  ft::Handle h;
+  const std::vector<int> dims{2, 7, 1, 3};
+  ft::HostTensor x(CUDNN_DATA_FLOAT, dims), y(CUDNN_DATA_FLOAT, dims);
+  auto rng = ft::make_rng();
+  x.fill_uniform(rng, 100, 120);
+  ft::TensorDesc d(x);
+  const float one = 1, zero = 0;
+  for (cudnnSoftmaxAlgorithm_t algo : {CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_LOG}) {
+    y.poison();
+    FT_OK(cudnnSoftmaxForward(h, algo, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d, x.data(), &zero, d, y.data()));
+    EXPECT_TRUE(ft::near(y.values(), ref::softmax_forward(algo, CUDNN_SOFTMAX_MODE_CHANNEL, pt::to_ref(x)).v, 1e-5,
+                         "large inputs"));
+  }
+}
+
+TEST(Softmax, BackwardRandom) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : pt::float_types()) {
+    for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
+      for (cudnnSoftmaxMode_t mode : kModes) {
+        const auto dims = pt::random_dims(rng, ft::uniform_int(rng, 1, 3), 3, 6, 4);
+        ft::HostTensor x(CUDNN_DATA_DOUBLE, dims);
+        x.fill_uniform(rng, -3, 3);
+        const ref::Tensor yr = ref::softmax_forward(algo, mode, pt::to_ref(x));
+        ft::HostTensor y = pt::random_tensor(rng, t, dims), dy = pt::random_tensor(rng, t, dims),
+                       dx = pt::random_tensor(rng, t, dims);
+        for (int64_t i = 0; i < y.count(); ++i) y.set(i, yr[i]);
+        dy.fill_uniform(rng, -1, 1);
+        const auto [alpha, beta] = pt::random_alpha_beta(rng);
+        pt::prepare_output(rng, dx, beta);
+        const ft::HostTensor prior = dx;
+        ft::TensorDesc yd(y), dyd(dy), dxd(dx);
+        const pt::Scale a(alpha), b(beta);
+        FT_OK(cudnnSoftmaxBackward(h, algo, mode, a.ptr(t), yd, y.data(), dyd, dy.data(), b.ptr(t), dxd, dx.data()));
+        // The reference takes the stored y (what the library reads), so both see the same rounding.
+        const auto want = ref::blend(ref::softmax_backward(algo, mode, pt::to_ref(y), pt::to_ref(dy)).v,
+                                     prior.values(), a.seen(t), b.seen(t));
+        EXPECT_TRUE(ft::near(dx.values(), want, pt::tol(t), what("bwd", t, algo, mode, y, dx)));
+        EXPECT_TRUE(pt::gaps_untouched(dx));
+      }
+    }
+  }
+}
+
+TEST(Softmax, BackwardFiniteDifference) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_DOUBLE;
+  for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
+    for (cudnnSoftmaxMode_t mode : kModes) {
+      const std::vector<int> dims{2, 3, 2, 2};
+      ft::HostTensor x(t, dims, true), y(t, dims), dy(t, dims, true), dx(t, dims);
+      x.fill_uniform(rng, -2, 2);
+      dy.fill_uniform(rng, -1, 1);
+      ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+      const double one = 1, zero = 0;
+      FT_OK(cudnnSoftmaxForward(h, algo, mode, &one, xd, x.data(), &zero, yd, y.data()));
+      dx.poison();
+      FT_OK(cudnnSoftmaxBackward(h, algo, mode, &one, yd, y.data(), dyd, dy.data(), &zero, dxd, dx.data()));
+      auto objective = [&](const ft::HostTensor& xp) {
+        ft::HostTensor yp(t, dims);
+        EXPECT_EQ(cudnnSoftmaxForward(h, algo, mode, &one, xd, xp.data(), &zero, yd, yp.data()),
+                  CUDNN_STATUS_SUCCESS);
+        double s = 0;
+        for (int64_t i = 0; i < yp.count(); ++i) s += yp.get(i) * dy.get(i);
+        return s;
+      };
+      std::vector<double> num(static_cast<size_t>(x.count()));
+      const double eps = 1e-6;
+      for (int64_t i = 0; i < x.count(); ++i) {
+        ft::HostTensor xp = x, xm = x;
+        xp.set(i, x.get(i) + eps);
+        xm.set(i, x.get(i) - eps);
+        num[i] = (objective(xp) - objective(xm)) / (2 * eps);
+      }
+      EXPECT_TRUE(ft::near(dx.values(), num, 1e-6,
+                           "finite differences algo " + std::to_string(algo) + " mode " + std::to_string(mode)));
+    }
+  }
+}
+
+TEST(Softmax, InPlace) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const std::vector<int> dims{2, 5, 3, 2};
+  ft::HostTensor x(CUDNN_DATA_FLOAT, dims, ft::padded_strides(rng, dims, true));
+  x.poison();
+  x.fill_uniform(rng, -2, 2);
+  const ft::HostTensor x0 = x;
+  ft::TensorDesc d(x);
+  const float one = 1, zero = 0;
+  FT_OK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d, x.data(), &zero, d,
+                            x.data()));
+  EXPECT_TRUE(ft::near(x.values(),
+                       ref::softmax_forward(CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, pt::to_ref(x0)).v,
+                       1e-5, "in-place forward"));
+  EXPECT_TRUE(pt::gaps_untouched(x));
+  ft::HostTensor g(CUDNN_DATA_FLOAT, dims);
+  g.fill_uniform(rng, -1, 1);
+  const ft::HostTensor g0 = g;
+  ft::TensorDesc gd(g);
+  FT_OK(cudnnSoftmaxBackward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d, x.data(), gd, g.data(),
+                             &zero, gd, g.data()));
+  EXPECT_TRUE(ft::near(
+      g.values(), ref::softmax_backward(CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, pt::to_ref(x), pt::to_ref(g0)).v,
+      1e-5, "in-place backward"));
+}
+
+TEST(Softmax, BadArguments) {
+  ft::Handle h;
+  ft::HostTensor x(CUDNN_DATA_FLOAT, {2, 3, 4, 5}), y(CUDNN_DATA_FLOAT, {2, 3, 4, 5});
+  ft::HostTensor small(CUDNN_DATA_FLOAT, {2, 3, 4, 4}), hx(CUDNN_DATA_HALF, {2, 3, 4, 5});
+  ft::HostTensor xs(CUDNN_DATA_FLOAT, {2, 3, 4, 5}, true), i8(CUDNN_DATA_INT8, {2, 3, 4, 5});
+  ft::TensorDesc xd(x), yd(y), sd(small), hd(hx), xsd(xs), id(i8), unset;
+  const float one = 1, zero = 0;
+  const auto A = CUDNN_SOFTMAX_ACCURATE;
+  const auto M = CUDNN_SOFTMAX_MODE_CHANNEL;
+  EXPECT_EQ(cudnnSoftmaxForward(nullptr, A, M, &one, xd, x.data(), &zero, yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, static_cast<cudnnSoftmaxAlgorithm_t>(3), M, &one, xd, x.data(), &zero, yd,
+                                y.data()),
+            CUDNN_STATUS_BAD_PARAM);
+#ifndef __SANITIZE_ADDRESS__  // values outside the enum's range: UB that UBSan (sanitizer build) traps on
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, static_cast<cudnnSoftmaxMode_t>(2), &one, xd, x.data(), &zero, yd, y.data()),
+            CUDNN_STATUS_BAD_PARAM);
+#endif
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, nullptr, xd, x.data(), &zero, yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, nullptr, x.data(), &zero, yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, unset, x.data(), &zero, yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, xd, nullptr, &zero, yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, xd, x.data(), &zero, sd, small.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, xd, x.data(), &zero, hd, hx.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, xd, x.data(), &zero, xsd, x.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, id, i8.data(), &zero, id, i8.data()), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnSoftmaxForward(h, A, M, &one, xd, x.data(), &zero, xsd, xs.data()), CUDNN_STATUS_SUCCESS);
+
+  ft::HostTensor dy(CUDNN_DATA_FLOAT, {2, 3, 4, 5}), dx(CUDNN_DATA_FLOAT, {2, 3, 4, 5});
+  ft::TensorDesc dyd(dy), dxd(dx);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, A, M, &one, yd, y.data(), dyd, dy.data(), &zero, dxd, dx.data()),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSoftmaxBackward(nullptr, A, M, &one, yd, y.data(), dyd, dy.data(), &zero, dxd, dx.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, A, M, &one, yd, nullptr, dyd, dy.data(), &zero, dxd, dx.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, A, M, &one, yd, y.data(), dyd, dy.data(), nullptr, dxd, dx.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, A, M, &one, yd, y.data(), dyd, dy.data(), &zero, sd, small.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, A, M, &one, yd, y.data(), dyd, dy.data(), &zero, hd, hx.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, A, M, &one, yd, y.data(), dyd, dy.data(), &zero, xsd, dy.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSoftmaxBackward(h, static_cast<cudnnSoftmaxAlgorithm_t>(3), M, &one, yd, y.data(), dyd, dy.data(),
+                                 &zero, dxd, dx.data()),
+            CUDNN_STATUS_BAD_PARAM);
+}
+
+}  // namespace
