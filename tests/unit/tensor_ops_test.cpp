@@ -32,8 +32,8 @@ TEST(TensorOps, TransformTensorRandom) {
     std::string lx, ly;
     ft::HostTensor x = tops::rand_layout(rng, t, dims, &lx), y = tops::rand_layout(rng, t, dims, &ly);
     tops::fill(x, rng);
-    const Scale alpha(trial % 3 == 0 ? 1.0 : (tops::is_int(t) ? 2.0 : ft::uniform(rng, -2, 2)));
-    const Scale beta(trial % 2 == 0 ? 0.0 : (tops::is_int(t) ? -1.0 : ft::uniform(rng, -1, 1)));
+    const Scale alpha(trial % 3 == 0 ? 1.0 : (tops::is_int(t) ? 2.0 : tops::rand_scale(rng, 0.25, 2)));
+    const Scale beta(trial % 2 == 0 ? 0.0 : (tops::is_int(t) ? -1.0 : tops::rand_scale(rng, 0.25, 1)));
     if (beta.d == 0) y.poison(); else tops::fill(y, rng);
     const auto prior = y.values();
     ft::TensorDesc xd(x), yd(y);
@@ -321,8 +321,8 @@ TEST(TensorOps, AddTensorRandom) {
     }
     ft::HostTensor a = tops::rand_layout(rng, t, adims), c = tops::rand_layout(rng, t, cdims);
     tops::fill(a, rng);
-    const Scale alpha(trial % 3 == 0 ? 1.0 : (tops::is_int(t) ? 3.0 : ft::uniform(rng, -2, 2)));
-    const Scale beta(trial % 2 == 0 ? 0.0 : (tops::is_int(t) ? 1.0 : ft::uniform(rng, -1, 1)));
+    const Scale alpha(trial % 3 == 0 ? 1.0 : (tops::is_int(t) ? 3.0 : tops::rand_scale(rng, 0.25, 2)));
+    const Scale beta(trial % 2 == 0 ? 0.0 : (tops::is_int(t) ? 1.0 : tops::rand_scale(rng, 0.25, 1)));
     if (beta.d == 0) c.poison(); else tops::fill(c, rng);
     const auto prior = c.values();
     ft::TensorDesc ad(a), cd(c);
@@ -388,7 +388,7 @@ TEST(TensorOps, ScaleTensorAllTypes) {
     ft::HostTensor y = tops::rand_layout(rng, t, dims);
     tops::fill(y, rng);
     const auto before = y.values();
-    const Scale alpha(tops::is_int(t) ? -3.0 : ft::uniform(rng, -2, 2));
+    const Scale alpha(tops::is_int(t) ? -3.0 : tops::rand_scale(rng, 0.25, 2));
     ft::TensorDesc yd(y);
     FT_OK(cudnnScaleTensor(h, yd, y.data(), alpha.ptr(t)));
     EXPECT_TRUE(tops::check(y, ref::blend(before, before, alpha.value(t), 0.0), "scale " + y.str()));

@@ -2,6 +2,7 @@
 // Copyright 2026 The freednn Authors
 // Helpers shared by the tensor-op suites (tensor_ops_test, op_tensor_test, reduce_tensor_test).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -39,6 +40,12 @@ inline void fill(ft::HostTensor& t, std::mt19937_64& rng, double lo = -2, double
     t.fill_uniform(rng, lo, hi);
 }
 
+// A random scaling factor of magnitude in [lo, hi] and random sign (never close to 0: a tiny alpha would
+// push low-precision outputs into their subnormal range).
+inline double rand_scale(std::mt19937_64& rng, double lo, double hi) {
+  return (ft::uniform_int(rng, 0, 1) ? 1.0 : -1.0) * ft::uniform(rng, lo, hi);
+}
+
 inline ref::Tensor to_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
 
 // A host scaling factor: float for every type but DOUBLE.
@@ -65,10 +72,36 @@ inline ::testing::AssertionResult near_int(const std::vector<double>& got, std::
   return ::testing::AssertionSuccess();
 }
 
+// Floating results: ft::near, relative to max |ref| or to `floor` when larger (the size of the terms that
+// were blended, for results that cancel to almost nothing in a low-precision output).
 inline ::testing::AssertionResult check(const ft::HostTensor& got, const std::vector<double>& ref,
-                                        const std::string& what) {
+                                        const std::string& what, double floor = 0) {
   if (is_int(got.dtype)) return near_int(got.values(), ref, got.dtype, what);
-  return ft::near(got.values(), ref, ft::tolerance(got.dtype), what);
+  double scale = 0;
+  for (double r : ref)
+    if (std::isfinite(r)) scale = std::max(scale, std::fabs(r));
+  if (floor <= scale) return ft::near(got.values(), ref, ft::tolerance(got.dtype), what);
+  const std::vector<double> g = got.values();
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const bool ok = std::isnan(ref[i]) ? std::isnan(g[i])
+                                       : std::fabs(g[i] - ref[i]) <= ft::tolerance(got.dtype) * floor;
+    if (!ok)
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << g[i] << ", reference " << ref[i]
+                                           << " (tolerance relative to " << floor << ")"
+                                           << "; seed FREEDNN_TEST_SEED=" << ft::seed();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The size of the blended terms: max |alpha * r| + max |beta * prior| (beta = 0: prior not counted).
+inline double blend_floor(const std::vector<double>& r, const std::vector<double>& prior, double alpha, double beta) {
+  double a = 0, b = 0;
+  for (double x : r)
+    if (std::isfinite(x)) a = std::max(a, std::fabs(alpha * x));
+  if (beta != 0)
+    for (double x : prior)
+      if (std::isfinite(x)) b = std::max(b, std::fabs(beta * x));
+  return a + b;
 }
 
 inline std::string dims_str(const std::vector<int>& d) {
