@@ -85,7 +85,8 @@ TEST(OpTensor, Random) {
         tops::fill(a, rng, sqrt ? 0 : -2, 2);
         tops::fill(b, rng);
         const bool ints = tops::is_int(combo.ab) || tops::is_int(combo.c);
-        const Scale alpha1(sqrt ? (ints ? 1.0 : ft::uniform(rng, 0.5, 2)) : ints ? 2.0 : tops::rand_scale(rng, 0.25, 2));
+        const double a1 = sqrt ? (ints ? 1.0 : ft::uniform(rng, 0.5, 2)) : ints ? 2.0 : tops::rand_scale(rng, 0.25, 2);
+        const Scale alpha1(a1);
         const Scale alpha2(ints ? -1.0 : tops::rand_scale(rng, 0.25, 2));
         const Scale beta(rep == 0 ? 0.0 : ints ? 1.0 : tops::rand_scale(rng, 0.25, 1));
         if (beta.d == 0) c.poison(); else tops::fill(c, rng);

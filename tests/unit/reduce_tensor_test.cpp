@@ -48,7 +48,8 @@ TEST(ReduceTensor, DescriptorRoundTrip) {
   auto set = [&](int o, int c, int n, int i, int ty) {
     return cudnnSetReduceTensorDescriptor(d, static_cast<cudnnReduceTensorOp_t>(o), static_cast<cudnnDataType_t>(c),
                                           static_cast<cudnnNanPropagation_t>(n),
-                                          static_cast<cudnnReduceTensorIndices_t>(i), static_cast<cudnnIndicesType_t>(ty));
+                                          static_cast<cudnnReduceTensorIndices_t>(i),
+                                          static_cast<cudnnIndicesType_t>(ty));
   };
   EXPECT_EQ(set(9, 0, 0, 0, 0), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(set(0, 99, 0, 0, 0), CUDNN_STATUS_BAD_PARAM);

@@ -18,7 +18,7 @@ void transform_tensor(const cudnnTensorTransformStruct* t, const cudnnTensorStru
                       const cudnnTensorStruct& y, void* yp, double alpha, double beta);
 
 // C = op(alpha1 * A, alpha2 * B) + beta * C; B (not read for SQRT and NOT) broadcasts over dims where it
-// is 1. cudnnAddTensor is ADD with alpha2 = 0 and B = nothing: use add_tensor.
+// is 1.
 void op_tensor(cudnnOpTensorOp_t op, cudnnNanPropagation_t nan_opt, bool double_compute,
                const cudnnTensorStruct& a, const void* ap, double alpha1, const cudnnTensorStruct* b,
                const void* bp, double alpha2, const cudnnTensorStruct& c, void* cp, double beta);
