@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The reduce tensor descriptor, the size queries and cudnnReduceTensor against tests/ref.
+#include <limits>
+
+#include "ref/tensor_ops.h"
+#include "unit/tensor_ops_util.h"
+
+namespace {
+
+using tops::Scale;
+
+struct RedDesc {
+  cudnnReduceTensorDescriptor_t d = nullptr;
+  RedDesc() { EXPECT_EQ(cudnnCreateReduceTensorDescriptor(&d), CUDNN_STATUS_SUCCESS); }
+  ~RedDesc() { cudnnDestroyReduceTensorDescriptor(d); }
+  operator cudnnReduceTensorDescriptor_t() const { return d; }
+};
+
+const cudnnReduceTensorOp_t kOps[] = {CUDNN_REDUCE_TENSOR_ADD,   CUDNN_REDUCE_TENSOR_MUL,
+                                      CUDNN_REDUCE_TENSOR_MIN,   CUDNN_REDUCE_TENSOR_MAX,
+                                      CUDNN_REDUCE_TENSOR_AMAX,  CUDNN_REDUCE_TENSOR_AVG,
+                                      CUDNN_REDUCE_TENSOR_NORM1, CUDNN_REDUCE_TENSOR_NORM2,
+                                      CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS};
+const ref::Reduce kRefOps[] = {ref::Reduce::add,  ref::Reduce::mul,   ref::Reduce::min,
+                               ref::Reduce::max,  ref::Reduce::amax,  ref::Reduce::avg,
+                               ref::Reduce::norm1, ref::Reduce::norm2, ref::Reduce::mul_no_zeros};
+
+bool has_indices(cudnnReduceTensorOp_t op) {
+  return op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX || op == CUDNN_REDUCE_TENSOR_AMAX;
+}
+
+TEST(ReduceTensor, DescriptorRoundTrip) {
+  RedDesc d;
+  FT_OK(cudnnSetReduceTensorDescriptor(d, CUDNN_REDUCE_TENSOR_AMAX, CUDNN_DATA_DOUBLE, CUDNN_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
+  cudnnReduceTensorOp_t op;
+  cudnnDataType_t t;
+  cudnnNanPropagation_t nan;
+  cudnnReduceTensorIndices_t ind;
+  cudnnIndicesType_t it;
+  FT_OK(cudnnGetReduceTensorDescriptor(d, &op, &t, &nan, &ind, &it));
+  EXPECT_EQ(op, CUDNN_REDUCE_TENSOR_AMAX);
+  EXPECT_EQ(t, CUDNN_DATA_DOUBLE);
+  EXPECT_EQ(nan, CUDNN_PROPAGATE_NAN);
+  EXPECT_EQ(ind, CUDNN_REDUCE_TENSOR_FLATTENED_INDICES);
+  EXPECT_EQ(it, CUDNN_32BIT_INDICES);
+  auto set = [&](int o, int c, int n, int i, int ty) {
+    return cudnnSetReduceTensorDescriptor(d, static_cast<cudnnReduceTensorOp_t>(o), static_cast<cudnnDataType_t>(c),
+                                          static_cast<cudnnNanPropagation_t>(n),
+                                          static_cast<cudnnReduceTensorIndices_t>(i),
+                                          static_cast<cudnnIndicesType_t>(ty));
+  };
+  EXPECT_EQ(set(9, 0, 0, 0, 0), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(set(0, 99, 0, 0, 0), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(set(0, 0, 2, 0, 0), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(set(0, 0, 0, 2, 0), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(set(0, 0, 0, 0, 4), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetReduceTensorDescriptor(d, &op, &t, nullptr, &ind, &it), CUDNN_STATUS_BAD_PARAM);
+  RedDesc fresh;
+  EXPECT_EQ(cudnnGetReduceTensorDescriptor(fresh, &op, &t, &nan, &ind, &it), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnDestroyReduceTensorDescriptor(nullptr), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnCreateReduceTensorDescriptor(nullptr), CUDNN_STATUS_BAD_PARAM);
+}
+
+struct Combo {
+  cudnnDataType_t a, c;
+};
+const Combo kCombos[] = {{CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},  {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE},
+                         {CUDNN_DATA_HALF, CUDNN_DATA_HALF},    {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+                         {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16}, {CUDNN_DATA_INT8, CUDNN_DATA_INT8},
+                         {CUDNN_DATA_INT8, CUDNN_DATA_FLOAT}};
+
+TEST(ReduceTensor, Random) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  int trial = 0;
+  for (const Combo& combo : kCombos) {
+    for (int k = 0; k < 9; ++k) {
+      for (int rep = 0; rep < 2; ++rep, ++trial) {
+        const cudnnReduceTensorOp_t op = kOps[k];
+        const cudnnDataType_t comp = combo.a == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+        const bool prop = ft::uniform_int(rng, 0, 1) == 1;
+        const bool want_idx = rep == 1;
+        RedDesc d;
+        FT_OK(cudnnSetReduceTensorDescriptor(d, op, comp, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                                             want_idx ? CUDNN_REDUCE_TENSOR_FLATTENED_INDICES
+                                                      : CUDNN_REDUCE_TENSOR_NO_INDICES,
+                                             CUDNN_32BIT_INDICES));
+        const int nb = ft::uniform_int(rng, 2, 4);
+        const auto adims = tops::rand_dims(rng, nb, 1, 5);
+        std::vector<int> cdims = adims;
+        const int mode = trial % 5;  // 0: reduce everything, 1: nothing, else a random subset
+        for (int i = 0; i < nb; ++i)
+          if (mode == 0 || (mode >= 2 && ft::uniform_int(rng, 0, 1))) cdims[i] = 1;
+        ft::HostTensor a = tops::rand_layout(rng, combo.a, adims), c = tops::rand_layout(rng, combo.c, cdims);
+        const bool mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+        if (mul && !tops::is_int(combo.a)) {
+          a.fill_uniform(rng, 0.9, 1.1);
+          if (op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS)
+            for (int64_t i = 0; i < a.count(); ++i)
+              if (ft::uniform_int(rng, 0, 3) == 0) a.set(i, 0.0);
+        } else if (mul) {
+          a.fill_ints(rng, -1, 1);
+        } else {
+          tops::fill(a, rng);
+        }
+        const bool ints = tops::is_int(combo.c);
+        const Scale alpha(trial % 3 == 0 ? 1.0 : ints ? 2.0 : tops::rand_scale(rng, 0.25, 2));
+        const Scale beta(trial % 2 == 0 ? 0.0 : ints ? 1.0 : tops::rand_scale(rng, 0.25, 1));
+        if (beta.d == 0) c.poison(); else tops::fill(c, rng);
+        const auto prior = c.values();
+        ft::TensorDesc ad(a), cd(c);
+        size_t isz = 1, wsz = 1;
+        FT_OK(cudnnGetReductionIndicesSize(h, d, ad, cd, &isz));
+        FT_OK(cudnnGetReductionWorkspaceSize(h, d, ad, cd, &wsz));
+        const size_t need = want_idx && has_indices(op) ? c.count() * sizeof(uint32_t) : 0;
+        EXPECT_EQ(isz, need);
+        std::vector<uint32_t> idx(static_cast<size_t>(c.count()), 0xFFFFFFFFu);
+        std::vector<unsigned char> ws(wsz + 1);
+        FT_OK(cudnnReduceTensor(h, d, idx.data(), isz, ws.data(), wsz, alpha.ptr(comp), ad, a.data(), beta.ptr(comp),
+                                cd, c.data()));
+        std::vector<int64_t> ridx;
+        const ref::Tensor r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), cdims, &ridx);
+        const std::string what = "reduce op " + std::to_string(k) + " " + a.str() + " -> " + c.str() +
+                                 " alpha=" + std::to_string(alpha.d) + " beta=" + std::to_string(beta.d);
+        EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, alpha.value(comp), beta.value(comp)), what,
+                                tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp))));
+        if (need) {
+          for (size_t j = 0; j < idx.size(); ++j)
+            ASSERT_EQ(static_cast<int64_t>(idx[j]), ridx[j]) << what << " index of output " << j;
+        } else {
+          for (uint32_t v : idx) ASSERT_EQ(v, 0xFFFFFFFFu) << what << ": indices written though none were asked";
+        }
+      }
+    }
+  }
+}
+
+TEST(ReduceTensor, NanPropagationAndIndices) {
+  ft::Handle h;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ft::HostTensor a(CUDNN_DATA_FLOAT, {3, 4}), c(CUDNN_DATA_FLOAT, {3, 1});
+  const double v[12] = {1, nan, -3, 2, nan, nan, nan, nan, 5, -7, 7, nan};
+  for (int i = 0; i < 12; ++i) a.set(i, v[i]);
+  ft::TensorDesc ad(a), cd(c);
+  const Scale one(1.0), zero(0.0);
+  for (int k : {2, 3, 4}) {
+    for (bool prop : {false, true}) {
+      RedDesc d;
+      FT_OK(cudnnSetReduceTensorDescriptor(d, kOps[k], CUDNN_DATA_FLOAT,
+                                           prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                                           CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
+      c.poison();
+      uint32_t idx[3];
+      FT_OK(cudnnReduceTensor(h, d, idx, sizeof idx, nullptr, 0, &one.f, ad, a.data(), &zero.f, cd, c.data()));
+      std::vector<int64_t> ridx;
+      const auto r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), {3, 1}, &ridx);
+      EXPECT_TRUE(ft::near(c.values(), r.v, 0, "op " + std::to_string(k) + (prop ? " propagate" : "")));
+      for (int j = 0; j < 3; ++j) EXPECT_EQ(idx[j], ridx[j]) << "op " << k << " row " << j;
+      EXPECT_EQ(std::isnan(c.get(0)), prop);
+    }
+  }
+  // Known values: AMAX of row 2 is 7 at position 1 (the first of -7 and 7).
+  RedDesc d;
+  FT_OK(cudnnSetReduceTensorDescriptor(d, CUDNN_REDUCE_TENSOR_AMAX, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
+  uint32_t idx[3];
+  FT_OK(cudnnReduceTensor(h, d, idx, sizeof idx, nullptr, 0, &one.f, ad, a.data(), &zero.f, cd, c.data()));
+  EXPECT_EQ(c.get(2), 7.0);
+  EXPECT_EQ(idx[2], 1u);
+}
+
+TEST(ReduceTensor, BadArguments) {
+  ft::Handle h;
+  RedDesc d, unset, i16, half_comp;
+  FT_OK(cudnnSetReduceTensorDescriptor(d, CUDNN_REDUCE_TENSOR_MAX, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
+  FT_OK(cudnnSetReduceTensorDescriptor(i16, CUDNN_REDUCE_TENSOR_MAX, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_16BIT_INDICES));
+  FT_OK(cudnnSetReduceTensorDescriptor(half_comp, CUDNN_REDUCE_TENSOR_ADD, CUDNN_DATA_HALF, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
+  ft::HostTensor a(CUDNN_DATA_FLOAT, {2, 3, 4}), c(CUDNN_DATA_FLOAT, {2, 1, 4}), c2(CUDNN_DATA_FLOAT, {2, 2, 4});
+  ft::HostTensor cdim(CUDNN_DATA_FLOAT, {2, 1}), ch(CUDNN_DATA_HALF, {2, 1, 4}), cd_(CUDNN_DATA_DOUBLE, {2, 1, 4});
+  ft::TensorDesc A(a), C(c), C2(c2), CDIM(cdim), CH(ch), CDD(cd_);
+  const Scale one(1.0), zero(0.0);
+  std::vector<uint32_t> idx(8);
+  const size_t isz = idx.size() * 4;
+  auto run = [&](cudnnReduceTensorDescriptor_t rd, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t y, void* ind,
+                 size_t n) {
+    return cudnnReduceTensor(h, rd, ind, n, nullptr, 0, &one.f, x, a.data(), &zero.f, y, c.data());
+  };
+  FT_OK(run(d, A, C, idx.data(), isz));
+  EXPECT_EQ(cudnnReduceTensor(nullptr, d, idx.data(), isz, nullptr, 0, &one.f, A, a.data(), &zero.f, C, c.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(run(nullptr, A, C, idx.data(), isz), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(run(unset, A, C, idx.data(), isz), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(run(d, A, nullptr, idx.data(), isz), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(run(d, A, C2, idx.data(), isz), CUDNN_STATUS_BAD_PARAM);     // C dim neither A's nor 1
+  EXPECT_EQ(run(d, A, CDIM, idx.data(), isz), CUDNN_STATUS_BAD_PARAM);   // rank mismatch
+  EXPECT_EQ(run(d, A, C, nullptr, isz), CUDNN_STATUS_BAD_PARAM);         // indices needed
+  EXPECT_EQ(run(d, A, C, idx.data(), isz - 1), CUDNN_STATUS_BAD_PARAM);  // too small
+  EXPECT_EQ(run(d, A, CDD, idx.data(), isz), CUDNN_STATUS_BAD_PARAM);    // FLOAT compute, DOUBLE C
+  EXPECT_EQ(run(i16, A, C, idx.data(), isz), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(run(half_comp, A, C, idx.data(), isz), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnReduceTensor(h, d, idx.data(), isz, nullptr, 0, &one.f, A, a.data(), &zero.f, CH, c.data()),
+            CUDNN_STATUS_NOT_SUPPORTED);  // FLOAT A into HALF C
+  EXPECT_EQ(cudnnReduceTensor(h, d, idx.data(), isz, nullptr, 0, nullptr, A, a.data(), &zero.f, C, c.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnReduceTensor(h, d, idx.data(), isz, nullptr, 0, &one.f, A, nullptr, &zero.f, C, c.data()),
+            CUDNN_STATUS_BAD_PARAM);
+  size_t sz = 0;
+  EXPECT_EQ(cudnnGetReductionIndicesSize(h, d, A, C, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetReductionIndicesSize(h, d, A, C2, &sz), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetReductionWorkspaceSize(nullptr, d, A, C, &sz), CUDNN_STATUS_BAD_PARAM);
+  FT_OK(cudnnGetReductionIndicesSize(h, d, A, C, &sz));
+  EXPECT_EQ(sz, 8u * sizeof(uint32_t));
+  // No indices for ADD, whatever the descriptor's index mode says.
+  RedDesc add;
+  FT_OK(cudnnSetReduceTensorDescriptor(add, CUDNN_REDUCE_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
+  FT_OK(cudnnGetReductionIndicesSize(h, add, A, C, &sz));
+  EXPECT_EQ(sz, 0u);
+  FT_OK(run(add, A, C, nullptr, 0));
+}
+
+}  // namespace
