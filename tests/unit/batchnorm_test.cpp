@@ -503,7 +503,7 @@ TEST(BatchNorm, ForwardBadArguments) {
   };
   FT_OK(infer(h, m, a, xd, yd, pd, p.data(), 1e-5));
   EXPECT_EQ(infer(nullptr, m, a, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(infer(h, static_cast<cudnnBatchNormMode_t>(7), a, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, static_cast<cudnnBatchNormMode_t>(3), a, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(infer(h, m, nullptr, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(infer(h, m, a, nullptr, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(infer(h, m, a, xd, nullptr, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
