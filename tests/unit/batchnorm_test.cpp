@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cudnnDeriveBNTensorDescriptor, cudnnBatchNormalization* (plain and Ex) against the reference in
+// tests/ref/batchnorm, finite-difference checks of the backward, and bad arguments.
+#include <cmath>
+
+#include "unit/batchnorm_fixture.h"
+
+namespace {
+
+using bnt::Scale;
+using ft::HostTensor;
+using ft::TensorDesc;
+
+const cudnnBatchNormMode_t kModes[] = {CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_BATCHNORM_SPATIAL,
+                                       CUDNN_BATCHNORM_SPATIAL_PERSISTENT};
+
+bool per_act(cudnnBatchNormMode_t m) { return m == CUDNN_BATCHNORM_PER_ACTIVATION; }
+
+// One random batch norm problem: x, y (forward) and the parameters in the derived type.
+struct Problem {
+  cudnnDataType_t dtype;
+  cudnnBatchNormMode_t mode;
+  bnt::Shape shape;
+  HostTensor x, y, z, scale, bias, mean, var;
+  double eps;
+  std::string str() const {
+    return std::string(ft::type_name(dtype)) + " mode=" + std::to_string(mode) + " " + shape.str() +
+           " eps=" + std::to_string(eps);
+  }
+};
+
+Problem make_problem(std::mt19937_64& rng, cudnnDataType_t t, cudnnBatchNormMode_t mode) {
+  Problem p;
+  p.dtype = t;
+  p.mode = mode;
+  p.shape = bnt::random_shape(rng);
+  p.eps = bnt::random_epsilon(rng);
+  const auto& d = p.shape.dims;
+  p.x = bnt::make_tensor(rng, t, d, p.shape.x_layout);
+  p.x.fill_uniform(rng, -2, 3);
+  p.y = bnt::make_tensor(rng, t, d, p.shape.y_layout);
+  p.z = bnt::make_tensor(rng, t, d, ft::uniform_int(rng, 0, 3));
+  p.z.fill_uniform(rng, -1, 1);
+  const auto pd = bnt::param_dims(d, per_act(mode));
+  const cudnnDataType_t pt = bnt::param_type(t);
+  p.scale = bnt::make_tensor(rng, pt, pd, p.shape.param_layout);  // one descriptor: the same strides for all
+  p.bias = p.mean = p.var = p.scale;
+  p.scale.fill_uniform(rng, 0.5, 1.5);
+  p.bias.fill_uniform(rng, -1, 1);
+  p.mean.fill_uniform(rng, -0.5, 0.5);
+  p.var.fill_uniform(rng, 0.5, 2);
+  return p;
+}
+
+TEST(BatchNorm, DeriveDescriptor) {
+  struct Case {
+    cudnnDataType_t x, expect;
+  };
+  for (Case c : {Case{CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT}, Case{CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+                 Case{CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}, Case{CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE}}) {
+    for (cudnnBatchNormMode_t m : kModes) {
+      for (int rank : {4, 5}) {
+        std::vector<int> dims = rank == 4 ? std::vector<int>{2, 3, 4, 5} : std::vector<int>{2, 3, 4, 5, 6};
+        HostTensor xt(c.x, dims, /*nhwc=*/true);
+        TensorDesc xd(xt), out;
+        FT_OK(cudnnDeriveBNTensorDescriptor(out, xd, m));
+        cudnnDataType_t t;
+        int nb = 0, gd[8], gs[8];
+        FT_OK(cudnnGetTensorNdDescriptor(out, 8, &t, &nb, gd, gs));
+        EXPECT_EQ(t, c.expect);
+        EXPECT_EQ(std::vector<int>(gd, gd + nb), bnt::param_dims(dims, per_act(m))) << "mode " << m;
+        EXPECT_EQ(gs[nb - 1], 1);  // packed NCHW
+      }
+    }
+  }
+}
+
+TEST(BatchNorm, DeriveBadArguments) {
+  HostTensor xt(CUDNN_DATA_FLOAT, {2, 3, 4, 5});
+  TensorDesc xd(xt), out;
+  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(nullptr, xd, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(out, nullptr, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(out, xd, static_cast<cudnnBatchNormMode_t>(3)), CUDNN_STATUS_BAD_PARAM);
+  HostTensor x3(CUDNN_DATA_FLOAT, {2, 3, 4});
+  TensorDesc x3d(x3);
+  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(out, x3d, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
+  HostTensor xi(CUDNN_DATA_INT8, {2, 3, 4, 5});
+  TensorDesc xid(xi);
+  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(out, xid, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+TEST(BatchNorm, ForwardInferenceRandom) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : bnt::kTypes) {
+    for (cudnnBatchNormMode_t m : kModes) {
+      for (int trial = 0; trial < 3; ++trial) {
+        Problem p = make_problem(rng, t, m);
+        const auto [a, b] = bnt::random_blend(rng);
+        const Scale alpha(a), beta(b);
+        const auto prior = bnt::prepare_output(rng, p.y, b);
+        TensorDesc xd(p.x), yd(p.y), pd(p.scale);
+        FT_OK(cudnnBatchNormalizationForwardInference(h, m, alpha.ptr(t), beta.ptr(t), xd, p.x.data(), yd,
+                                                      p.y.data(), pd, p.scale.data(), p.bias.data(), p.mean.data(),
+                                                      p.var.data(), p.eps));
+        const auto r = ref::bn_forward(bnt::to_ref(p.x), p.scale.values(), p.bias.values(), p.mean.values(),
+                                       p.var.values(), p.eps, per_act(m));
+        EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, a, b), ft::tolerance(t), "y " + p.str()));
+      }
+    }
+  }
+}
+
+TEST(BatchNorm, ForwardTrainingRandom) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : bnt::kTypes) {
+    const cudnnDataType_t pt = bnt::param_type(t);
+    for (cudnnBatchNormMode_t m : kModes) {
+      for (int trial = 0; trial < 3; ++trial) {
+        Problem p = make_problem(rng, t, m);
+        const auto [a, b] = bnt::random_blend(rng);
+        const Scale alpha(a), beta(b);
+        const auto prior = bnt::prepare_output(rng, p.y, b);
+        const bool with_running = trial != 1, with_save = trial != 2;
+        const double factor = trial == 0 ? 1.0 : ft::uniform(rng, 0.05, 0.95);
+        HostTensor run_mean = p.mean, run_var = p.var, save_mean = p.mean, save_inv = p.var;
+        if (factor == 1.0) {  // a factor of 1 must not read the old running values
+          run_mean.poison();
+          run_var.poison();
+        }
+        save_mean.poison();
+        save_inv.poison();
+        const auto old_mean = p.mean.values(), old_var = p.var.values();
+        TensorDesc xd(p.x), yd(p.y), pd(p.scale);
+        FT_OK(cudnnBatchNormalizationForwardTraining(
+            h, m, alpha.ptr(t), beta.ptr(t), xd, p.x.data(), yd, p.y.data(), pd, p.scale.data(), p.bias.data(),
+            factor, with_running ? run_mean.data() : nullptr, with_running ? run_var.data() : nullptr, p.eps,
+            with_save ? save_mean.data() : nullptr, with_save ? save_inv.data() : nullptr));
+        const auto xr = bnt::to_ref(p.x);
+        const auto st = ref::bn_batch_stats(xr, per_act(m), p.eps);
+        const auto r = ref::bn_forward(xr, p.scale.values(), p.bias.values(), st.mean, st.var, p.eps, per_act(m));
+        const std::string what = p.str() + " factor=" + std::to_string(factor);
+        EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, a, b), ft::tolerance(t), "y " + what));
+        if (with_save) {
+          EXPECT_TRUE(ft::near(save_mean.values(), st.mean, ft::tolerance(pt), "saveMean " + what));
+          EXPECT_TRUE(ft::near(save_inv.values(), st.inv_std, ft::tolerance(pt), "saveInvVariance " + what));
+        }
+        if (with_running) {
+          std::vector<double> em(st.mean.size()), ev(st.mean.size());
+          for (size_t k = 0; k < em.size(); ++k) {
+            em[k] = factor == 1.0 ? st.mean[k] : (1 - factor) * old_mean[k] + factor * st.mean[k];
+            ev[k] = factor == 1.0 ? st.unbiased_var[k] : (1 - factor) * old_var[k] + factor * st.unbiased_var[k];
+          }
+          EXPECT_TRUE(ft::near(run_mean.values(), em, ft::tolerance(pt), "runningMean " + what));
+          EXPECT_TRUE(ft::near(run_var.values(), ev, ft::tolerance(pt), "runningVariance " + what));
+        }
+      }
+    }
+  }
+}
+
+// Runs cudnnBatchNormalizationBackward on p (x, dy) and checks dx, dScale, dBias against the reference.
+TEST(BatchNorm, BackwardRandom) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : bnt::kTypes) {
+    const cudnnDataType_t pt = bnt::param_type(t);
+    for (cudnnBatchNormMode_t m : kModes) {
+      for (int trial = 0; trial < 3; ++trial) {
+        Problem p = make_problem(rng, t, m);
+        HostTensor dy = bnt::make_tensor(rng, t, p.shape.dims, ft::uniform_int(rng, 0, 3));
+        dy.fill_uniform(rng, -1, 1);
+        HostTensor& dx = p.y;
+        const auto [ad, bd] = bnt::random_blend(rng);
+        const auto [ap, bp] = bnt::random_blend(rng);
+        const Scale alpha_d(ad), beta_d(bd), alpha_p(ap), beta_p(bp);
+        const auto prior_dx = bnt::prepare_output(rng, dx, bd);
+        HostTensor dscale = p.mean, dbias = p.var;
+        const auto prior_ds = bnt::prepare_output(rng, dscale, bp);
+        const auto prior_db = bnt::prepare_output(rng, dbias, bp);
+        const auto xr = bnt::to_ref(p.x);
+        const auto st = ref::bn_batch_stats(xr, per_act(m), p.eps);
+        const bool with_saved = trial != 0;
+        HostTensor saved_mean = p.scale, saved_inv = p.scale;
+        for (int64_t k = 0; k < saved_mean.count(); ++k) {
+          saved_mean.set(k, st.mean[k]);
+          saved_inv.set(k, st.inv_std[k]);
+        }
+        TensorDesc xd(p.x), dyd(dy), dxd(dx), pd(p.scale);
+        FT_OK(cudnnBatchNormalizationBackward(h, m, alpha_d.ptr(t), beta_d.ptr(t), alpha_p.ptr(t), beta_p.ptr(t), xd,
+                                              p.x.data(), dyd, dy.data(), dxd, dx.data(), pd, p.scale.data(),
+                                              dscale.data(), dbias.data(), p.eps,
+                                              with_saved ? saved_mean.data() : nullptr,
+                                              with_saved ? saved_inv.data() : nullptr));
+        const auto g = ref::bn_backward(xr, bnt::to_ref(dy), p.scale.values(), p.bias.values(), p.eps, per_act(m));
+        const std::string what = p.str() + (with_saved ? " saved" : " recomputed");
+        // dx cancels terms of the size of dy * scale * invstd: a few roundings of the compute type.
+        EXPECT_TRUE(ft::near(dx.values(), ref::blend(g.dx.v, prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + what));
+        EXPECT_TRUE(ft::near(dscale.values(), ref::blend(g.dscale, prior_ds, ap, bp), ft::tolerance(pt) * 4,
+                             "dScale " + what));
+        EXPECT_TRUE(ft::near(dbias.values(), ref::blend(g.dbias, prior_db, ap, bp), ft::tolerance(pt) * 4,
+                             "dBias " + what));
+      }
+    }
+  }
+}
+
+// Finite differences: loss = sum(dy * y) with y from the library's own training forward, in double.
+TEST(BatchNorm, BackwardFiniteDifference) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_DOUBLE;
+  for (cudnnBatchNormMode_t m : {CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_BATCHNORM_SPATIAL}) {
+    const std::vector<int> dims = m == CUDNN_BATCHNORM_SPATIAL ? std::vector<int>{2, 3, 2, 2} : std::vector<int>{3, 2, 2, 2};
+    const bool nhwc = m == CUDNN_BATCHNORM_SPATIAL;
+    HostTensor x(t, dims, nhwc), y(t, dims, nhwc), dy(t, dims, nhwc), dx(t, dims, nhwc);
+    const auto pd_dims = bnt::param_dims(dims, per_act(m));
+    HostTensor scale(t, pd_dims), bias(t, pd_dims), dscale(t, pd_dims), dbias(t, pd_dims);
+    x.fill_uniform(rng, -2, 2);
+    dy.fill_uniform(rng, -1, 1);
+    scale.fill_uniform(rng, 0.5, 1.5);
+    bias.fill_uniform(rng, -1, 1);
+    const double eps = 1e-3;
+    TensorDesc xd(x), yd(y), pd(scale);
+    const Scale one(1), zero(0);
+    auto loss = [&]() {
+      EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, m, one.ptr(t), zero.ptr(t), xd, x.data(), yd, y.data(), pd,
+                                                       scale.data(), bias.data(), 0.0, nullptr, nullptr, eps, nullptr,
+                                                       nullptr),
+                CUDNN_STATUS_SUCCESS);
+      double l = 0;
+      for (int64_t i = 0; i < y.count(); ++i) l += y.get(i) * dy.get(i);
+      return l;
+    };
+    auto numeric = [&](HostTensor& v) {
+      std::vector<double> g(static_cast<size_t>(v.count()));
+      const double step = 1e-5;
+      for (int64_t i = 0; i < v.count(); ++i) {
+        const double orig = v.get(i);
+        v.set(i, orig + step);
+        const double lp = loss();
+        v.set(i, orig - step);
+        const double lm = loss();
+        v.set(i, orig);
+        g[i] = (lp - lm) / (2 * step);
+      }
+      return g;
+    };
+    FT_OK(cudnnBatchNormalizationBackward(h, m, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, x.data(), xd,
+                                          dy.data(), xd, dx.data(), pd, scale.data(), dscale.data(), dbias.data(), eps,
+                                          nullptr, nullptr));
+    EXPECT_TRUE(ft::near(dx.values(), numeric(x), 1e-6, "dx (finite differences)"));
+    EXPECT_TRUE(ft::near(dscale.values(), numeric(scale), 1e-6, "dScale (finite differences)"));
+    EXPECT_TRUE(ft::near(dbias.values(), numeric(bias), 1e-6, "dBias (finite differences)"));
+  }
+}
+
+// The Ex entry points with bnOps = BN behave as the plain ones; they need no workspace nor reserve space.
+TEST(BatchNorm, ExPlainOpsMatchPlainCalls) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : bnt::kTypes) {
+    for (cudnnBatchNormMode_t m : kModes) {
+      Problem p = make_problem(rng, t, m);
+      TensorDesc xd(p.x), yd(p.y), pd(p.scale);
+      size_t ws = 99, rs = 99;
+      FT_OK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, m, CUDNN_BATCHNORM_OPS_BN, xd, nullptr, yd, pd,
+                                                                      nullptr, &ws));
+      FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, CUDNN_BATCHNORM_OPS_BN, nullptr, xd, &rs));
+      EXPECT_EQ(ws, 0u);
+      EXPECT_EQ(rs, 0u);
+      const Scale one(1), zero(0);
+      HostTensor y2 = p.y, save_m = p.scale, save_i = p.scale, save_m2 = p.scale, save_i2 = p.scale;
+      p.y.poison();
+      y2.poison();
+      FT_OK(cudnnBatchNormalizationForwardTraining(h, m, one.ptr(t), zero.ptr(t), xd, p.x.data(), yd, p.y.data(), pd,
+                                                   p.scale.data(), p.bias.data(), 0.5, nullptr, nullptr, p.eps,
+                                                   save_m.data(), save_i.data()));
+      FT_OK(cudnnBatchNormalizationForwardTrainingEx(h, m, CUDNN_BATCHNORM_OPS_BN, one.ptr(t), zero.ptr(t), xd,
+                                                     p.x.data(), nullptr, nullptr, yd, y2.data(), pd, p.scale.data(),
+                                                     p.bias.data(), 0.5, nullptr, nullptr, p.eps, save_m2.data(),
+                                                     save_i2.data(), nullptr, nullptr, 0, nullptr, 0));
+      EXPECT_EQ(p.y.values(), y2.values());
+      EXPECT_EQ(save_i.values(), save_i2.values());
+
+      HostTensor dy = p.y, dx1 = p.x, dx2 = p.x, ds1 = p.mean, db1 = p.mean, ds2 = p.mean, db2 = p.mean;
+      dy.fill_uniform(rng, -1, 1);
+      FT_OK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, m, CUDNN_BATCHNORM_OPS_BN, xd, yd, yd, nullptr, xd,
+                                                              pd, nullptr, &ws));
+      EXPECT_EQ(ws, 0u);
+      FT_OK(cudnnBatchNormalizationBackward(h, m, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, p.x.data(), yd,
+                                            dy.data(), xd, dx1.data(), pd, p.scale.data(), ds1.data(), db1.data(),
+                                            p.eps, save_m.data(), save_i.data()));
+      FT_OK(cudnnBatchNormalizationBackwardEx(h, m, CUDNN_BATCHNORM_OPS_BN, one.ptr(t), zero.ptr(t), one.ptr(t),
+                                              zero.ptr(t), xd, p.x.data(), yd, p.y.data(), yd, dy.data(), nullptr,
+                                              nullptr, xd, dx2.data(), pd, p.scale.data(), p.bias.data(), ds2.data(),
+                                              db2.data(), p.eps, save_m.data(), save_i.data(), nullptr, nullptr, 0,
+                                              nullptr, 0));
+      EXPECT_EQ(dx1.values(), dx2.values());
+      EXPECT_EQ(ds1.values(), ds2.values());
+      EXPECT_EQ(db1.values(), db2.values());
+    }
+  }
+}
+
+// Fused BN + (add) + ReLU, forward and backward through the reserve space, against the reference.
+TEST(BatchNorm, ExActivationRandom) {
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  BNT_REQUIRE_ACTIVATION(act);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (cudnnDataType_t t : bnt::kTypes) {
+    const cudnnDataType_t pt = bnt::param_type(t);
+    for (cudnnBatchNormMode_t m : kModes) {
+      for (cudnnBatchNormOps_t ops : {CUDNN_BATCHNORM_OPS_BN_ACTIVATION, CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION}) {
+        const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+        Problem p = make_problem(rng, t, m);
+        const auto [a, b] = bnt::random_blend(rng);
+        const Scale alpha(a), beta(b), one(1), zero(0);
+        const auto prior = bnt::prepare_output(rng, p.y, b);
+        TensorDesc xd(p.x), yd(p.y), zd(p.z), pd(p.scale);
+        size_t rs = 0, ws = 0;
+        FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, ops, act.d, xd, &rs));
+        FT_OK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, m, ops, xd, add ? zd.d : nullptr, yd, pd,
+                                                                        act.d, &ws));
+        EXPECT_GT(rs, 0u);
+        std::vector<unsigned char> reserve(rs, 0xA5), workspace(ws + 1);
+        HostTensor save_m = p.scale, save_i = p.scale;  // same strides as the shared descriptor
+        FT_OK(cudnnBatchNormalizationForwardTrainingEx(
+            h, m, ops, alpha.ptr(t), beta.ptr(t), xd, p.x.data(), add ? zd.d : nullptr, add ? p.z.data() : nullptr,
+            yd, p.y.data(), pd, p.scale.data(), p.bias.data(), 0.1, nullptr, nullptr, p.eps, save_m.data(),
+            save_i.data(), act.d, workspace.data(), ws, reserve.data(), rs));
+        const auto xr = bnt::to_ref(p.x), zr = bnt::to_ref(p.z);
+        ref::BnFusion fusion;
+        fusion.relu = true;
+        fusion.z = add ? &zr : nullptr;
+        const auto st = ref::bn_batch_stats(xr, per_act(m), p.eps);
+        const auto r =
+            ref::bn_forward(xr, p.scale.values(), p.bias.values(), st.mean, st.var, p.eps, per_act(m), fusion);
+        EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, a, b), ft::tolerance(t), "y Ex " + p.str()));
+
+        HostTensor dy = bnt::make_tensor(rng, t, p.shape.dims, 0), dx = dy, dz = dy, ds = save_m, db = save_m;
+        dy.fill_uniform(rng, -1, 1);
+        dx.poison();
+        dz.poison();
+        ds.poison();
+        db.poison();
+        TensorDesc dyd(dy);
+        FT_OK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, m, ops, xd, yd, dyd, add ? dyd.d : nullptr, dyd, pd,
+                                                                act.d, &ws));
+        workspace.assign(ws + 1, 0);
+        FT_OK(cudnnBatchNormalizationBackwardEx(
+            h, m, ops, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, p.x.data(), yd, p.y.data(), dyd,
+            dy.data(), add ? dyd.d : nullptr, add ? dz.data() : nullptr, dyd, dx.data(), pd, p.scale.data(),
+            p.bias.data(), ds.data(), db.data(), p.eps, save_m.data(), save_i.data(), act.d, workspace.data(), ws,
+            reserve.data(), rs));
+        const auto g = ref::bn_backward(xr, bnt::to_ref(dy), p.scale.values(), p.bias.values(), p.eps, per_act(m),
+                                        fusion);
+        EXPECT_TRUE(ft::near(dx.values(), g.dx.v, ft::tolerance(t) * 4, "dx Ex " + p.str()));
+        EXPECT_TRUE(ft::near(ds.values(), g.dscale, ft::tolerance(pt) * 4, "dScale Ex " + p.str()));
+        EXPECT_TRUE(ft::near(db.values(), g.dbias, ft::tolerance(pt) * 4, "dBias Ex " + p.str()));
+        if (add) EXPECT_TRUE(ft::near(dz.values(), g.dz.v, ft::tolerance(t), "dz Ex " + p.str()));
+      }
+    }
+  }
+}
+
+// Finite differences through the fused add + ReLU: loss = sum(dy * y) with y from the forward Ex.
+TEST(BatchNorm, ExActivationFiniteDifference) {
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  BNT_REQUIRE_ACTIVATION(act);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_DOUBLE;
+  const cudnnBatchNormMode_t m = CUDNN_BATCHNORM_SPATIAL;
+  const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+  const std::vector<int> dims{2, 3, 2, 2};
+  HostTensor x(t, dims), z(t, dims), y(t, dims), dy(t, dims), dx(t, dims), dz(t, dims);
+  const auto pdims = bnt::param_dims(dims, false);
+  HostTensor scale(t, pdims), bias(t, pdims), ds(t, pdims), db(t, pdims);
+  x.fill_uniform(rng, -2, 2);
+  z.fill_uniform(rng, -1, 1);
+  dy.fill_uniform(rng, -1, 1);
+  scale.fill_uniform(rng, 0.5, 1.5);
+  bias.fill_uniform(rng, -0.5, 0.5);
+  TensorDesc xd(x), pd(scale);
+  size_t rs = 0;
+  FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, ops, act.d, xd, &rs));
+  std::vector<unsigned char> reserve(rs);
+  const Scale one(1), zero(0);
+  const double eps = 1e-3;
+  auto loss = [&]() {
+    EXPECT_EQ(cudnnBatchNormalizationForwardTrainingEx(h, m, ops, one.ptr(t), zero.ptr(t), xd, x.data(), xd,
+                                                       z.data(), xd, y.data(), pd, scale.data(), bias.data(), 0.0,
+                                                       nullptr, nullptr, eps, nullptr, nullptr, act.d, nullptr, 0,
+                                                       reserve.data(), rs),
+              CUDNN_STATUS_SUCCESS);
+    double l = 0;
+    for (int64_t i = 0; i < y.count(); ++i) l += y.get(i) * dy.get(i);
+    return l;
+  };
+  auto numeric = [&](HostTensor& v) {
+    std::vector<double> g(static_cast<size_t>(v.count()));
+    for (int64_t i = 0; i < v.count(); ++i) {
+      const double orig = v.get(i), step = 1e-6;
+      v.set(i, orig + step);
+      const double lp = loss();
+      v.set(i, orig - step);
+      const double lm = loss();
+      v.set(i, orig);
+      g[i] = (lp - lm) / (2 * step);
+    }
+    return g;
+  };
+  const auto gx = numeric(x), gz = numeric(z), gs = numeric(scale), gb = numeric(bias);
+  loss();  // the reserve space of the unperturbed forward
+  FT_OK(cudnnBatchNormalizationBackwardEx(h, m, ops, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, x.data(),
+                                          xd, y.data(), xd, dy.data(), xd, dz.data(), xd, dx.data(), pd, scale.data(),
+                                          bias.data(), ds.data(), db.data(), eps, nullptr, nullptr, act.d, nullptr, 0,
+                                          reserve.data(), rs));
+  EXPECT_TRUE(ft::near(dx.values(), gx, 1e-5, "dx (finite differences)"));
+  EXPECT_TRUE(ft::near(dz.values(), gz, 1e-5, "dz (finite differences)"));
+  EXPECT_TRUE(ft::near(ds.values(), gs, 1e-5, "dScale (finite differences)"));
+  EXPECT_TRUE(ft::near(db.values(), gb, 1e-5, "dBias (finite differences)"));
+}
+
+TEST(BatchNorm, ExBadArguments) {
+  ft::Handle h;
+  HostTensor x(CUDNN_DATA_FLOAT, {2, 3, 4, 4}), y = x, p(CUDNN_DATA_FLOAT, {1, 3, 1, 1});
+  TensorDesc xd(x), yd(y), pd(p);
+  const Scale one(1), zero(0);
+  const auto t = CUDNN_DATA_FLOAT;
+  const auto m = CUDNN_BATCHNORM_SPATIAL;
+  size_t sz = 0;
+  // An activation op without an activation descriptor, an invalid ops value.
+  EXPECT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, nullptr, xd,
+                                                                 &sz),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, static_cast<cudnnBatchNormOps_t>(3), nullptr,
+                                                                 xd, &sz),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, CUDNN_BATCHNORM_OPS_BN, nullptr, xd, nullptr),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(nullptr, m, CUDNN_BATCHNORM_OPS_BN, nullptr, xd, &sz),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, m, CUDNN_BATCHNORM_OPS_BN, xd, nullptr, nullptr,
+                                                                      pd, nullptr, &sz),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBatchNormalizationForwardTrainingEx(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, one.ptr(t), zero.ptr(t),
+                                                     xd, x.data(), nullptr, nullptr, yd, y.data(), pd, p.data(),
+                                                     p.data(), 0.1, nullptr, nullptr, 1e-5, nullptr, nullptr, nullptr,
+                                                     nullptr, 0, nullptr, 0),
+            CUDNN_STATUS_BAD_PARAM);
+
+  bnt::ActDesc relu(CUDNN_ACTIVATION_RELU), tanh_act(CUDNN_ACTIVATION_TANH);
+  BNT_REQUIRE_ACTIVATION(relu);
+  ASSERT_EQ(tanh_act.status, CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, tanh_act.d,
+                                                                 xd, &sz),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, relu.d, xd, &sz));
+  std::vector<unsigned char> reserve(sz);
+  auto fwd = [&](cudnnBatchNormOps_t ops, const void* z, void* r, size_t rsz) {
+    return cudnnBatchNormalizationForwardTrainingEx(h, m, ops, one.ptr(t), zero.ptr(t), xd, x.data(), xd, z, yd,
+                                                    y.data(), pd, p.data(), p.data(), 0.1, nullptr, nullptr, 1e-5,
+                                                    nullptr, nullptr, relu.d, nullptr, 0, r, rsz);
+  };
+  EXPECT_EQ(fwd(CUDNN_BATCHNORM_OPS_BN_ACTIVATION, nullptr, reserve.data(), sz - 1), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(CUDNN_BATCHNORM_OPS_BN_ACTIVATION, nullptr, nullptr, sz), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, nullptr, reserve.data(), sz), CUDNN_STATUS_BAD_PARAM);
+  FT_OK(fwd(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, x.data(), reserve.data(), sz));
+  HostTensor dx = x, ds = p, db = p;
+  EXPECT_EQ(cudnnBatchNormalizationBackwardEx(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, one.ptr(t), zero.ptr(t),
+                                              one.ptr(t), zero.ptr(t), xd, x.data(), yd, y.data(), yd, y.data(),
+                                              nullptr, nullptr, xd, dx.data(), pd, p.data(), p.data(), ds.data(),
+                                              db.data(), 1e-5, nullptr, nullptr, relu.d, nullptr, 0, reserve.data(),
+                                              sz / 2),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBatchNormalizationForwardTrainingEx(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, one.ptr(t), zero.ptr(t),
+                                                     xd, x.data(), nullptr, nullptr, yd, y.data(), pd, p.data(),
+                                                     p.data(), 0.1, nullptr, nullptr, 1e-5, nullptr, nullptr,
+                                                     tanh_act.d, nullptr, 0, reserve.data(), sz),
+            CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+TEST(BatchNorm, ForwardBadArguments) {
+  ft::Handle h;
+  const auto t = CUDNN_DATA_FLOAT;
+  const auto m = CUDNN_BATCHNORM_SPATIAL;
+  HostTensor x(t, {2, 3, 4, 4}), y = x, p(t, {1, 3, 1, 1}), pw(t, {1, 4, 1, 1}), pd_act(t, {1, 3, 4, 4});
+  HostTensor yh(CUDNN_DATA_HALF, {2, 3, 4, 4}), y5(t, {2, 3, 4, 4, 1}), pdbl(CUDNN_DATA_DOUBLE, {1, 3, 1, 1});
+  HostTensor x3(t, {2, 3, 4}), p3(t, {1, 3, 1}), xi(CUDNN_DATA_INT8, {2, 3, 4, 4});
+  TensorDesc xd(x), yd(y), pd(p), pwd(pw), pactd(pd_act), yhd(yh), y5d(y5), pdbld(pdbl), x3d(x3), p3d(p3), xid(xi);
+  const Scale one(1), zero(0);
+  const void* a = one.ptr(t);
+  const void* b = zero.ptr(t);
+  auto infer = [&](cudnnHandle_t hh, cudnnBatchNormMode_t mm, const void* al, cudnnTensorDescriptor_t xdd,
+                   cudnnTensorDescriptor_t ydd, cudnnTensorDescriptor_t pdd, const void* sc, double eps) {
+    return cudnnBatchNormalizationForwardInference(hh, mm, al, b, xdd, x.data(), ydd, y.data(), pdd, sc, p.data(),
+                                                   p.data(), p.data(), eps);
+  };
+  FT_OK(infer(h, m, a, xd, yd, pd, p.data(), 1e-5));
+  EXPECT_EQ(infer(nullptr, m, a, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, static_cast<cudnnBatchNormMode_t>(3), a, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, nullptr, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, nullptr, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, xd, nullptr, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, xd, yd, nullptr, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, xd, yd, pd, nullptr, 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, xd, yd, pd, p.data(), -1.0), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, xd, yd, pwd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);     // wrong C
+  EXPECT_EQ(infer(h, m, a, xd, yd, pactd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);   // per-activation shape
+  EXPECT_EQ(infer(h, CUDNN_BATCHNORM_PER_ACTIVATION, a, xd, yd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(infer(h, m, a, xd, yhd, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);     // x/y types differ
+  EXPECT_EQ(infer(h, m, a, xd, y5d, pd, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);     // x/y shapes differ
+  EXPECT_EQ(infer(h, m, a, xd, yd, pdbld, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);   // f32 x needs f32 params
+  EXPECT_EQ(infer(h, m, a, x3d, x3d, p3d, p.data(), 1e-5), CUDNN_STATUS_BAD_PARAM);   // 3-D
+  EXPECT_EQ(infer(h, m, a, xid, xid, pd, p.data(), 1e-5), CUDNN_STATUS_NOT_SUPPORTED);  // int8
+
+  auto train = [&](void* rm, void* rv, void* sm, void* si) {
+    return cudnnBatchNormalizationForwardTraining(h, m, a, b, xd, x.data(), yd, y.data(), pd, p.data(), p.data(), 0.1,
+                                                  rm, rv, 1e-5, sm, si);
+  };
+  HostTensor r1 = p, r2 = p, s1 = p, s2 = p;
+  FT_OK(train(r1.data(), r2.data(), s1.data(), s2.data()));
+  FT_OK(train(nullptr, nullptr, nullptr, nullptr));
+  EXPECT_EQ(train(r1.data(), nullptr, nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(train(nullptr, nullptr, nullptr, s2.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, m, a, b, xd, nullptr, yd, y.data(), pd, p.data(), p.data(), 0.1,
+                                                   nullptr, nullptr, 1e-5, nullptr, nullptr),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, m, a, b, xd, x.data(), yd, y.data(), pd, p.data(), nullptr, 0.1,
+                                                   nullptr, nullptr, 1e-5, nullptr, nullptr),
+            CUDNN_STATUS_BAD_PARAM);
+}
+
+TEST(BatchNorm, BackwardBadArguments) {
+  ft::Handle h;
+  const auto t = CUDNN_DATA_FLOAT;
+  const auto m = CUDNN_BATCHNORM_SPATIAL;
+  HostTensor x(t, {2, 3, 4, 4}), dy = x, dx = x, p(t, {1, 3, 1, 1}), ds = p, db = p, xw(t, {2, 3, 4, 5});
+  TensorDesc xd(x), pd(p), xwd(xw);
+  const Scale one(1), zero(0);
+  const void* a = one.ptr(t);
+  auto bwd = [&](const void* ap, cudnnTensorDescriptor_t dxd, const void* scale, void* dsp, const void* sm,
+                 const void* si) {
+    return cudnnBatchNormalizationBackward(h, m, a, zero.ptr(t), ap, zero.ptr(t), xd, x.data(), xd, dy.data(), dxd,
+                                           dx.data(), pd, scale, dsp, db.data(), 1e-5, sm, si);
+  };
+  FT_OK(bwd(a, xd, p.data(), ds.data(), nullptr, nullptr));
+  FT_OK(bwd(a, xd, p.data(), ds.data(), p.data(), p.data()));
+  EXPECT_EQ(bwd(nullptr, xd, p.data(), ds.data(), nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(bwd(a, xwd, p.data(), ds.data(), nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(bwd(a, nullptr, p.data(), ds.data(), nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(bwd(a, xd, nullptr, ds.data(), nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(bwd(a, xd, p.data(), nullptr, nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(bwd(a, xd, p.data(), ds.data(), p.data(), nullptr), CUDNN_STATUS_BAD_PARAM);
+}
+
+}  // namespace
