@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Dropout: descriptor, states and reserve sizes, forward and backward (CPU backend).
+#include <cmath>
+#include <new>
+
+#include "core/api_context.h"
+#include "core/dropout_desc.h"
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "core/status.h"
+#include "core/tensor_desc.h"
+#include "cpu/dropout/dropout.h"
+#include "problem/dropout.h"
+
+namespace {
+
+cudnnStatus_t check_dropout_obj(const cudnnDropoutStruct* d) {
+  FD_CHECK_PARAM(d != nullptr, "dropoutDesc is NULL");
+  FD_CHECK_PARAM(d->alive(), "dropoutDesc is not a live cudnnDropoutDescriptor_t");
+  return CUDNN_STATUS_SUCCESS;
+}
+
+size_t reserve_size(const cudnnTensorStruct& x) { return static_cast<size_t>(x.element_count()); }
+
+// Shared by Set and Restore: probability and states buffer checks.
+cudnnStatus_t check_set_args(cudnnHandle_t handle, const cudnnDropoutStruct* d, float dropout, const void* states,
+                             size_t size) {
+  FD_TRY(check_dropout_obj(d));
+  FD_TRY(fd::check_handle(handle));
+  FD_CHECK_PARAM(dropout >= 0.0f && dropout <= 1.0f, "dropout=%g is not a probability in [0, 1]",
+                 static_cast<double>(dropout));
+  FD_CHECK(states == nullptr || size >= fd::kDropoutStatesSize, CUDNN_STATUS_INVALID_VALUE,
+           "stateSizeInBytes=%zu is less than cudnnDropoutGetStatesSize (%zu)", size, fd::kDropoutStatesSize);
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// Checks shared by forward and backward; returns the reserve space as a mask.
+cudnnStatus_t check_run(cudnnHandle_t handle, const cudnnDropoutStruct* d, const cudnnTensorStruct* in,
+                        const void* in_data, const cudnnTensorStruct* out, const void* out_data, const void* reserve,
+                        size_t reserve_bytes, const char* in_name, const char* out_name, const char* op) {
+  FD_TRY(fd::check_handle(handle));
+  FD_TRY(check_dropout_obj(d));
+  FD_CHECK_PARAM(d->is_set, "dropoutDesc has not been set");
+  FD_CHECK_PARAM(d->states != nullptr, "dropoutDesc has no states (cudnnSetDropoutDescriptor with NULL states)");
+  FD_TRY(fd::check_tensor(in, in_name));
+  FD_TRY(fd::check_tensor(out, out_name));
+  FD_CHECK_PARAM(in_data && out_data, "%s or %s is NULL", in_name, out_name);
+  FD_CHECK_PARAM(reserve != nullptr, "reserveSpace is NULL");
+  FD_CHECK_PARAM(in->element_count() == out->element_count(), "%s %s and %s %s differ in element count", in_name,
+                 in->spec().c_str(), out_name, out->spec().c_str());
+  FD_CHECK_PARAM(in->dtype == out->dtype, "%s %s and %s %s differ in data type", in_name, in->spec().c_str(),
+                 out_name, out->spec().c_str());
+  FD_CHECK_SUPPORTED(fd::dtype_is_float(in->dtype), "dropout does not support data type %s",
+                     fd::dtype_short_name(in->dtype));
+  FD_CHECK_PARAM(reserve_bytes >= reserve_size(*in), "reserveSpaceSizeInBytes=%zu, needs %zu", reserve_bytes,
+                 reserve_size(*in));
+  FD_TRY(fd::require_cpu(handle, op));
+  FD_CHECK_PARAM(d->state()->magic == fd::DropoutState::kMagic, "the states buffer was never initialized");
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+cudnnStatus_t CUDNNWINAPI cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t* dropoutDesc) {
+  return FD_API(cudnnCreateDropoutDescriptor, (dropoutDesc), [&]() -> cudnnStatus_t {
+    FD_CHECK_PARAM(dropoutDesc != nullptr, "dropoutDesc output pointer is NULL");
+    *dropoutDesc = new (std::nothrow) cudnnDropoutStruct;
+    FD_CHECK(*dropoutDesc != nullptr, CUDNN_STATUS_ALLOC_FAILED, "cannot allocate a cudnnDropoutDescriptor_t");
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc) {
+  return FD_API(cudnnDestroyDropoutDescriptor, (dropoutDesc), [&]() -> cudnnStatus_t {
+    if (dropoutDesc == nullptr) return CUDNN_STATUS_SUCCESS;
+    FD_CHECK_PARAM(dropoutDesc->alive(), "dropoutDesc is not live (destroyed twice, or not a dropout descriptor)");
+    delete dropoutDesc;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t* sizeInBytes) {
+  return FD_API(cudnnDropoutGetStatesSize, (handle, sizeInBytes), [&]() -> cudnnStatus_t {
+    FD_TRY(fd::check_handle(handle));
+    FD_CHECK_PARAM(sizeInBytes != nullptr, "sizeInBytes is NULL");
+    *sizeInBytes = fd::kDropoutStatesSize;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t* sizeInBytes) {
+  return FD_API(cudnnDropoutGetReserveSpaceSize, (xdesc, sizeInBytes), [&]() -> cudnnStatus_t {
+    FD_TRY(fd::check_tensor(xdesc, "xdesc"));
+    FD_CHECK_PARAM(sizeInBytes != nullptr, "sizeInBytes is NULL");
+    *sizeInBytes = reserve_size(*xdesc);
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+// coverage: cpu
+cudnnStatus_t CUDNNWINAPI cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle,
+                                                    float dropout, void* states, size_t stateSizeInBytes,
+                                                    unsigned long long seed) {
+  return FD_API(cudnnSetDropoutDescriptor, (dropoutDesc, handle, dropout, states, stateSizeInBytes, seed),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(check_set_args(handle, dropoutDesc, dropout, states, stateSizeInBytes));
+                  if (states != nullptr) {
+                    FD_TRY(fd::require_cpu(handle, "cudnnSetDropoutDescriptor"));
+                    auto* st = static_cast<fd::DropoutState*>(states);
+                    st->magic = fd::DropoutState::kMagic;
+                    st->seed = seed;
+                    st->counter = 0;
+                    st->reserved = 0;
+                  }
+                  dropoutDesc->dropout = dropout;
+                  dropoutDesc->states = states;
+                  dropoutDesc->states_size = stateSizeInBytes;
+                  dropoutDesc->seed = seed;
+                  dropoutDesc->is_set = true;
+                  return CUDNN_STATUS_SUCCESS;
+                });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle,
+                                                        float dropout, void* states, size_t stateSizeInBytes,
+                                                        unsigned long long seed) {
+  return FD_API(cudnnRestoreDropoutDescriptor, (dropoutDesc, handle, dropout, states, stateSizeInBytes, seed),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(check_set_args(handle, dropoutDesc, dropout, states, stateSizeInBytes));
+                  FD_CHECK_PARAM(states != nullptr, "states is NULL");
+                  FD_TRY(fd::require_cpu(handle, "cudnnRestoreDropoutDescriptor"));
+                  FD_CHECK_PARAM(static_cast<const fd::DropoutState*>(states)->magic == fd::DropoutState::kMagic,
+                                 "states were never initialized by cudnnSetDropoutDescriptor");
+                  dropoutDesc->dropout = dropout;
+                  dropoutDesc->states = states;
+                  dropoutDesc->states_size = stateSizeInBytes;
+                  dropoutDesc->seed = seed;
+                  dropoutDesc->is_set = true;
+                  return CUDNN_STATUS_SUCCESS;
+                });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle,
+                                                    float* dropout, void** states, unsigned long long* seed) {
+  return FD_API(cudnnGetDropoutDescriptor, (dropoutDesc, handle), [&]() -> cudnnStatus_t {
+    FD_TRY(check_dropout_obj(dropoutDesc));
+    FD_TRY(fd::check_handle(handle));
+    FD_CHECK_PARAM(dropoutDesc->is_set, "dropoutDesc has not been set");
+    FD_CHECK_PARAM(dropout && states && seed, "an output pointer is NULL");
+    *dropout = dropoutDesc->dropout;
+    *states = dropoutDesc->states;
+    *seed = dropoutDesc->seed;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+// coverage: cpu
+cudnnStatus_t CUDNNWINAPI cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc,
+                                              const cudnnTensorDescriptor_t xdesc, const void* x,
+                                              const cudnnTensorDescriptor_t ydesc, void* y, void* reserveSpace,
+                                              size_t reserveSpaceSizeInBytes) {
+  return FD_API(cudnnDropoutForward, (handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(check_run(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes,
+                                   "x", "y", "cudnnDropoutForward"));
+                  fd::DropoutState* st = dropoutDesc->state();
+                  fd::problem::Dropout pb;
+                  pb.p = dropoutDesc->dropout;
+                  pb.seed = st->seed;
+                  pb.counter = st->counter;
+                  pb.in = xdesc;
+                  pb.out = ydesc;
+                  if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
+                  fd::cpu::dropout_forward(pb.p, st->seed, st->counter, *xdesc, x, *ydesc, y,
+                                           static_cast<uint8_t*>(reserveSpace));
+                  ++st->counter;
+                  return CUDNN_STATUS_SUCCESS;
+                });
+}
+
+// coverage: cpu
+cudnnStatus_t CUDNNWINAPI cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc,
+                                               const cudnnTensorDescriptor_t dydesc, const void* dy,
+                                               const cudnnTensorDescriptor_t dxdesc, void* dx, void* reserveSpace,
+                                               size_t reserveSpaceSizeInBytes) {
+  return FD_API(cudnnDropoutBackward,
+                (handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(check_run(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace,
+                                   reserveSpaceSizeInBytes, "dy", "dx", "cudnnDropoutBackward"));
+                  fd::problem::Dropout pb;
+                  pb.backward = true;
+                  pb.p = dropoutDesc->dropout;
+                  pb.in = dydesc;
+                  pb.out = dxdesc;
+                  if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
+                  fd::cpu::dropout_backward(pb.p, *dydesc, dy, *dxdesc, dx,
+                                            static_cast<const uint8_t*>(reserveSpace));
+                  return CUDNN_STATUS_SUCCESS;
+                });
+}
+
+}  // extern "C"

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#pragma once
+#include <cudnn.h>
+
+#include <cstdint>
+
+#include "core/checked.h"
+#include "core/log.h"
+
+// The RNG state a CPU dropout descriptor keeps in the user's states buffer. Counter based: the mask of a
+// call is a pure function of (seed, call counter, element index), so it does not depend on thread count.
+// Every cudnnDropoutForward advances `counter`; cudnnSetDropoutDescriptor resets it to 0.
+namespace fd {
+struct DropoutState {
+  static constexpr uint64_t kMagic = 0x6664645244524F50ull;  // "fddRDROP"
+  uint64_t magic;
+  uint64_t seed;
+  uint64_t counter;
+  uint64_t reserved;
+};
+constexpr size_t kDropoutStatesSize = 64;  // bytes asked of the user (>= sizeof(DropoutState))
+}  // namespace fd
+
+struct cudnnDropoutStruct : fd::Checked<0x44524F50u> {
+  static constexpr const char* kTypeName = "cudnnDropoutDescriptor_t";
+
+  bool is_set = false;
+  float dropout = 0.0f;
+  void* states = nullptr;
+  size_t states_size = 0;
+  unsigned long long seed = 0;
+
+  fd::DropoutState* state() const { return static_cast<fd::DropoutState*>(states); }
+  void describe(fd::log::Writer& w) const;
+};

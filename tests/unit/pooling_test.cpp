@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include <cmath>
+#include <vector>
+
+#include "common/test_util.h"
+#include "ref/pooling.h"
+
+namespace {
+
+struct PoolDesc {
+  cudnnPoolingDescriptor_t d = nullptr;
+  PoolDesc() { EXPECT_EQ(cudnnCreatePoolingDescriptor(&d), CUDNN_STATUS_SUCCESS); }
+  ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
+  operator cudnnPoolingDescriptor_t() const { return d; }
+};
+
+struct Scale {  // alpha/beta in the type cuDNN reads: double for DOUBLE data, float otherwise
+  double dv;
+  float fv;
+  Scale(double v) : dv(v), fv(static_cast<float>(v)) {}
+  const void* ptr(cudnnDataType_t t) const { return t == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&dv) : &fv; }
+};
+
+struct Case {
+  cudnnDataType_t dt = CUDNN_DATA_FLOAT;
+  cudnnPoolingMode_t mode = CUDNN_POOLING_MAX;
+  cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
+  std::vector<int> win, pad, stride, xdims, ydims;
+  int layout = 0;  // 0 NCHW, 1 NHWC, 2 padded NCHW, 3 padded NHWC
+  double alpha = 1, beta = 0;
+  std::string str() const {
+    std::string s = ft::type_name(dt);
+    s += " mode=" + std::to_string(mode) + " nan=" + std::to_string(nan) + " layout=" + std::to_string(layout) +
+         " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) + " x=";
+    for (int d : xdims) s += std::to_string(d) + ",";
+    s += " win=";
+    for (int d : win) s += std::to_string(d) + ",";
+    s += " pad=";
+    for (int d : pad) s += std::to_string(d) + ",";
+    s += " stride=";
+    for (int d : stride) s += std::to_string(d) + ",";
+    s += " y=";
+    for (int d : ydims) s += std::to_string(d) + ",";
+    return s;
+  }
+};
+
+ft::HostTensor make_tensor(std::mt19937_64& rng, cudnnDataType_t dt, const std::vector<int>& dims, int layout) {
+  const bool nhwc = layout == 1 || layout == 3;
+  if (layout >= 2) return ft::HostTensor(dt, dims, ft::padded_strides(rng, dims, nhwc));
+  return ft::HostTensor(dt, dims, nhwc);
+}
+
+Case random_case(std::mt19937_64& rng, cudnnDataType_t dt, cudnnPoolingMode_t mode) {
+  Case c;
+  c.dt = dt;
+  c.mode = mode;
+  c.nan = ft::uniform_int(rng, 0, 1) ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+  const int ns = ft::uniform_int(rng, 0, 3) == 0 ? 3 : 2;
+  c.xdims = {ft::uniform_int(rng, 1, 2), ft::uniform_int(rng, 1, 3)};
+  c.ydims = c.xdims;
+  const bool ceil_mode = ft::uniform_int(rng, 0, 3) == 0;
+  for (int d = 0; d < ns; ++d) {
+    const int in = ft::uniform_int(rng, 1, ns == 3 ? 5 : 8);
+    const int w = ft::uniform_int(rng, 1, std::min(in + 1, 4));
+    const int p = ft::uniform_int(rng, 0, w - 1);
+    const int s = ft::uniform_int(rng, 1, 3);
+    int w_fit = std::min(w, in + 2 * p);
+    c.win.push_back(w_fit);
+    c.pad.push_back(p);
+    c.stride.push_back(s);
+    c.xdims.push_back(in);
+    const int span = in + 2 * p - w_fit;
+    c.ydims.push_back(ceil_mode ? 1 + (span + s - 1) / s : ref::pool_out_dim(in, w_fit, p, s));
+  }
+  c.layout = ft::uniform_int(rng, 0, 3);
+  if (dt == CUDNN_DATA_INT8) {
+    c.alpha = 1;
+    c.beta = ft::uniform_int(rng, 0, 1);
+  } else {
+    c.alpha = ft::uniform(rng, 0.5, 2);
+    c.beta = ft::uniform_int(rng, 0, 1) ? ft::uniform(rng, -1, 1) : 0.0;
+  }
+  return c;
+}
+
+cudnnStatus_t set_desc(cudnnPoolingDescriptor_t d, const Case& c) {
+  return cudnnSetPoolingNdDescriptor(d, c.mode, c.nan, static_cast<int>(c.win.size()), c.win.data(), c.pad.data(),
+                                     c.stride.data());
+}
+
+ref::PoolParams params(const Case& c) {
+  ref::PoolParams p;
+  p.mode = c.mode;
+  p.propagate_nan = c.nan == CUDNN_PROPAGATE_NAN;
+  p.window = c.win;
+  p.pad = c.pad;
+  p.stride = c.stride;
+  return p;
+}
+
+std::vector<int> spatial(const std::vector<int>& d) { return std::vector<int>(d.begin() + 2, d.end()); }
+
+void fill(std::mt19937_64& rng, ft::HostTensor& t, bool with_nan) {
+  if (t.dtype == CUDNN_DATA_INT8) {
+    t.fill_ints(rng, -50, 50);
+    return;
+  }
+  t.fill_uniform(rng, -2, 2);
+  if (with_nan)
+    for (int k = 0; k < 2; ++k) t.set(ft::uniform_int(rng, 0, static_cast<int>(t.count() - 1)), NAN);
+}
+
+void run_forward(std::mt19937_64& rng, const Case& c, bool with_nan) {
+  SCOPED_TRACE(c.str());
+  ft::Handle h;
+  PoolDesc pd;
+  ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
+  ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout);
+  ft::HostTensor y = make_tensor(rng, c.dt, c.ydims, ft::uniform_int(rng, 0, 3));
+  fill(rng, x, with_nan);
+  if (c.beta != 0) {
+    fill(rng, y, false);
+  } else {
+    y.poison();
+  }
+  const std::vector<double> prior = y.values();
+  ft::TensorDesc xd(x), yd(y);
+  const Scale a(c.alpha), b(c.beta);
+  ASSERT_EQ(cudnnPoolingForward(h, pd, a.ptr(c.dt), xd, x.data(), b.ptr(c.dt), yd, y.data()), CUDNN_STATUS_SUCCESS);
+  const ref::Tensor r = ref::pooling_forward(params(c), ref::Tensor(c.xdims, x.values()), spatial(c.ydims));
+  EXPECT_TRUE(ft::near(y.values(), ref::blend(r.v, prior, c.alpha, c.beta), ft::tolerance(c.dt), "y"));
+}
+
+const cudnnPoolingMode_t kModes[] = {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                     CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, CUDNN_POOLING_MAX_DETERMINISTIC};
+
+TEST(Pooling, DescriptorRoundTrip) {
+  PoolDesc d;
+  FT_OK(cudnnSetPooling2dDescriptor(d, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, CUDNN_PROPAGATE_NAN, 3, 2, 1, 0,
+                                    2, 1));
+  cudnnPoolingMode_t m;
+  cudnnNanPropagation_t n;
+  int v[6];
+  FT_OK(cudnnGetPooling2dDescriptor(d, &m, &n, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]));
+  EXPECT_EQ(m, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING);
+  EXPECT_EQ(n, CUDNN_PROPAGATE_NAN);
+  EXPECT_EQ(std::vector<int>(v, v + 6), (std::vector<int>{3, 2, 1, 0, 2, 1}));
+
+  const int w[3] = {2, 3, 4}, p[3] = {0, 1, 2}, s[3] = {1, 2, 3};
+  FT_OK(cudnnSetPoolingNdDescriptor(d, CUDNN_POOLING_MAX_DETERMINISTIC, CUDNN_NOT_PROPAGATE_NAN, 3, w, p, s));
+  int nb = 0, gw[3] = {}, gp[3] = {}, gs[3] = {};
+  FT_OK(cudnnGetPoolingNdDescriptor(d, 3, &m, &n, &nb, gw, gp, gs));
+  EXPECT_EQ(nb, 3);
+  EXPECT_EQ(m, CUDNN_POOLING_MAX_DETERMINISTIC);
+  EXPECT_EQ(std::vector<int>(gw, gw + 3), std::vector<int>(w, w + 3));
+  EXPECT_EQ(std::vector<int>(gp, gp + 3), std::vector<int>(p, p + 3));
+  EXPECT_EQ(std::vector<int>(gs, gs + 3), std::vector<int>(s, s + 3));
+  EXPECT_EQ(cudnnGetPooling2dDescriptor(d, &m, &n, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), CUDNN_STATUS_BAD_PARAM);
+}
+
+TEST(Pooling, OutputDims) {
+  PoolDesc d;
+  FT_OK(cudnnSetPooling2dDescriptor(d, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 2, 1, 0, 2, 2));
+  ft::TensorDesc x;
+  FT_OK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 2, 5, 7, 9));
+  int n, c, h, w;
+  FT_OK(cudnnGetPooling2dForwardOutputDim(d, x, &n, &c, &h, &w));
+  // 1 + (7 + 2 - 3) / 2 = 4, 1 + (9 + 0 - 2) / 2 = 4
+  EXPECT_EQ((std::vector<int>{n, c, h, w}), (std::vector<int>{2, 5, 4, 4}));
+  int out[4];
+  FT_OK(cudnnGetPoolingNdForwardOutputDim(d, x, 4, out));
+  EXPECT_EQ(std::vector<int>(out, out + 4), (std::vector<int>{2, 5, 4, 4}));
+  EXPECT_EQ(cudnnGetPoolingNdForwardOutputDim(d, x, 5, out), CUDNN_STATUS_BAD_PARAM);
+  const int w3[3] = {2, 2, 2}, p3[3] = {0, 0, 0}, s3[3] = {2, 2, 2};
+  FT_OK(cudnnSetPoolingNdDescriptor(d, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, w3, p3, s3));
+  const int xd5[5] = {1, 2, 5, 6, 7};
+  ft::TensorDesc x5;
+  FT_OK(cudnnSetTensorNdDescriptorEx(x5, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 5, xd5));
+  int out5[5];
+  FT_OK(cudnnGetPoolingNdForwardOutputDim(d, x5, 5, out5));
+  EXPECT_EQ(std::vector<int>(out5, out5 + 5), (std::vector<int>{1, 2, 2, 3, 3}));
+  EXPECT_EQ(cudnnGetPooling2dForwardOutputDim(d, x, &n, &c, &h, &w), CUDNN_STATUS_BAD_PARAM);  // 3-D desc
+  FT_OK(cudnnSetPooling2dDescriptor(d, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 10, 2, 0, 0, 1, 1));
+  EXPECT_EQ(cudnnGetPooling2dForwardOutputDim(d, x, &n, &c, &h, &w), CUDNN_STATUS_BAD_PARAM);  // window > input
+}
+
+TEST(Pooling, ForwardRandom) {
+  auto rng = ft::make_rng();
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16,
+                                   CUDNN_DATA_INT8};
+  for (auto dt : types)
+    for (auto m : kModes)
+      for (int t = 0; t < 6; ++t) {
+        const bool nan = dt != CUDNN_DATA_INT8 && t % 3 == 2;
+        run_forward(rng, random_case(rng, dt, m), nan);
+        if (HasFatalFailure()) return;
+      }
+}
+
+void run_backward(std::mt19937_64& rng, const Case& c) {
+  SCOPED_TRACE(c.str());
+  ft::Handle h;
+  PoolDesc pd;
+  ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
+  ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout);
+  ft::HostTensor y = make_tensor(rng, c.dt, c.ydims, c.layout);
+  ft::HostTensor dy = make_tensor(rng, c.dt, c.ydims, ft::uniform_int(rng, 0, 3));
+  ft::HostTensor dx = make_tensor(rng, c.dt, c.xdims, ft::uniform_int(rng, 0, 3));
+  fill(rng, x, false);
+  fill(rng, dy, false);
+  if (c.beta != 0) {
+    fill(rng, dx, false);
+  } else {
+    dx.poison();
+  }
+  const std::vector<double> prior = dx.values();
+  ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+  const Scale one(1.0), zero(0.0), a(c.alpha), b(c.beta);
+  ASSERT_EQ(cudnnPoolingForward(h, pd, one.ptr(c.dt), xd, x.data(), zero.ptr(c.dt), yd, y.data()),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnPoolingBackward(h, pd, a.ptr(c.dt), yd, y.data(), dyd, dy.data(), xd, x.data(), b.ptr(c.dt), dxd,
+                                 dx.data()),
+            CUDNN_STATUS_SUCCESS);
+  const ref::Tensor r =
+      ref::pooling_backward(params(c), ref::Tensor(c.xdims, x.values()), ref::Tensor(c.ydims, dy.values()));
+  EXPECT_TRUE(ft::near(dx.values(), ref::blend(r.v, prior, c.alpha, c.beta), ft::tolerance(c.dt), "dx"));
+}
+
+TEST(Pooling, BackwardRandom) {
+  auto rng = ft::make_rng();
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  for (auto dt : types)
+    for (auto m : kModes)
+      for (int t = 0; t < 5; ++t) {
+        run_backward(rng, random_case(rng, dt, m));
+        if (HasFatalFailure()) return;
+      }
+}
+
+// Central differences of the library's own forward, projected on dy, against the library's backward.
+TEST(Pooling, BackwardFiniteDifference) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (auto m : kModes)
+    for (int t = 0; t < 3; ++t) {
+      Case c = random_case(rng, CUDNN_DATA_DOUBLE, m);
+      c.alpha = 1;
+      c.beta = 0;
+      SCOPED_TRACE(c.str());
+      PoolDesc pd;
+      ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
+      ft::HostTensor x(CUDNN_DATA_DOUBLE, c.xdims), y(CUDNN_DATA_DOUBLE, c.ydims), dy(CUDNN_DATA_DOUBLE, c.ydims),
+          dx(CUDNN_DATA_DOUBLE, c.xdims);
+      x.fill_uniform(rng, -1, 1);
+      dy.fill_uniform(rng, -1, 1);
+      ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+      const double one = 1, zero = 0;
+      auto f = [&](const ft::HostTensor& xin) {
+        EXPECT_EQ(cudnnPoolingForward(h, pd, &one, xd, xin.data(), &zero, yd, y.data()), CUDNN_STATUS_SUCCESS);
+        double s = 0;
+        for (int64_t j = 0; j < y.count(); ++j) s += y.get(j) * dy.get(j);
+        return s;
+      };
+      f(x);
+      ASSERT_EQ(cudnnPoolingBackward(h, pd, &one, yd, y.data(), dyd, dy.data(), xd, x.data(), &zero, dxd, dx.data()),
+                CUDNN_STATUS_SUCCESS);
+      const double eps = 1e-6;
+      std::vector<double> fd(static_cast<size_t>(x.count()));
+      for (int64_t i = 0; i < x.count(); ++i) {
+        ft::HostTensor xp = x, xm = x;
+        xp.set(i, x.get(i) + eps);
+        xm.set(i, x.get(i) - eps);
+        fd[i] = (f(xp) - f(xm)) / (2 * eps);
+      }
+      EXPECT_TRUE(ft::near(dx.values(), fd, 1e-6, "dx vs finite differences"));
+    }
+}
+
+// Ties: the first maximum in window order takes the whole gradient, overlapping windows accumulate.
+TEST(Pooling, MaxBackwardTieRule) {
+  ft::Handle h;
+  PoolDesc pd;
+  FT_OK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 1, 1));
+  ft::HostTensor x(CUDNN_DATA_FLOAT, {1, 1, 3, 3}), y(CUDNN_DATA_FLOAT, {1, 1, 2, 2}), dy(CUDNN_DATA_FLOAT, {1, 1, 2, 2}),
+      dx(CUDNN_DATA_FLOAT, {1, 1, 3, 3});
+  for (int i = 0; i < 9; ++i) x.set(i, 1.0);
+  for (int i = 0; i < 4; ++i) dy.set(i, 1.0 + i);
+  dx.poison();
+  ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+  const float one = 1, zero = 0;
+  FT_OK(cudnnPoolingBackward(h, pd, &one, yd, y.data(), dyd, dy.data(), xd, x.data(), &zero, dxd, dx.data()));
+  // Window (i, j) starts at x(i, j): each picks its own top-left element.
+  EXPECT_EQ(dx.values(), (std::vector<double>{1, 2, 0, 3, 4, 0, 0, 0, 0}));
+}
+
+TEST(Pooling, NanPropagation) {
+  ft::Handle h;
+  PoolDesc pd;
+  ft::HostTensor x(CUDNN_DATA_FLOAT, {1, 1, 2, 4}), y(CUDNN_DATA_FLOAT, {1, 1, 1, 2});
+  const double xv[8] = {1, NAN, 5, 6, 2, 3, 7, 8};
+  for (int i = 0; i < 8; ++i) x.set(i, xv[i]);
+  ft::TensorDesc xd(x), yd(y);
+  const float one = 1, zero = 0;
+  FT_OK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2));
+  FT_OK(cudnnPoolingForward(h, pd, &one, xd, x.data(), &zero, yd, y.data()));
+  EXPECT_TRUE(std::isnan(y.get(0)));
+  EXPECT_EQ(y.get(1), 8.0);
+  FT_OK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2));
+  FT_OK(cudnnPoolingForward(h, pd, &one, xd, x.data(), &zero, yd, y.data()));
+  EXPECT_EQ(y.get(0), 3.0);
+  EXPECT_EQ(y.get(1), 8.0);
+}
+
+TEST(Pooling, BadArguments) {
+  PoolDesc pd;
+  const int w[2] = {2, 2}, p[2] = {0, 0}, s[2] = {2, 2}, bad[2] = {0, 2}, neg[2] = {-1, 0};
+  auto nan = CUDNN_NOT_PROPAGATE_NAN;
+  EXPECT_EQ(cudnnCreatePoolingDescriptor(nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPooling2dDescriptor(nullptr, CUDNN_POOLING_MAX, nan, 2, 2, 0, 0, 2, 2), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPooling2dDescriptor(pd, static_cast<cudnnPoolingMode_t>(9), nan, 2, 2, 0, 0, 2, 2),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, static_cast<cudnnNanPropagation_t>(5), 2, 2, 0, 0, 2, 2),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, nan, 0, 2, 0, 0, 2, 2), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, nan, 2, 2, -1, 0, 2, 2), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, nan, 2, 2, 0, 0, 2, 0), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_MAX, nan, 2, bad, p, s), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_MAX, nan, 2, w, neg, s), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_MAX, nan, 0, w, p, s), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_MAX, nan, 2, nullptr, p, s), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnSetPoolingNdDescriptor(pd, CUDNN_POOLING_MAX, nan, 7, w, p, s), CUDNN_STATUS_NOT_SUPPORTED);
+  cudnnPoolingMode_t m;
+  cudnnNanPropagation_t nn;
+  int nb, o[2];
+  EXPECT_EQ(cudnnGetPoolingNdDescriptor(pd, 2, &m, &nn, &nb, o, o, o), CUDNN_STATUS_BAD_PARAM);  // never set
+  FT_OK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, nan, 2, 2, 0, 0, 2, 2));
+  EXPECT_EQ(cudnnGetPoolingNdDescriptor(pd, 2, nullptr, &nn, &nb, o, o, o), CUDNN_STATUS_BAD_PARAM);
+
+  ft::Handle h;
+  ft::HostTensor x(CUDNN_DATA_FLOAT, {1, 2, 4, 4}), y(CUDNN_DATA_FLOAT, {1, 2, 2, 2});
+  ft::HostTensor yc(CUDNN_DATA_FLOAT, {1, 3, 2, 2}), ybig(CUDNN_DATA_FLOAT, {1, 2, 4, 2});
+  ft::HostTensor yh(CUDNN_DATA_HALF, {1, 2, 2, 2}), x5(CUDNN_DATA_FLOAT, {1, 2, 4, 4, 4});
+  ft::HostTensor xi(CUDNN_DATA_INT32, {1, 2, 4, 4}), yi(CUDNN_DATA_INT32, {1, 2, 2, 2});
+  ft::HostTensor x8(CUDNN_DATA_INT8, {1, 2, 4, 4}), y8(CUDNN_DATA_INT8, {1, 2, 2, 2});
+  ft::TensorDesc xd(x), yd(y), ycd(yc), ybd(ybig), yhd(yh), x5d(x5), xid(xi), yid(yi), x8d(x8), y8d(y8);
+  const float one = 1, zero = 0;
+  const auto fwd = [&](cudnnHandle_t hh, cudnnPoolingDescriptor_t d, const void* a, cudnnTensorDescriptor_t xx,
+                       const void* xp, cudnnTensorDescriptor_t yy, void* yp) {
+    return cudnnPoolingForward(hh, d, a, xx, xp, &zero, yy, yp);
+  };
+  EXPECT_EQ(fwd(nullptr, pd, &one, xd, x.data(), yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(h, nullptr, &one, xd, x.data(), yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(h, pd, nullptr, xd, x.data(), yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(h, pd, &one, nullptr, x.data(), yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(h, pd, &one, xd, nullptr, yd, y.data()), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(h, pd, &one, xd, x.data(), yd, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(fwd(h, pd, &one, xd, x.data(), ycd, yc.data()), CUDNN_STATUS_BAD_PARAM);   // C differs
+  EXPECT_EQ(fwd(h, pd, &one, xd, x.data(), ybd, ybig.data()), CUDNN_STATUS_BAD_PARAM);  // too many windows
+  EXPECT_EQ(fwd(h, pd, &one, xd, x.data(), yhd, yh.data()), CUDNN_STATUS_BAD_PARAM);    // dtype differs
+  EXPECT_EQ(fwd(h, pd, &one, x5d, x5.data(), yd, y.data()), CUDNN_STATUS_BAD_PARAM);    // rank differs
+  EXPECT_EQ(fwd(h, pd, &one, xid, xi.data(), yid, yi.data()), CUDNN_STATUS_NOT_SUPPORTED);
+  FT_OK(fwd(h, pd, &one, x8d, x8.data(), y8d, y8.data()));
+  ft::HostTensor dx(CUDNN_DATA_FLOAT, {1, 2, 4, 4}), dy(CUDNN_DATA_FLOAT, {1, 2, 2, 2});
+  ft::TensorDesc dxd(dx), dyd(dy);
+  EXPECT_EQ(cudnnPoolingBackward(h, pd, &one, yd, y.data(), dyd, dy.data(), xd, x.data(), &zero, dxd, nullptr),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnPoolingBackward(h, pd, &one, yd, y.data(), xd, dy.data(), xd, x.data(), &zero, dxd, dx.data()),
+            CUDNN_STATUS_BAD_PARAM);  // dy shape differs from y
+  EXPECT_EQ(cudnnPoolingBackward(h, pd, &one, yd, y.data(), dyd, dy.data(), xd, x.data(), &zero, yd, dx.data()),
+            CUDNN_STATUS_BAD_PARAM);  // dx shape differs from x
+  EXPECT_EQ(cudnnPoolingBackward(h, pd, &one, y8d, y8.data(), y8d, y8.data(), x8d, x8.data(), &zero, x8d, x8.data()),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  FT_OK(cudnnPoolingBackward(h, pd, &one, yd, y.data(), dyd, dy.data(), xd, x.data(), &zero, dxd, dx.data()));
+  EXPECT_EQ(cudnnDestroyPoolingDescriptor(nullptr), CUDNN_STATUS_SUCCESS);
+}
+
+}  // namespace
