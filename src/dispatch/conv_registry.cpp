@@ -37,8 +37,8 @@ const char* missing_reason(ConvDir dir, int algo) {
     case ConvDir::fwd:
       if (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)
         return "FFT convolution has no CPU implementation";
-      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD || algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)
-        return "Winograd convolution has no CPU implementation";
+      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)
+        return "non-fused Winograd convolution has no CPU implementation";
       break;
     case ConvDir::bwd_data:
       if (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)
@@ -61,6 +61,7 @@ const char* missing_reason(ConvDir dir, int algo) {
 
 const std::vector<const ConvImpl*>& all_impls() {
   static const std::vector<const ConvImpl*> list = {
+      fd::cpu::conv::winograd_impl(),
       fd::cpu::conv::im2col_gemm_impl(),
       fd::cpu::conv::direct_impl(),
   };

@@ -304,6 +304,48 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
   }
 }
 
+// Winograd F(2x2,3x3): forward only, 3x3 stride 1 without dilation; anything else is NOT_SUPPORTED.
+TEST(ConvImpl, WinogradF2x3Forward) {
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cpu:winograd_f2x3");
+  const std::vector<Shape> shapes = {
+      {"3x3pad1", 2, 3, 4, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3odd_out", 1, 5, 3, 1, {5, 8}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
+      {"3x3groups", 2, 4, 6, 2, {4, 5}, {3, 3}, {1, 0}, {1, 1}, {1, 1}},
+  };
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF}) {
+    for (const Shape& s : shapes) {
+      Problem p(s, t, i % 3 == 1, i % 3 == 2, i % 2 == 0, rng);
+      ++i;
+      p.x.fill_uniform(rng, -1, 1);
+      p.w.fill_uniform(rng, -1, 1);
+      std::vector<double> prior;
+      const double beta = i % 2 ? 0.5 : 0.0;
+      if (beta != 0) {
+        p.y.fill_uniform(rng, -1, 1);
+        prior = p.y.values();
+      } else {
+        p.y.poison();
+      }
+      ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1.0, beta), CUDNN_STATUS_SUCCESS)
+          << p.str();
+      const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+      EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, 1.0, beta), ft::tolerance(t) * 8, "winograd " + p.str()));
+    }
+  }
+  for (int si : {0, 2, 4, 8}) {  // 1x1, 7x7 stride 2, dilation 2, 3-D
+    Problem p(ft_conv::edge_shapes()[static_cast<size_t>(si)], CUDNN_DATA_FLOAT, false, false, false, rng);
+    EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED)
+        << p.str();
+  }
+  Problem p(shapes[0], CUDNN_DATA_FLOAT, false, false, false, rng);
+  EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED)
+      << "filtered out by FREEDNN_ONLY_IMPL";
+}
+
 TEST(ConvBackwardBias, EveryFloatType) {
   ft::Handle h;
   auto rng = ft::make_rng();

@@ -5,6 +5,7 @@
 
 // The CPU convolution implementations, one per file; the registry lists them in this order.
 namespace fd::cpu::conv {
+const fd::conv::ConvImpl* winograd_impl();     // cpu:winograd_f2x3
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cpu:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cpu:direct
 }  // namespace fd::cpu::conv
