@@ -220,10 +220,16 @@ _DEF_RULE2 = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(cudnn\w+)\s*\(", re.M)
 
 def defined_functions(path):
     """Names of cudnn* functions defined (with a body) in a source file."""
+    return set(defined_function_offsets(path))
+
+
+def defined_function_offsets(path):
+    """{name: offset of the start of the defining line} for the cudnn* functions defined in a file
+    (the offsets index the file's text as read with utf-8, errors=replace)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         raw = f.read()
     text = _strip_comments(raw)
-    found = set()
+    found = {}
     for rx in (_DEF_RULE1, _DEF_RULE2):
         for m in rx.finditer(text):
             pos = m.end() - 1  # at '('
@@ -250,7 +256,7 @@ def defined_functions(path):
             if mq:
                 j += mq.end()
             if j < n and text[j] == "{":
-                found.add(m.group(1))
+                found.setdefault(m.group(1), m.start())
     return found
 
 
