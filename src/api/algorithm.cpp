@@ -2,6 +2,7 @@
 // Copyright 2026 The freednn Authors
 // Algorithm descriptors and performance results (ops_infer; deprecated in cuDNN 8.2, used by the legacy RNN
 // find API), and their serialization into a caller buffer.
+#include <cstring>
 #include <new>
 
 #include "core/algorithm_desc.h"
@@ -31,7 +32,8 @@ cudnnStatus_t CUDNNWINAPI cudnnCreateAlgorithmDescriptor(cudnnAlgorithmDescripto
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnSetAlgorithmDescriptor(cudnnAlgorithmDescriptor_t algoDesc, cudnnAlgorithm_t algorithm) {
-  const int value = static_cast<int>(algorithm.algo.convFwdAlgo);
+  int value;  // the raw union value, read as an int: a C caller may put any int in it
+  std::memcpy(&value, &algorithm.algo, sizeof value);
   return FD_API(cudnnSetAlgorithmDescriptor, (algoDesc, value), [&]() -> cudnnStatus_t {
     FD_TRY(fd::check_algorithm(algoDesc, "algoDesc", false));
     FD_CHECK_PARAM(value >= 0, "algorithm value %d is negative (no algorithm enum has negative values)", value);

@@ -119,7 +119,7 @@ TEST(AlgorithmPerformance, BadArguments) {
   EXPECT_EQ(cudnnSetAlgorithmPerformance(nullptr, a, CUDNN_STATUS_SUCCESS, 1.f, 0), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnSetAlgorithmPerformance(p[0], nullptr, CUDNN_STATUS_SUCCESS, 1.f, 0), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnSetAlgorithmPerformance(p[0], unset, CUDNN_STATUS_SUCCESS, 1.f, 0), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnSetAlgorithmPerformance(p[0], a, static_cast<cudnnStatus_t>(12345), 1.f, 0),
+  EXPECT_EQ(cudnnSetAlgorithmPerformance(p[0], a, static_cast<cudnnStatus_t>(15), 1.f, 0),
             CUDNN_STATUS_BAD_PARAM);
   cudnnAlgorithmDescriptor_t d;
   cudnnStatus_t st;
