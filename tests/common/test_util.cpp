@@ -11,7 +11,66 @@
 #include <limits>
 #include <sstream>
 
+#ifdef FT_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 namespace ft {
+
+bool gpu_mode() {
+#ifdef FT_WITH_CUDA
+  static const bool on = [] {
+    const char* b = std::getenv("FREEDNN_BACKEND");
+    if (b && std::strcmp(b, "cpu") == 0) return false;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return n > 0;
+  }();
+  return on;
+#else
+  return false;
+#endif
+}
+
+void sync_device() {
+#ifdef FT_WITH_CUDA
+  if (gpu_mode()) {
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      std::cerr << "[freednn] CUDA error in the test's device sync: " << cudaGetErrorString(e) << std::endl;
+      std::abort();  // a sticky device error poisons every later test: stop here with the reason
+    }
+  }
+#endif
+}
+
+void* alloc_visible(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+#ifdef FT_WITH_CUDA
+  if (gpu_mode()) {
+    void* p = nullptr;
+    if (cudaMallocManaged(&p, bytes) != cudaSuccess) throw std::bad_alloc();
+    return p;
+  }
+#endif
+  void* p = std::malloc(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void free_visible(void* p) {
+#ifdef FT_WITH_CUDA
+  if (gpu_mode()) {
+    sync_device();
+    cudaFree(p);
+    return;
+  }
+#endif
+  std::free(p);
+}
 
 uint64_t seed() {
   static const uint64_t s = [] {
@@ -148,6 +207,7 @@ int64_t HostTensor::offset(int64_t linear) const {
 }
 
 double HostTensor::get_raw(int64_t off) const {
+  sync_device();
   const unsigned char* p = bytes.data() + off * static_cast<int64_t>(type_size(dtype));
   switch (dtype) {
     case CUDNN_DATA_FLOAT: { float v; std::memcpy(&v, p, 4); return v; }
@@ -163,6 +223,7 @@ double HostTensor::get_raw(int64_t off) const {
 }
 
 void HostTensor::set_raw(int64_t off, double v) {
+  sync_device();
   unsigned char* p = bytes.data() + off * static_cast<int64_t>(type_size(dtype));
   auto sat = [&](double lo, double hi) { return std::isnan(v) ? 0.0 : std::min(hi, std::max(lo, std::nearbyint(v))); };
   switch (dtype) {
@@ -195,7 +256,9 @@ void HostTensor::fill_ints(std::mt19937_64& rng, int lo, int hi) {
   for (int64_t i = 0; i < count(); ++i) set(i, uniform_int(rng, lo, hi));
 }
 
-void HostTensor::poison() { std::fill(bytes.begin(), bytes.end(), 0xFF); }
+void HostTensor::poison() {
+  sync_device();
+  std::fill(bytes.begin(), bytes.end(), 0xFF); }
 
 std::string HostTensor::str() const {
   std::ostringstream o;

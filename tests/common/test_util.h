@@ -13,6 +13,29 @@
 
 namespace ft {
 
+// In GPU test mode (a CUDA build, a visible GPU and FREEDNN_BACKEND not "cpu"), test buffers live in CUDA
+// managed memory so that the same pointers serve the library's kernels and the host-side checks; reading or
+// writing them from the host first waits for the device (sync_device). Otherwise they are plain host memory.
+bool gpu_mode();
+void sync_device();
+void* alloc_visible(size_t bytes);
+void free_visible(void* p);
+template <class T>
+struct VisibleAllocator {
+  using value_type = T;
+  VisibleAllocator() = default;
+  template <class U>
+  VisibleAllocator(const VisibleAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(alloc_visible(n * sizeof(T))); }
+  void deallocate(T* p, size_t) { free_visible(p); }
+  template <class U>
+  bool operator==(const VisibleAllocator<U>&) const { return true; }
+};
+using Bytes = std::vector<unsigned char, VisibleAllocator<unsigned char>>;
+// A device-visible array of T (for scale/bias/mean vectors, indices, workspaces ...).
+template <class T>
+using Buffer = std::vector<T, VisibleAllocator<T>>;
+
 // The seed of this test run: FREEDNN_TEST_SEED if set, else fresh. Printed so a failure can be replayed.
 uint64_t seed();
 // A generator seeded from seed() and the current test's name (each test gets its own stream).
@@ -36,7 +59,7 @@ const char* type_name(cudnnDataType_t t);
 struct HostTensor {
   cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
   std::vector<int> dims, strides;
-  std::vector<unsigned char> bytes;
+  Bytes bytes;
 
   HostTensor() = default;
   // Packed in the given dim order (NCHW-style row major if nhwc is false; channel-innermost if true).

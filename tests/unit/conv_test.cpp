@@ -278,7 +278,7 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
   const ft::HostTensor x0 = p.x, w0 = p.w;
   ft::HostTensor dy = p.y;
   dy.fill_uniform(rng, -1, 1);
-  auto twice = [&](auto&& run, const std::vector<unsigned char>& (*out)(Problem&)) {
+  auto twice = [&](auto&& run, const ft::Bytes& (*out)(Problem&)) {
     run();
     const auto first = out(p);
     run();
@@ -287,19 +287,19 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
   for (int i = 0; i < nf; ++i) {
     if (fperf[i].status != CUDNN_STATUS_SUCCESS || fperf[i].determinism != CUDNN_DETERMINISTIC) continue;
     EXPECT_TRUE(twice([&] { p.x = x0; p.w = w0; ft_conv::forward(h, p, fperf[i].algo, 1, 0); },
-                      [](Problem& q) -> const std::vector<unsigned char>& { return q.y.bytes; }))
+                      [](Problem& q) -> const ft::Bytes& { return q.y.bytes; }))
         << "fwd algo " << fperf[i].algo;
   }
   for (int i = 0; i < nd; ++i) {
     if (dperf[i].status != CUDNN_STATUS_SUCCESS || dperf[i].determinism != CUDNN_DETERMINISTIC) continue;
     EXPECT_TRUE(twice([&] { p.y = dy; p.w = w0; ft_conv::backward_data(h, p, dperf[i].algo, 1, 0); },
-                      [](Problem& q) -> const std::vector<unsigned char>& { return q.x.bytes; }))
+                      [](Problem& q) -> const ft::Bytes& { return q.x.bytes; }))
         << "bwd data algo " << dperf[i].algo;
   }
   for (int i = 0; i < nw; ++i) {
     if (wperf[i].status != CUDNN_STATUS_SUCCESS || wperf[i].determinism != CUDNN_DETERMINISTIC) continue;
     EXPECT_TRUE(twice([&] { p.y = dy; p.x = x0; ft_conv::backward_filter(h, p, wperf[i].algo, 1, 0); },
-                      [](Problem& q) -> const std::vector<unsigned char>& { return q.w.bytes; }))
+                      [](Problem& q) -> const ft::Bytes& { return q.w.bytes; }))
         << "bwd filter algo " << wperf[i].algo;
   }
 }
