@@ -10,6 +10,9 @@
 #include "core/tensor_desc.h"
 #include "cpu/common/tensor_io.h"
 #include "cpu/tensor_ops/tensor_ops.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/tensor_ops/tensor_ops.h"
+#endif
 
 namespace {
 bool computable(cudnnDataType_t t) {
@@ -50,7 +53,7 @@ cudnnStatus_t CUDNNWINAPI cudnnAddTensor(cudnnHandle_t handle, const void* alpha
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void* y,
                                          const void* valuePtr) {
   return FD_API(cudnnSetTensor, (handle, yDesc, y, valuePtr), [&]() -> cudnnStatus_t {
@@ -58,18 +61,21 @@ cudnnStatus_t CUDNNWINAPI cudnnSetTensor(cudnnHandle_t handle, const cudnnTensor
     FD_TRY(fd::check_tensor(yDesc, "yDesc"));
     FD_CHECK_PARAM(y != nullptr && valuePtr != nullptr, "y or valuePtr is NULL");
     FD_CHECK_SUPPORTED(computable(yDesc->dtype), "no cudnnSetTensor for %s", fd::enum_name(yDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnSetTensor"));
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(
           "settensor fwd value=" +
           fd::log::format_double(fd::cpu::load_scalar(fd::dtype_scalar(yDesc->dtype), valuePtr, 0)) +
           " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::set_tensor(handle->stream, handle->device, *yDesc, y, valuePtr);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSetTensor"));
     fd::cpu::set_tensor(*yDesc, y, valuePtr);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void* y,
                                            const void* alpha) {
   return FD_API(cudnnScaleTensor, (handle, yDesc, y, alpha), [&]() -> cudnnStatus_t {
@@ -77,10 +83,13 @@ cudnnStatus_t CUDNNWINAPI cudnnScaleTensor(cudnnHandle_t handle, const cudnnTens
     FD_TRY(fd::check_tensor(yDesc, "yDesc"));
     FD_CHECK_PARAM(y != nullptr && alpha != nullptr, "y or alpha is NULL");
     FD_CHECK_SUPPORTED(computable(yDesc->dtype), "no cudnnScaleTensor for %s", fd::enum_name(yDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnScaleTensor"));
     const double a = fd::read_scale(alpha, yDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command("scaletensor fwd alpha=" + fd::log::format_double(a) + " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::scale_tensor(handle->stream, handle->device, *yDesc, y, a);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnScaleTensor"));
     fd::cpu::scale_tensor(*yDesc, y, a);
     return CUDNN_STATUS_SUCCESS;
   });

@@ -118,6 +118,13 @@ cudnnStatus_t check_common(cudnnDataType_t dtype, int nb_dims, const int* dims) 
                  CUDNN_DIM_MAX);
   FD_CHECK_PARAM(dims != nullptr, "dimA is NULL");
   for (int i = 0; i < nb_dims; ++i) FD_CHECK_PARAM(dims[i] > 0, "dimA[%d]=%d must be positive", i, dims[i]);
+  // Checked before any stride or size arithmetic, which could otherwise overflow int64 (found by
+  // fuzz/descriptor_fuzzer): the running product stays <= 2^31 before each multiply by a dim < 2^31.
+  int64_t count = 1;
+  for (int i = 0; i < nb_dims; ++i) {
+    count *= dims[i];
+    FD_CHECK_SUPPORTED(count <= kMaxElements, "the product of dimA[0..%d] exceeds 2^31 elements", i);
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -130,6 +137,12 @@ cudnnStatus_t finish(cudnnTensorStruct& d, cudnnDataType_t dtype, cudnnTensorFor
   for (int i = 0; i < nb_dims; ++i) {
     t.dims[i] = dims[i];
     t.strides[i] = strides[i];
+  }
+  // The span, without overflow: each term is < 2^62 and the running sum stays <= 2^31 before each add.
+  int64_t last = 0;
+  for (int i = 0; i < nb_dims; ++i) {
+    last += (t.stored_dim(i) - 1) * t.strides[i];
+    FD_CHECK_SUPPORTED(last < kMaxElements, "tensor with strides spans more than 2^31 elements (at dim %d)", i);
   }
   FD_CHECK_SUPPORTED(t.span_elements() <= kMaxElements && t.element_count() <= kMaxElements,
                      "tensor spans %lld elements; the limit is 2^31", static_cast<long long>(t.span_elements()));

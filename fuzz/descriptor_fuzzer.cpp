@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// libFuzzer target: the input bytes become a sequence of tensor / filter descriptor setter and getter calls
+// and small cudnnAddTensor / cudnnScaleTensor / cudnnSetTensor calls on host buffers sized from the
+// descriptors (CPU handle). Whatever the arguments, the library must not crash, leak into UB or read / write
+// outside the buffers it is given. Built with -DFREEDNN_BUILD_FUZZERS=ON (tools/run_fuzzer.sh).
+#include <cudnn.h>
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+constexpr int kTensors = 3;
+constexpr size_t kMaxBuffer = size_t(1) << 20;  // larger tensors are described but not computed on
+
+struct State {
+  cudnnHandle_t handle = nullptr;
+  cudnnTensorDescriptor_t t[kTensors] = {};
+  cudnnFilterDescriptor_t f = nullptr;
+};
+
+// Mostly small valid-looking values, sometimes edge cases and arbitrary ints.
+int pick_dim(FuzzedDataProvider& in) {
+  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+    case 0: return in.ConsumeIntegral<int>();
+    case 1: return in.PickValueInArray({0, -1, 1, 65536, 2147483647, -2147483647 - 1, 46341});
+    default: return in.ConsumeIntegralInRange<int>(1, 5);
+  }
+}
+cudnnDataType_t pick_type(FuzzedDataProvider& in) {
+  return static_cast<cudnnDataType_t>(in.ConsumeIntegralInRange<int>(-1, 16));
+}
+cudnnTensorFormat_t pick_format(FuzzedDataProvider& in) {
+  return static_cast<cudnnTensorFormat_t>(in.ConsumeIntegralInRange<int>(-1, 3));
+}
+void pick_dims(FuzzedDataProvider& in, int* a, int n) {
+  for (int i = 0; i < n; ++i) a[i] = pick_dim(in);
+}
+
+// A host buffer for a tensor argument: sized from the descriptor when it is valid and small, else a small
+// dummy (the library must reject the descriptor before it touches the data).
+struct Buffer {
+  std::vector<unsigned char> bytes;
+  bool ok = false;
+  Buffer(FuzzedDataProvider& in, cudnnTensorDescriptor_t d) {
+    size_t size = 0;
+    ok = cudnnGetTensorSizeInBytes(d, &size) == CUDNN_STATUS_SUCCESS && size <= kMaxBuffer;
+    bytes.resize(ok ? (size ? size : 1) : 16);
+    const std::vector<uint8_t> fill = in.ConsumeBytes<uint8_t>(bytes.size());
+    if (!fill.empty()) std::memcpy(bytes.data(), fill.data(), fill.size());
+  }
+  void* data() { return bytes.data(); }
+};
+
+// A scaling factor good for either reading (float, or double for DOUBLE data).
+union Scale {
+  double d;
+  float f;
+  unsigned char raw[8];
+};
+Scale pick_scale(FuzzedDataProvider& in) {
+  Scale s;
+  s.d = 0;
+  if (in.ConsumeBool()) {
+    const std::vector<uint8_t> b = in.ConsumeBytes<uint8_t>(8);
+    if (!b.empty()) std::memcpy(s.raw, b.data(), b.size());
+  } else {
+    const float v = static_cast<float>(in.ConsumeIntegralInRange<int>(-2, 2));
+    if (in.ConsumeBool()) s.d = v; else s.f = v;
+  }
+  return s;
+}
+
+void step(State& s, FuzzedDataProvider& in) {
+  cudnnTensorDescriptor_t& td = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
+  int dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX];
+  cudnnDataType_t dt;
+  cudnnTensorFormat_t fmt;
+  int n, c, h, w, ns, cs, hs, ws, nb;
+  size_t size;
+  switch (in.ConsumeIntegralInRange<int>(0, 15)) {
+    case 0:
+      cudnnSetTensor4dDescriptor(td, pick_format(in), pick_type(in), pick_dim(in), pick_dim(in), pick_dim(in),
+                                 pick_dim(in));
+      break;
+    case 1:
+      cudnnSetTensor4dDescriptorEx(td, pick_type(in), pick_dim(in), pick_dim(in), pick_dim(in), pick_dim(in),
+                                   pick_dim(in), pick_dim(in), pick_dim(in), pick_dim(in));
+      break;
+    case 2: {
+      const int nbd = in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX + 1);
+      pick_dims(in, dims, CUDNN_DIM_MAX);
+      pick_dims(in, strides, CUDNN_DIM_MAX);
+      cudnnSetTensorNdDescriptor(td, pick_type(in), nbd, dims, strides);
+      break;
+    }
+    case 3: {
+      const int nbd = in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX + 1);
+      pick_dims(in, dims, CUDNN_DIM_MAX);
+      cudnnSetTensorNdDescriptorEx(td, pick_format(in), pick_type(in), nbd, dims);
+      break;
+    }
+    case 4:
+      cudnnGetTensor4dDescriptor(td, &dt, &n, &c, &h, &w, &ns, &cs, &hs, &ws);
+      break;
+    case 5:
+      cudnnGetTensorNdDescriptor(td, in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX), &dt, &nb, dims, strides);
+      break;
+    case 6:
+      cudnnGetTensorSizeInBytes(td, &size);
+      break;
+    case 7:
+      cudnnSetFilter4dDescriptor(s.f, pick_type(in), pick_format(in), pick_dim(in), pick_dim(in), pick_dim(in),
+                                 pick_dim(in));
+      break;
+    case 8: {
+      const int nbd = in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX + 1);
+      pick_dims(in, dims, CUDNN_DIM_MAX);
+      cudnnSetFilterNdDescriptor(s.f, pick_type(in), pick_format(in), nbd, dims);
+      break;
+    }
+    case 9:
+      cudnnGetFilter4dDescriptor(s.f, &dt, &fmt, &n, &c, &h, &w);
+      cudnnGetFilterNdDescriptor(s.f, in.ConsumeIntegralInRange<int>(0, CUDNN_DIM_MAX), &dt, &fmt, &nb, dims);
+      cudnnGetFilterSizeInBytes(s.f, &size);
+      break;
+    case 10: {
+      cudnnTensorDescriptor_t a = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
+      cudnnTensorDescriptor_t cd = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
+      Buffer A(in, a), C(in, cd);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      cudnnAddTensor(s.handle, &alpha, a, A.data(), &beta, cd, C.data());
+      break;
+    }
+    case 11: {
+      Buffer Y(in, td);
+      const Scale alpha = pick_scale(in);
+      cudnnScaleTensor(s.handle, td, Y.data(), &alpha);
+      break;
+    }
+    case 12: {
+      Buffer Y(in, td);
+      const Scale value = pick_scale(in);
+      cudnnSetTensor(s.handle, td, Y.data(), &value);
+      break;
+    }
+    case 13:  // a fresh, never-set descriptor
+      cudnnDestroyTensorDescriptor(td);
+      td = nullptr;
+      cudnnCreateTensorDescriptor(&td);
+      break;
+    case 14: {  // the same descriptor on both sides, in place
+      Buffer Y(in, td);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      cudnnAddTensor(s.handle, &alpha, td, Y.data(), &beta, td, Y.data());
+      break;
+    }
+    case 15:  // NULL arguments
+      cudnnSetTensor4dDescriptor(nullptr, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 1, 1, 1);
+      cudnnGetTensorNdDescriptor(td, CUDNN_DIM_MAX, nullptr, nullptr, nullptr, nullptr);
+      cudnnGetTensorSizeInBytes(td, nullptr);
+      cudnnAddTensor(s.handle, nullptr, td, nullptr, nullptr, td, nullptr);
+      break;
+  }
+}
+
+State& state() {
+  static State* s = [] {
+    setenv("FREEDNN_BACKEND", "cpu", 1);
+    auto* st = new State;
+    if (cudnnCreate(&st->handle) != CUDNN_STATUS_SUCCESS) std::abort();
+    if (cudnnCreateFilterDescriptor(&st->f) != CUDNN_STATUS_SUCCESS) std::abort();
+    return st;
+  }();
+  return *s;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  State& s = state();
+  for (auto& t : s.t) {
+    cudnnDestroyTensorDescriptor(t);
+    t = nullptr;
+    if (cudnnCreateTensorDescriptor(&t) != CUDNN_STATUS_SUCCESS) std::abort();
+  }
+  FuzzedDataProvider in(data, size);
+  for (int i = 0; i < 64 && in.remaining_bytes() > 0; ++i) step(s, in);
+  return 0;
+}

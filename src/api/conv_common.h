@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Shared by the convolution entry points (convolution_forward.cpp, convolution_backward.cpp).
+#pragma once
+#include <algorithm>
+#include <string>
+
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "dispatch/conv_registry.h"
+#include "problem/conv.h"
+
+namespace fd::conv_api {
+
+// Workspace query: the size the implementation chosen for (problem, algo) needs.
+inline cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDir dir, const cudnnTensorStruct* x,
+                                    const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
+                                    const cudnnTensorStruct* y, int algo, size_t* size, const char* fn) {
+  FD_TRY(check_handle(handle));
+  FD_CHECK_PARAM(size != nullptr, "sizeInBytes is NULL");
+  ConvProblem p;
+  FD_TRY(ConvProblem::make(dir, x, w, conv, y, &p));
+  FD_TRY(require_cpu(handle, fn));
+  const conv::ConvImpl* impl = nullptr;
+  FD_TRY(conv::select(p, algo, &impl, false));
+  *size = impl->workspace_size(p);
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// Everything a computing call does after its own argument checks: choose, check the workspace, log, run.
+inline cudnnStatus_t run(const ConvProblem& p, int algo, conv::ConvArgs args, const std::string& extra) {
+  const conv::ConvImpl* impl = nullptr;
+  FD_TRY(conv::select(p, algo, &impl, true));
+  const size_t need = impl->workspace_size(p);
+  FD_CHECK_PARAM(args.workspace_size >= need, "workSpaceSizeInBytes=%zu is less than the %zu bytes %s (%s) needs",
+                 args.workspace_size, need, conv::algo_name(p.dir, algo), impl->id());
+  FD_CHECK_PARAM(need == 0 || args.workspace != nullptr, "workSpace is NULL but %s needs %zu bytes", impl->id(), need);
+  if (log::command_logging_enabled()) {
+    std::string alg = conv::algo_name(p.dir, algo);
+    std::transform(alg.begin(), alg.end(), alg.begin(), [](unsigned char c) { return std::tolower(c); });
+    log::emit_command(p.to_string() + " alg=" + alg + " alpha=" + log::format_double(args.alpha) +
+                      " beta=" + log::format_double(args.beta) + extra);
+  }
+  return impl->run(p, args);
+}
+
+// The _v7 ranking: every algorithm once, the applicable ones by estimated time, NOT_SUPPORTED ones last.
+template <class Perf, class Algo>
+cudnnStatus_t rank(const ConvProblem& p, int requested, int* returned, Perf* perf) {
+  FD_CHECK_PARAM(requested > 0, "requestedAlgoCount=%d must be positive", requested);
+  FD_CHECK_PARAM(returned != nullptr && perf != nullptr, "returnedAlgoCount or perfResults is NULL");
+  const int n = conv::algo_count(p.dir);
+  std::vector<Perf> all;
+  std::vector<double> cost;
+  for (int a = 0; a < n; ++a) {
+    Perf r{};
+    r.algo = static_cast<Algo>(a);
+    const conv::ConvImpl* impl = nullptr;
+    const conv::Verdict v = conv::try_select(p, a, &impl);
+    r.status = v.status;
+    if (v.ok()) {
+      r.time = static_cast<float>(impl->cost_estimate(p) * 1e3);  // milliseconds, estimated
+      r.memory = impl->workspace_size(p);
+      r.determinism = impl->deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+      r.mathType = impl->math_type(p);
+    } else {
+      r.time = -1.0f;
+      r.memory = 0;
+      r.determinism = CUDNN_NON_DETERMINISTIC;
+      r.mathType = p.math;
+    }
+    all.push_back(r);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Perf& a, const Perf& b) {
+    const bool ao = a.status == CUDNN_STATUS_SUCCESS, bo = b.status == CUDNN_STATUS_SUCCESS;
+    if (ao != bo) return ao;
+    return ao && a.time < b.time;
+  });
+  const int k = std::min(requested, n);
+  for (int i = 0; i < k; ++i) perf[i] = all[static_cast<size_t>(i)];
+  *returned = k;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::conv_api

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Convolution backward (cudnn_cnn_train and the backward-data part of cudnn_cnn_infer): algorithm queries,
+// workspace, backward data, backward filter, backward bias, folded descriptors.
+#include "api/conv_common.h"
+#include "core/api_context.h"
+#include "cpu/conv/standalone.h"
+
+namespace {
+using fd::ConvDir;
+using fd::ConvProblem;
+
+fd::conv::ConvArgs make_args(const void* in, const void* in2, void* out, void* ws, size_t ws_size, double alpha,
+                             double beta) {
+  fd::conv::ConvArgs a;
+  a.in = in;
+  a.in2 = in2;
+  a.out = out;
+  a.workspace = ws;
+  a.workspace_size = ws_size;
+  a.alpha = alpha;
+  a.beta = beta;
+  return a;
+}
+}  // namespace
+
+extern "C" {
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
+  return FD_API(cudnnGetConvolutionBackwardDataAlgorithmMaxCount, (handle, count), [&]() -> cudnnStatus_t {
+    FD_TRY(fd::check_handle(handle));
+    FD_CHECK_PARAM(count != nullptr, "count is NULL");
+    *count = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+  return FD_API(cudnnGetConvolutionBackwardDataAlgorithm_v7,
+                (handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(fd::check_handle(handle));
+                  ConvProblem p;
+                  FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
+                  FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
+                  return fd::conv_api::rank<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle,
+                                                                       const cudnnFilterDescriptor_t wDesc,
+                                                                       const cudnnTensorDescriptor_t dyDesc,
+                                                                       const cudnnConvolutionDescriptor_t convDesc,
+                                                                       const cudnnTensorDescriptor_t dxDesc,
+                                                                       cudnnConvolutionBwdDataAlgo_t algo,
+                                                                       size_t* sizeInBytes) {
+  return FD_API(cudnnGetConvolutionBackwardDataWorkspaceSize,
+                (handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes), [&]() -> cudnnStatus_t {
+                  return fd::conv_api::workspace_size(handle, ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc,
+                                                      algo, sizeInBytes,
+                                                      "cudnnGetConvolutionBackwardDataWorkspaceSize");
+                });
+}
+
+// coverage: cpu
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
+                                                       const cudnnFilterDescriptor_t wDesc, const void* w,
+                                                       const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                                       const cudnnConvolutionDescriptor_t convDesc,
+                                                       cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
+                                                       size_t workSpaceSizeInBytes, const void* beta,
+                                                       const cudnnTensorDescriptor_t dxDesc, void* dx) {
+  return FD_API(cudnnConvolutionBackwardData,
+                (handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc,
+                 dx),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(fd::check_handle(handle));
+                  ConvProblem p;
+                  FD_TRY(ConvProblem::make(ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, &p));
+                  FD_CHECK_PARAM(w != nullptr && dy != nullptr && dx != nullptr, "w, dy or dx is NULL");
+                  FD_CHECK_PARAM(alpha != nullptr && beta != nullptr, "alpha or beta is NULL");
+                  FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardData"));
+                  return fd::conv_api::run(p, algo,
+                                           make_args(dy, w, dx, workSpace, workSpaceSizeInBytes,
+                                                     fd::read_scale(alpha, p.xdt), fd::read_scale(beta, p.xdt)),
+                                           "");
+                });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetFoldedConvBackwardDataDescriptors(
+    const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc,
+    const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc,
+    cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc,
+    cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc,
+    cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc,
+    cudnnTensorTransformDescriptor_t gradUnfoldTransDesc) {
+  const void* transforms[4] = {filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc};
+  return FD_API(cudnnGetFoldedConvBackwardDataDescriptors,
+                (handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc,
+                 foldedConvDesc, foldedGradDesc),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(fd::check_handle(handle));
+                  ConvProblem p;
+                  FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
+                  (void)transforms;
+                  FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED,
+                          "folded backward-data descriptors need tensor transform descriptors, which freednn does "
+                          "not implement yet (%s)",
+                          p.to_string().c_str());
+                });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
+  return FD_API(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, (handle, count), [&]() -> cudnnStatus_t {
+    FD_TRY(fd::check_handle(handle));
+    FD_CHECK_PARAM(count != nullptr, "count is NULL");
+    *count = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
+  return FD_API(cudnnGetConvolutionBackwardFilterAlgorithm_v7,
+                (handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(fd::check_handle(handle));
+                  ConvProblem p;
+                  FD_TRY(ConvProblem::make(ConvDir::bwd_filter, srcDesc, gradDesc, convDesc, diffDesc, &p));
+                  FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
+                  return fd::conv_api::rank<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                });
+}
+
+cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle,
+                                                                         const cudnnTensorDescriptor_t xDesc,
+                                                                         const cudnnTensorDescriptor_t dyDesc,
+                                                                         const cudnnConvolutionDescriptor_t convDesc,
+                                                                         const cudnnFilterDescriptor_t gradDesc,
+                                                                         cudnnConvolutionBwdFilterAlgo_t algo,
+                                                                         size_t* sizeInBytes) {
+  return FD_API(cudnnGetConvolutionBackwardFilterWorkspaceSize,
+                (handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes), [&]() -> cudnnStatus_t {
+                  return fd::conv_api::workspace_size(handle, ConvDir::bwd_filter, xDesc, gradDesc, convDesc, dyDesc,
+                                                      algo, sizeInBytes,
+                                                      "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+                });
+}
+
+// coverage: cpu
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* alpha,
+                                                         const cudnnTensorDescriptor_t xDesc, const void* x,
+                                                         const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                                         const cudnnConvolutionDescriptor_t convDesc,
+                                                         cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
+                                                         size_t workSpaceSizeInBytes, const void* beta,
+                                                         const cudnnFilterDescriptor_t dwDesc, void* dw) {
+  return FD_API(cudnnConvolutionBackwardFilter,
+                (handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc,
+                 dw),
+                [&]() -> cudnnStatus_t {
+                  FD_TRY(fd::check_handle(handle));
+                  ConvProblem p;
+                  FD_TRY(ConvProblem::make(ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, &p));
+                  FD_CHECK_PARAM(x != nullptr && dy != nullptr && dw != nullptr, "x, dy or dw is NULL");
+                  FD_CHECK_PARAM(alpha != nullptr && beta != nullptr, "alpha or beta is NULL");
+                  FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardFilter"));
+                  return fd::conv_api::run(p, algo,
+                                           make_args(x, dy, dw, workSpace, workSpaceSizeInBytes,
+                                                     fd::read_scale(alpha, p.xdt), fd::read_scale(beta, p.xdt)),
+                                           "");
+                });
+}
+
+// coverage: cpu
+cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
+                                                       const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                                       const void* beta, const cudnnTensorDescriptor_t dbDesc,
+                                                       void* db) {
+  return FD_API(cudnnConvolutionBackwardBias, (handle, alpha, dyDesc, dy, beta, dbDesc, db), [&]() -> cudnnStatus_t {
+    FD_TRY(fd::check_handle(handle));
+    FD_TRY(fd::check_tensor(dyDesc, "dyDesc"));
+    FD_TRY(fd::check_tensor(dbDesc, "dbDesc"));
+    FD_CHECK_PARAM(dy != nullptr && db != nullptr, "dy or db is NULL");
+    FD_CHECK_PARAM(alpha != nullptr && beta != nullptr, "alpha or beta is NULL");
+    FD_CHECK_PARAM(dyDesc->nb_dims >= 3, "dyDesc has %d dims, needs at least 3", dyDesc->nb_dims);
+    bool shape = dbDesc->nb_dims == dyDesc->nb_dims && dbDesc->dims[1] == dyDesc->dims[1];
+    for (int i = 0; i < dbDesc->nb_dims; ++i) shape = shape && (i == 1 || dbDesc->dims[i] == 1);
+    FD_CHECK_PARAM(shape, "dbDesc %s must be 1x%lldx1x... for dyDesc %s", dbDesc->spec().c_str(),
+                   static_cast<long long>(dyDesc->dims[1]), dyDesc->spec().c_str());
+    FD_CHECK_PARAM(dbDesc->dtype == dyDesc->dtype, "db (%s) and dy (%s) differ in data type",
+                   fd::dtype_short_name(dbDesc->dtype), fd::dtype_short_name(dyDesc->dtype));
+    FD_CHECK_SUPPORTED(fd::dtype_is_float(dyDesc->dtype), "backward bias supports f32, f64, f16 and bf16, not %s",
+                       fd::dtype_short_name(dyDesc->dtype));
+    FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardBias"));
+    const double a = fd::read_scale(alpha, dyDesc->dtype), b = fd::read_scale(beta, dyDesc->dtype);
+    if (fd::log::command_logging_enabled())
+      fd::log::emit_command("conv bwd_b dy=" + dyDesc->spec() + " db=" + dbDesc->spec() +
+                            " alpha=" + fd::log::format_double(a) + " beta=" + fd::log::format_double(b));
+    fd::cpu::conv::bias_grad(*dyDesc, dy, *dbDesc, db, a, b);
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "cuda/common/cuda_util.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace fd::cuda {
+
+const DeviceInfo& device_info(int device) {
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it != cache.end()) return it->second;
+  DeviceInfo info;
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, device) == cudaSuccess) {
+    info.sm_count = p.multiProcessorCount;
+    info.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    info.l2_bytes = static_cast<size_t>(p.l2CacheSize);
+    info.smem_per_block_optin = p.sharedMemPerBlockOptin;
+    info.cc_major = p.major;
+    info.cc_minor = p.minor;
+  } else {
+    (void)cudaGetLastError();
+    info.sm_count = 1;
+    info.max_threads_per_sm = 1024;
+  }
+  return cache.emplace(device, info).first->second;
+}
+
+int grid_size(int64_t items, int block, int device, int waves) {
+  const DeviceInfo& d = device_info(device);
+  const int64_t per_sm = std::max(1, d.max_threads_per_sm / block);
+  const int64_t cap = static_cast<int64_t>(d.sm_count) * per_sm * waves;
+  const int64_t need = (items + block - 1) / block;
+  return static_cast<int>(std::max<int64_t>(1, std::min(need, cap)));
+}
+
+}  // namespace fd::cuda

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Host-side helpers of the CUDA backend: error mapping, device properties, grid sizing.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "core/status.h"
+
+// Turns a CUDA error into EXECUTION_FAILED with the CUDA error's name in the logged reason.
+#define FD_CUDA_CHECK(expr)                                                                                  \
+  do {                                                                                                       \
+    const cudaError_t fd_cuda_err_ = (expr);                                                                 \
+    if (fd_cuda_err_ != cudaSuccess)                                                                         \
+      return ::fd::report(CUDNN_STATUS_EXECUTION_FAILED, __FILE__, __LINE__, #expr, "CUDA error %s: %s",     \
+                          cudaGetErrorName(fd_cuda_err_), cudaGetErrorString(fd_cuda_err_));                 \
+  } while (0)
+// After a kernel launch: a bad configuration shows up here.
+#define FD_CUDA_LAUNCHED() FD_CUDA_CHECK(cudaGetLastError())
+
+namespace fd::cuda {
+
+struct DeviceInfo {
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  size_t l2_bytes = 0;
+  size_t smem_per_block_optin = 0;
+  int cc_major = 0, cc_minor = 0;
+};
+// Properties of `device`, read once per device.
+const DeviceInfo& device_info(int device);
+
+// Blocks for a grid-stride loop over `items` work items: enough to fill every SM `waves` times, no more than
+// the work needs.
+int grid_size(int64_t items, int block, int device, int waves = 4);
+
+}  // namespace fd::cuda

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "dispatch/conv_registry.h"
+
+#include <sstream>
+
+#include "core/api_context.h"
+#include "core/env.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "cpu/conv/impls.h"
+
+namespace fd::conv {
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+bool matches(const std::string& id, const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns)
+    if (id.compare(0, p.size(), p) == 0) return true;
+  return false;
+}
+
+// Algorithms with no CPU implementation at all, and why (so the NOT_SUPPORTED reason is informative).
+const char* missing_reason(ConvDir dir, int algo) {
+  switch (dir) {
+    case ConvDir::fwd:
+      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)
+        return "FFT convolution has no CPU implementation";
+      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)
+        return "non-fused Winograd convolution has no CPU implementation";
+      break;
+    case ConvDir::bwd_data:
+      if (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)
+        return "FFT convolution has no CPU implementation";
+      if (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED)
+        return "Winograd convolution has no CPU implementation";
+      break;
+    case ConvDir::bwd_filter:
+      if (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING)
+        return "FFT convolution has no CPU implementation";
+      if (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD ||
+          algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED)
+        return "Winograd convolution has no CPU implementation";
+      break;
+  }
+  return "no implementation serves this algorithm";
+}
+
+}  // namespace
+
+const std::vector<const ConvImpl*>& all_impls() {
+  static const std::vector<const ConvImpl*> list = {
+      fd::cpu::conv::winograd_impl(),
+      fd::cpu::conv::im2col_gemm_impl(),
+      fd::cpu::conv::direct_impl(),
+  };
+  return list;
+}
+
+std::vector<const ConvImpl*> enabled_impls() {
+  const auto only = split_list(env_string("FREEDNN_ONLY_IMPL"));
+  const auto disable = split_list(env_string("FREEDNN_DISABLE_IMPL"));
+  std::vector<const ConvImpl*> out;
+  for (const ConvImpl* impl : all_impls()) {
+    if (!only.empty() && !matches(impl->id(), only)) continue;
+    if (matches(impl->id(), disable)) continue;
+    out.push_back(impl);
+  }
+  return out;
+}
+
+int algo_count(ConvDir dir) {
+  switch (dir) {
+    case ConvDir::fwd: return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+    case ConvDir::bwd_data: return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+    case ConvDir::bwd_filter: return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+  }
+  return 0;
+}
+
+const char* algo_name(ConvDir dir, int algo) {
+  const char* n = nullptr;
+  switch (dir) {
+    case ConvDir::fwd: n = enum_name(static_cast<cudnnConvolutionFwdAlgo_t>(algo)); break;
+    case ConvDir::bwd_data: n = enum_name(static_cast<cudnnConvolutionBwdDataAlgo_t>(algo)); break;
+    case ConvDir::bwd_filter: n = enum_name(static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo)); break;
+  }
+  return n ? n : "<invalid algo>";
+}
+
+Verdict try_select(const ConvProblem& p, int algo, const ConvImpl** out) {
+  *out = nullptr;
+  if (algo < 0 || algo >= algo_count(p.dir))
+    return {CUDNN_STATUS_BAD_PARAM, "algo " + std::to_string(algo) + " is not an algorithm of this direction"};
+  std::string why;
+  bool any_serves = false;
+  for (const ConvImpl* impl : enabled_impls()) {
+    if (!impl->serves(p.dir, algo)) continue;
+    any_serves = true;
+    const Verdict v = impl->applicable(p);
+    if (v.ok()) {
+      *out = impl;
+      return {CUDNN_STATUS_SUCCESS, why};
+    }
+    why += std::string(why.empty() ? "" : "; ") + impl->id() + ": " + v.reason;
+  }
+  if (!any_serves) {
+    bool filtered = false;
+    for (const ConvImpl* impl : all_impls()) filtered = filtered || impl->serves(p.dir, algo);
+    why = filtered ? "every implementation of this algorithm is filtered out by FREEDNN_ONLY_IMPL/FREEDNN_DISABLE_IMPL"
+                   : missing_reason(p.dir, algo);
+  }
+  return {CUDNN_STATUS_NOT_SUPPORTED, why};
+}
+
+cudnnStatus_t select(const ConvProblem& p, int algo, const ConvImpl** out, bool log_choice) {
+  const Verdict v = try_select(p, algo, out);
+  if (!v.ok())
+    return report(v.status, __FILE__, __LINE__, "select", "%s for %s: %s", algo_name(p.dir, algo),
+                  p.to_string().c_str(), v.reason.c_str());
+  if (log_choice && log::enabled(CUDNN_SEV_INFO)) {
+    std::string body = std::string("    ") + algo_name(p.dir, algo) + " runs " + (*out)->id() + " for " +
+                       p.to_string();
+    if (!v.reason.empty()) body += "\n    rejected before it: " + v.reason;
+    log::emit(CUDNN_SEV_INFO, current_api_context().function, "    dispatch:" + body.substr(3), CUDNN_STATUS_SUCCESS);
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::conv
