@@ -25,7 +25,7 @@
   X(cudnnCreateReduceTensorDescriptor) X(cudnnSetReduceTensorDescriptor) X(cudnnDestroyReduceTensorDescriptor) \
   X(cudnnGetReductionIndicesSize) X(cudnnGetReductionWorkspaceSize) X(cudnnReduceTensor)                    \
   X(cudnnTransformTensor) X(cudnnCreateTensorTransformDescriptor) X(cudnnSetTensorTransformDescriptor)      \
-  X(cudnnDestroyTensorTransformDescriptor) X(cudnnTransformTensorEx)                                        \
+  X(cudnnDestroyTensorTransformDescriptor) X(cudnnTransformTensorEx) X(cudnnTransformFilter)                                      \
   X(cudnnCreateDropoutDescriptor) X(cudnnDestroyDropoutDescriptor) X(cudnnDropoutGetStatesSize)             \
   X(cudnnDropoutGetReserveSpaceSize) X(cudnnSetDropoutDescriptor) X(cudnnDropoutForward)                    \
   X(cudnnDropoutBackward)                                                                                   \

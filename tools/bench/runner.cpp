@@ -290,7 +290,7 @@ CaseResult Runner::run(const std::string& line, int index) {
       for (size_t i = 0; i < op->args.size(); ++i) {
         const Arg& a = op->args[i];
         if (a.io == Io::in || !a.compare) continue;
-        const double tol = tolerance(a.spec.dtype) * op->tol_scale();
+        const double tol = tolerance(a.spec.dtype) * (dtype_is_float(a.spec.dtype) ? op->tol_scale() : 1.0);
         const double e = compare(c.lib.out[i], expected[i], a.spec.dtype);
         if (e / tol >= worst_ratio) {
           worst_ratio = e / tol;
