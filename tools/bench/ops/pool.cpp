@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// pool fwd|bwd mode=<max|avg_incl|avg_excl|max_det> nan=<0|1> win=RxS pad=PxQ stride=UxV alpha= beta= x= y=
+//   (bwd: x= dy= dx=; y is the forward's output, computed from x)
+#include "op.h"
+#include "ref/pooling.h"
+
+namespace bench {
+namespace {
+
+constexpr const char* kModes[] = {"max", "avg_incl", "avg_excl", "max_det"};
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+  return s;
+}
+
+class Pool : public Op {
+ public:
+  Pool(const Problem& p, const Options& o) {
+    bwd_ = p.dir == "bwd";
+    if (!bwd_ && p.dir != "fwd") throw ParseError("pool: direction must be fwd or bwd");
+    const std::string m = p.get("mode", "max");
+    pp_.mode = -1;
+    for (int i = 0; i < 4; ++i)
+      if (m == kModes[i]) pp_.mode = i;
+    if (pp_.mode < 0) throw ParseError("pool: unknown mode " + m);
+    pp_.propagate_nan = p.flag("nan", false);
+    const TensorSpec x = tensor_arg(p, "x", nullptr);
+    const int ns = x.rank() - 2;
+    if (ns < 2 || ns > 3) throw ParseError("pool: x must be 4-D or 5-D");
+    auto vec = [&](const char* k, int def) {
+      std::vector<int> v;
+      if (p.has(k)) {
+        for (int64_t d : parse_dims(p.get(k))) v.push_back(static_cast<int>(d));
+      } else {
+        v.assign(ns, def);
+      }
+      if (static_cast<int>(v.size()) != ns) throw ParseError(std::string("pool: ") + k + " needs one value per spatial dim");
+      return v;
+    };
+    pp_.window = vec("win", 2);
+    pp_.pad = vec("pad", 0);
+    pp_.stride = vec("stride", 2);
+    alpha = scale_opt(p, o, "alpha", false);
+    beta = scale_opt(p, o, "beta", true);
+    TensorSpec y = x;
+    for (int d = 0; d < ns; ++d) y.dims[2 + d] = ref::pool_out_dim(static_cast<int>(x.dims[2 + d]), pp_.window[d], pp_.pad[d], pp_.stride[d]);
+    y.repack(x.format);
+    x_ = add("x", x, Io::in);
+    if (bwd_) {
+      y_ = add("y", tensor_arg(p, "y", &y), Io::in);
+      dy_ = add("dy", tensor_arg(p, "dy", &y), Io::in);
+      dx_ = add("dx", tensor_arg(p, "dx", &x), Io::out);
+    } else {
+      y_ = add("y", tensor_arg(p, "y", &y), Io::out);
+    }
+    blend_outputs();
+  }
+
+  std::string str() const override {
+    std::string s = std::string("pool ") + (bwd_ ? "bwd" : "fwd") + " mode=" + kModes[pp_.mode] +
+                    " nan=" + (pp_.propagate_nan ? "1" : "0") + " win=" + join(pp_.window) + " pad=" + join(pp_.pad) +
+                    " stride=" + join(pp_.stride) + " alpha=" + fnum(alpha) + " beta=" + fnum(beta);
+    for (const Arg& a : args)
+      if (!(bwd_ && a.role == "y")) s += " " + a.role + "=" + a.spec.str();
+    return s;
+  }
+
+  std::vector<int> out_spatial() const {
+    std::vector<int> o;
+    for (int d = 2; d < args[y_].spec.rank(); ++d) o.push_back(static_cast<int>(args[y_].spec.dims[d]));
+    return o;
+  }
+
+  void prepare(std::vector<ref::Tensor>& v) override {
+    if (bwd_) v[y_] = ref::pooling_forward(pp_, v[x_], out_spatial());
+  }
+
+  std::string reference(const std::vector<ref::Tensor>& in, std::vector<ref::Tensor>* out) override {
+    if (bwd_) {
+      ref::Tensor r = ref::pooling_backward(pp_, in[x_], in[dy_]);
+      blend_into(r, in[dx_], alpha, beta);
+      (*out)[dx_] = r;
+    } else {
+      ref::Tensor r = ref::pooling_forward(pp_, in[x_], out_spatial());
+      blend_into(r, in[y_], alpha, beta);
+      (*out)[y_] = r;
+    }
+    return "";
+  }
+
+  struct B : Bound {
+    const Api* api;
+    cudnnHandle_t h;
+    bool bwd;
+    Desc<cudnnPoolingDescriptor_t> pd;
+    Desc<cudnnTensorDescriptor_t> d[4];
+    Scale a, b;
+    int x, y, dy, dx;
+    cudnnStatus_t run(void* const* p) override {
+      if (!bwd) return api->call(api->cudnnPoolingForward, h, pd.d, a.ptr(), d[x].d, p[x], b.ptr(), d[y].d, p[y]);
+      return api->call(api->cudnnPoolingBackward, h, pd.d, a.ptr(), d[y].d, p[y], d[dy].d, p[dy], d[x].d, p[x], b.ptr(),
+                       d[dx].d, p[dx]);
+    }
+  };
+
+  cudnnStatus_t bind(Env& env, std::unique_ptr<Bound>* out, std::string* why) override {
+    auto b = std::make_unique<B>();
+    const Api& api = env.api;
+    b->api = &api;
+    b->h = env.handle;
+    b->bwd = bwd_;
+    b->x = x_;
+    b->y = y_;
+    b->dy = dy_;
+    b->dx = dx_;
+    for (size_t i = 0; i < args.size(); ++i) BENCH_TRY(make_tensor(api, args[i].spec, &b->d[i]));
+    b->pd.destroy = api.cudnnDestroyPoolingDescriptor;
+    BENCH_TRY(api.call(api.cudnnCreatePoolingDescriptor, &b->pd.d));
+    BENCH_TRY(api.call(api.cudnnSetPoolingNdDescriptor, b->pd.d, static_cast<cudnnPoolingMode_t>(pp_.mode),
+                       pp_.propagate_nan ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                       static_cast<int>(pp_.window.size()), pp_.window.data(), pp_.pad.data(), pp_.stride.data()));
+    const cudnnDataType_t t = args[x_].spec.dtype;
+    b->a = Scale(alpha, t);
+    b->b = Scale(beta, t);
+    *out = std::move(b);
+    return CUDNN_STATUS_SUCCESS;
+  }
+
+ private:
+  ref::PoolParams pp_;
+  bool bwd_ = false;
+  int x_ = 0, y_ = 0, dy_ = 0, dx_ = 0;
+};
+
+std::unique_ptr<Op> make_pool(const Problem& p, const Options& o) { return std::make_unique<Pool>(p, o); }
+
+}  // namespace
+
+BENCH_REGISTER("pool", make_pool);
+
+}  // namespace bench

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "peak.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "memory.h"
+
+#ifdef BENCH_WITH_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace bench {
+namespace {
+
+template <class T>
+double cpu_gemm_tflops() {
+  // C[n x n] += A * B, blocked; the best of a few runs.
+  const int n = 512, bs = 64;
+  std::vector<T> a(n * n, T(1.0 / 3)), b(n * n, T(0.5)), c(n * n, T(0));
+  double best = 1e30;
+  Timer t(false);
+  for (int rep = 0; rep < 3; ++rep) {
+    t.start();
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int ib = 0; ib < n; ib += bs)
+      for (int jb = 0; jb < n; jb += bs)
+        for (int kb = 0; kb < n; kb += bs)
+          for (int i = ib; i < ib + bs; ++i)
+            for (int k = kb; k < kb + bs; ++k) {
+              const T av = a[i * n + k];
+              T* cr = &c[i * n + jb];
+              const T* br = &b[k * n + jb];
+#pragma omp simd
+              for (int j = 0; j < bs; ++j) cr[j] += av * br[j];
+            }
+    best = std::min(best, t.stop_ms());
+  }
+  volatile T sink = c[n + 1];
+  (void)sink;
+  return 2.0 * n * n * n / (best * 1e-3) / 1e12;
+}
+
+#ifdef BENCH_WITH_CUDA
+double gpu_gemm_tflops(cudnnDataType_t t) {
+  cublasHandle_t h = nullptr;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 0;
+  const int n = t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_FLOAT ? 4096 : 8192;
+  cudaDataType_t dt = CUDA_R_32F;
+  cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
+  size_t es = 4;
+  if (t == CUDNN_DATA_HALF) { dt = CUDA_R_16F; es = 2; }
+  if (t == CUDNN_DATA_BFLOAT16) { dt = CUDA_R_16BF; es = 2; }
+  if (t == CUDNN_DATA_DOUBLE) { dt = CUDA_R_64F; ct = CUBLAS_COMPUTE_64F; es = 8; }
+  Buffer a(es * n * n, true), b(es * n * n, true), c(es * n * n, true);
+  a.fill_zero();
+  b.fill_zero();
+  const double one_d = 1, zero_d = 0;
+  const float one_f = 1, zero_f = 0;
+  const void* alpha = t == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&one_d) : &one_f;
+  const void* beta = t == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&zero_d) : &zero_f;
+  auto gemm = [&] {
+    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a.get(), dt, n, b.get(), dt, n, beta, c.get(),
+                        dt, n, ct, CUBLAS_GEMM_DEFAULT);
+  };
+  double best = 0;
+  if (gemm() == CUBLAS_STATUS_SUCCESS) {
+    cudaDeviceSynchronize();
+    Timer tm(true);
+    for (int rep = 0; rep < 5; ++rep) {
+      tm.start();
+      for (int k = 0; k < 5; ++k) gemm();
+      const double ms = tm.stop_ms() / 5;
+      best = std::max(best, 2.0 * n * n * double(n) / (ms * 1e-3) / 1e12);
+    }
+  }
+  cublasDestroy(h);
+  return best;
+}
+#endif
+
+}  // namespace
+
+double copy_bandwidth_gbs(bool device) {
+  static std::map<bool, double> cache;
+  auto it = cache.find(device);
+  if (it != cache.end()) return it->second;
+  double gbs = 0;
+  const size_t bytes = size_t{256} << 20;
+#ifdef BENCH_WITH_CUDA
+  if (device) {
+    Buffer src(bytes * 4, true), dst(bytes * 4, true);
+    src.fill_zero();
+    Timer tm(true);
+    double best = 1e30;
+    for (int rep = 0; rep < 5; ++rep) {
+      tm.start();
+      cudaMemcpyAsync(dst.get(), src.get(), bytes * 4, cudaMemcpyDeviceToDevice, 0);
+      best = std::min(best, tm.stop_ms());
+    }
+    gbs = 2.0 * bytes * 4 / (best * 1e-3) / 1e9;
+  }
+#endif
+  if (!device) {
+    std::vector<char> src(bytes, 1), dst(bytes, 0);
+    const int chunks = 64;
+    const size_t per = bytes / chunks;
+    Timer tm(false);
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      tm.start();
+#pragma omp parallel for schedule(static)
+      for (int k = 0; k < chunks; ++k) std::memcpy(dst.data() + k * per, src.data() + k * per, per);
+      best = std::min(best, tm.stop_ms());
+    }
+    gbs = 2.0 * bytes / (best * 1e-3) / 1e9;
+  }
+  cache[device] = gbs;
+  return gbs;
+}
+
+double gemm_peak_tflops(bool device, cudnnDataType_t t) {
+  static std::map<std::pair<bool, int>, double> cache;
+  const auto key = std::make_pair(device, static_cast<int>(t));
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  double v = 0;
+  if (t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16) {
+#ifdef BENCH_WITH_CUDA
+    if (device) v = gpu_gemm_tflops(t);
+#endif
+    if (!device) v = t == CUDNN_DATA_DOUBLE ? cpu_gemm_tflops<double>() : cpu_gemm_tflops<float>();
+  }
+  cache[key] = v;
+  return v;
+}
+
+}  // namespace bench

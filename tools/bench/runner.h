@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Runs one problem: random inputs (seeded), the call through each library, correctness against tests/ref
+// (or the CPU backend), timing, and the comparison with a second library.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api.h"
+#include "op.h"
+
+namespace bench {
+
+struct Config {
+  bool correctness = true, perf = false, list = false;
+  bool fast_ref = false;  // compare with the library's CPU backend instead of tests/ref
+  Options opt;
+  std::string dt, layout, dir;  // overrides
+  uint64_t seed = 1;
+  int iters = 0;          // timing samples (0: 20 on a GPU, 5 on the CPU)
+  double max_ms = 0;      // timing budget per case and library (0: 2000 GPU, 1000 CPU)
+  bool verbose = false;
+};
+
+struct LibResult {
+  bool ran = false;
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  std::string why, impl;
+  double t_min = -1, t_med = -1;  // ms per call
+  std::vector<ref::Tensor> out;   // by Arg index; outputs only
+};
+
+struct CaseResult {
+  int index = 0;
+  std::string problem;
+  std::string verdict;  // PASSED FAILED NOT_SUPPORTED LISTED TIMED
+  std::string reason;
+  double err = -1, tol = -1;  // worst output vs reference (relative to max |ref|), and its tolerance
+  double diff = -1;           // worst output difference lib vs --vs
+  double flops = 0, bytes = 0;
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;  // the first tensor's (for the GEMM peak)
+  LibResult lib, vs;
+};
+
+class Library;  // a loaded Api with its handle
+
+class Runner {
+ public:
+  Runner(Api* lib, Api* vs, const Config& cfg);
+  ~Runner();
+  CaseResult run(const std::string& line, int index);
+  bool device_timing() const;
+
+ private:
+  LibResult run_lib(Library& L, Op& op, const std::vector<std::vector<unsigned char>>& host, bool perf);
+  std::unique_ptr<Library> lib_, vs_, cpu_ref_;
+  Config cfg_;
+};
+
+// Relative error of got against ref (max |got - ref| / max |ref|; integers: max |got - ref|), inf when a NaN or
+// infinity does not match.
+double compare(const ref::Tensor& got, const ref::Tensor& ref, cudnnDataType_t t);
+
+}  // namespace bench
