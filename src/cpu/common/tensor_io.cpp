@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "cpu/common/parallel.h"
@@ -29,6 +30,22 @@ int64_t offset_of(const cudnnTensorStruct& d, int64_t linear) {
     linear /= d.dims[i];
   }
   return d.scalar_offset(idx);
+}
+
+// Packed, unvectorized and in logical (row-major) order: element i is at scalar offset i.
+bool is_row_major(const cudnnTensorStruct& d) {
+  if (!d.is_packed() || d.vect() != 1) return false;
+  int64_t s = 1;
+  for (int i = d.nb_dims - 1; i >= 0; --i) {
+    if (d.strides[i] != s) return false;
+    s *= d.dims[i];
+  }
+  return true;
+}
+
+template <class T>
+constexpr cudnnDataType_t storage_type() {
+  return std::is_same_v<T, double> ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
 }
 
 }  // namespace
@@ -65,17 +82,9 @@ template <class T>
 void read_tensor(const cudnnTensorStruct& d, const void* data, T* out) {
   const cudnnDataType_t st = dtype_scalar(d.dtype);
   const int64_t n = d.element_count();
-  if (d.is_packed() && d.vect() == 1 && st == CUDNN_DATA_FLOAT && std::is_same_v<T, float>) {
-    bool row_major = true;
-    int64_t s = 1;
-    for (int i = d.nb_dims - 1; i >= 0; --i) {
-      row_major = row_major && d.strides[i] == s;
-      s *= d.dims[i];
-    }
-    if (row_major) {
-      std::memcpy(out, data, static_cast<size_t>(n) * sizeof(float));
-      return;
-    }
+  if (st == CUDNN_DATA_FLOAT && std::is_same_v<T, float> && is_row_major(d)) {
+    std::memcpy(out, data, static_cast<size_t>(n) * sizeof(float));
+    return;
   }
   parallel_for(n, [&](int64_t i) { out[i] = static_cast<T>(load_scalar(st, data, offset_of(d, i))); }, 4096);
 }
@@ -85,6 +94,11 @@ void write_tensor(const cudnnTensorStruct& d, void* data, const T* v, double alp
   const cudnnDataType_t st = dtype_scalar(d.dtype);
   const int64_t n = d.element_count();
   const T a = static_cast<T>(alpha), b = static_cast<T>(beta);
+  if (st == storage_type<T>() && is_row_major(d)) {  // fast path: the storage is the compute type, packed NCHW
+    T* y = static_cast<T*>(data);
+    parallel_for(n, [&](int64_t i) { y[i] = beta != 0.0 ? a * v[i] + b * y[i] : a * v[i]; }, 16384);
+    return;
+  }
   parallel_for(n, [&](int64_t i) {
     const int64_t off = offset_of(d, i);
     T r = a == T(1) ? v[i] : a * v[i];
