@@ -277,7 +277,7 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingBackward(cudnnHandle_t handle, const cudnn
 #ifdef FREEDNN_WITH_CUDA
     if (!handle->on_cpu()) {
       if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
-      return fd::cuda::pooling_backward(handle->stream, handle->device, *poolingDesc, pb.alpha, *dyDesc, dy, *xDesc,
+      return fd::cuda::pooling_backward(handle, *poolingDesc, pb.alpha, *dyDesc, dy, *xDesc,
                                         x, pb.beta, *dxDesc, dx);
     }
 #endif

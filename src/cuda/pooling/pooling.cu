@@ -4,6 +4,7 @@
 // right-aligned in a 3-D geometry as on the CPU. Threads walk the elements with C innermost when the tensor
 // is channels-last (NHWC / NDHWC), so that a warp touches neighbouring addresses in either layout.
 #include "core/dtype.h"
+#include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
@@ -192,18 +193,34 @@ __global__ void __launch_bounds__(kBlock) forward_kernel(PoolGeo g, PoolTensor x
   }
 }
 
+// Max modes, backward step 1: the argmax (plane index, -1 for none) of every output, in logical output order.
+template <class S>
+__global__ void __launch_bounds__(kBlock) argmax_kernel(PoolGeo g, PoolTensor xt, const S* x, PoolTensor walk,
+                                                        int64_t count, int32_t* arg) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t n, ch, o[3];
+    walk.unravel(i, &n, &ch, o);
+    const Window w = window_at(g, o);
+    int64_t a;
+    window_max<S>(g, w, xt, x, n, ch, &a);
+    arg[(((n * g.c + ch) * g.out[0] + o[0]) * g.out[1] + o[1]) * g.out[2] + o[2]] = static_cast<int32_t>(a);
+  }
+}
+
 // Output positions along one dim whose window contains input index p: [lo, hi].
+// Extents are below 2^31 (int tensor dims), so 32-bit division suffices.
 __device__ __forceinline__ void covering(const PoolGeo& g, int d, int64_t p, int64_t* lo, int64_t* hi) {
-  const int64_t num = p + g.pad[d] - g.win[d] + 1;
+  const int pi = static_cast<int>(p);
+  const int num = pi + g.pad[d] - g.win[d] + 1;
   *lo = num <= 0 ? 0 : (num + g.stride[d] - 1) / g.stride[d];
-  const int64_t h = (p + g.pad[d]) / g.stride[d];
+  const int64_t h = (pi + g.pad[d]) / g.stride[d];
   *hi = h < g.out[d] - 1 ? h : g.out[d] - 1;
 }
 
 template <class S>
 __global__ void __launch_bounds__(kBlock) backward_kernel(PoolGeo g, PoolTensor xt, const S* x, PoolTensor dyt,
-                                                          const S* dy, PoolTensor dxt, S* dx, int64_t count,
-                                                          double alpha, double beta) {
+                                                          const S* dy, PoolTensor dxt, S* dx, const int32_t* argmax,
+                                                          int64_t count, double alpha, double beta) {
   using C = Comp<S>;
   const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
@@ -217,13 +234,17 @@ __global__ void __launch_bounds__(kBlock) backward_kernel(PoolGeo g, PoolTensor 
     for (o[0] = lo[0]; o[0] <= hi[0]; ++o[0])
       for (o[1] = lo[1]; o[1] <= hi[1]; ++o[1])
         for (o[2] = lo[2]; o[2] <= hi[2]; ++o[2]) {
-          const Window w = window_at(g, o);
           if (g.is_max) {
             int64_t arg;
-            window_max<S>(g, w, xt, x, n, ch, &arg);
+            if (argmax != nullptr) {
+              arg = argmax[(((n * g.c + ch) * g.out[0] + o[0]) * g.out[1] + o[1]) * g.out[2] + o[2]];
+            } else {
+              window_max<S>(g, window_at(g, o), xt, x, n, ch, &arg);
+            }
             if (arg != self) continue;
             acc += Storage<S>::load(dy, dyt.off(n, ch, o[0], o[1], o[2]));
           } else {
+            const Window w = window_at(g, o);
             if (w.divisor <= 0) continue;
             acc += Storage<S>::load(dy, dyt.off(n, ch, o[0], o[1], o[2])) / static_cast<C>(w.divisor);
           }
@@ -264,20 +285,33 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t pooling_backward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
+cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,
                                const cudnnTensorStruct& dyd, const void* dy, const cudnnTensorStruct& xd,
                                const void* x, double beta, const cudnnTensorStruct& dxd, void* dx) {
   const PoolGeo g = make_geo(p, xd, dyd);
   const PoolTensor xt = make_tensor(xd), dyt = make_tensor(dyd), dxt = make_tensor(dxd);
   const int64_t count = dxd.element_count();
   if (count == 0) return CUDNN_STATUS_SUCCESS;
+  cudaStream_t stream = h->stream;
+  const int device = h->device;
+  // Max modes: the argmax of each window once (handle scratch), unless plane indices overflow 32 bits.
+  int32_t* argmax = nullptr;
+  const int64_t out_count = dyd.element_count();
+  if (g.is_max && g.in[0] * g.in[1] * g.in[2] < (int64_t{1} << 31)) {
+    void* scratch = nullptr;
+    FD_TRY(handle_scratch(h, static_cast<size_t>(out_count) * sizeof(int32_t), &scratch));
+    argmax = static_cast<int32_t*>(scratch);
+  }
   bool known = false;
   auto launch = [&](auto tag) {
     using S = decltype(tag);
     known = true;
+    if (argmax != nullptr)
+      argmax_kernel<S><<<grid_size(out_count, kBlock, device), kBlock, 0, stream>>>(g, xt, static_cast<const S*>(x),
+                                                                                     dyt, out_count, argmax);
     backward_kernel<S><<<grid_size(count, kBlock, device), kBlock, 0, stream>>>(
-        g, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt, static_cast<S*>(dx), count, alpha,
-        beta);
+        g, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt, static_cast<S*>(dx), argmax, count,
+        alpha, beta);
   };
   switch (dxd.dtype) {
     case CUDNN_DATA_FLOAT: launch(float{}); break;
