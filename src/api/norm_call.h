@@ -7,12 +7,21 @@
 #include "core/status.h"
 #include "cpu/batchnorm/batchnorm.h"
 #include "problem/batchnorm.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/batchnorm/batchnorm.h"
+#endif
 
 namespace fd {
 
 inline cudnnStatus_t run_norm_call(cudnnHandle_t handle, NormCall& call, const char* function) {
   FD_TRY(check_handle(handle));
   FD_TRY(call.validate());
+#ifdef FREEDNN_WITH_CUDA
+  if (!handle->on_cpu()) {
+    if (log::command_logging_enabled()) log::emit_command(call.to_string());
+    return call.dir == NormDir::backward ? cuda::norm_backward(handle, call) : cuda::norm_forward(handle, call);
+  }
+#endif
   FD_TRY(require_cpu(handle, function));
   if (log::command_logging_enabled()) log::emit_command(call.to_string());
   if (call.dir == NormDir::backward) {

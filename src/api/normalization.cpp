@@ -29,7 +29,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardInference(
     cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void* alpha,
     const void* beta, const cudnnTensorDescriptor_t xDesc, const void* x,
@@ -69,7 +69,7 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardInference(
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardTraining(
     cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void* alpha,
     const void* beta, const cudnnTensorDescriptor_t xDesc, const void* xData,
@@ -119,7 +119,7 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardTraining(
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnNormalizationBackward(
     cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo,
     const void* alphaDataDiff, const void* betaDataDiff, const void* alphaParamDiff, const void* betaParamDiff,

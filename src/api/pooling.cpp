@@ -11,6 +11,9 @@
 #include "core/tensor_desc.h"
 #include "cpu/pooling/pooling.h"
 #include "problem/pooling.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/pooling/pooling.h"
+#endif
 
 namespace {
 
@@ -199,7 +202,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDe
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc,
                                               const void* alpha, const cudnnTensorDescriptor_t xDesc, const void* x,
                                               const void* beta, const cudnnTensorDescriptor_t yDesc, void* y) {
@@ -216,13 +219,20 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingForward(cudnnHandle_t handle, const cudnnP
     FD_CHECK_SUPPORTED(float_type(t) || t == CUDNN_DATA_INT8 || t == CUDNN_DATA_INT8x4 || t == CUDNN_DATA_INT8x32,
                        "pooling forward does not support data type %s", fd::dtype_short_name(t));
     FD_TRY(check_pool_shapes(*poolingDesc, *xDesc, *yDesc, "y"));
-    FD_TRY(fd::require_cpu(handle, "cudnnPoolingForward"));
     fd::problem::Pooling pb;
     pb.pool = poolingDesc;
     pb.alpha = fd::read_scale(alpha, t);
     pb.beta = fd::read_scale(beta, t);
     pb.x = xDesc;
     pb.y = yDesc;
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) {
+      if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
+      return fd::cuda::pooling_forward(handle->stream, handle->device, *poolingDesc, pb.alpha, *xDesc, x, pb.beta,
+                                       *yDesc, y);
+    }
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnPoolingForward"));
     if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
     const auto g = fd::cpu::PoolGeometry::from(*poolingDesc, *xDesc, *yDesc);
     fd::cpu::pooling_forward(g, pb.alpha, *xDesc, x, pb.beta, *yDesc, y);
@@ -230,7 +240,7 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingForward(cudnnHandle_t handle, const cudnnP
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc,
                                                const void* alpha, const cudnnTensorDescriptor_t yDesc, const void* y,
                                                const cudnnTensorDescriptor_t dyDesc, const void* dy,
@@ -256,7 +266,6 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingBackward(cudnnHandle_t handle, const cudnn
     FD_CHECK_PARAM(xDesc->same_shape(*dxDesc), "x %s and dx %s differ in shape", xDesc->spec().c_str(),
                    dxDesc->spec().c_str());
     FD_TRY(check_pool_shapes(*poolingDesc, *xDesc, *yDesc, "y"));
-    FD_TRY(fd::require_cpu(handle, "cudnnPoolingBackward"));
     fd::problem::Pooling pb;
     pb.backward = true;
     pb.pool = poolingDesc;
@@ -265,6 +274,14 @@ cudnnStatus_t CUDNNWINAPI cudnnPoolingBackward(cudnnHandle_t handle, const cudnn
     pb.x = xDesc;
     pb.dy = dyDesc;
     pb.dx = dxDesc;
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) {
+      if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
+      return fd::cuda::pooling_backward(handle, *poolingDesc, pb.alpha, *dyDesc, dy, *xDesc,
+                                        x, pb.beta, *dxDesc, dx);
+    }
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnPoolingBackward"));
     if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
     const auto g = fd::cpu::PoolGeometry::from(*poolingDesc, *xDesc, *yDesc);
     fd::cpu::pooling_backward(g, pb.alpha, *dyDesc, dy, *xDesc, x, pb.beta, *dxDesc, dx);

@@ -58,6 +58,12 @@ void note_api_handle(cudnnHandle_t handle) {
 
 }  // namespace fd
 
+cudnnContext::~cudnnContext() {
+#ifdef FREEDNN_WITH_CUDA
+  if (scratch != nullptr) (void)cudaFree(scratch);
+#endif
+}
+
 void cudnnContext::describe(fd::log::Writer& w) const {
   w.field("backend", "string", fd::backend_name(backend));
   w.arg("device", device);

@@ -27,6 +27,15 @@ struct cudnnContext : fd::Checked<0x48414E44u> {
   int cpu_threads = 1;
   // Sticky asynchronous error for cudnnQueryRuntimeError (e.g. overflow found by a kernel).
   std::atomic<int> runtime_status{CUDNN_STATUS_SUCCESS};
+  // CUDA backend: device scratch memory for kernels of calls that have no workspace argument (per-block
+  // partial sums, per-channel coefficients). Grown stream-ordered by fd::cuda::handle_scratch; freed here.
+  void* scratch = nullptr;
+  size_t scratch_bytes = 0;
+
+  cudnnContext() = default;
+  cudnnContext(const cudnnContext&) = delete;
+  cudnnContext& operator=(const cudnnContext&) = delete;
+  ~cudnnContext();
 
   bool on_cpu() const { return backend == fd::Backend::cpu; }
   void describe(fd::log::Writer& w) const;

@@ -326,7 +326,7 @@ TEST(BatchNorm, ExActivationRandom) {
         FT_OK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, m, ops, xd, add ? zd.d : nullptr, yd, pd,
                                                                         act.d, &ws));
         EXPECT_GT(rs, 0u);
-        std::vector<unsigned char> reserve(rs, 0xA5), workspace(ws + 1);
+        ft::Buffer<unsigned char> reserve(rs, 0xA5), workspace(ws + 1);
         HostTensor save_m = p.scale, save_i = p.scale;  // same strides as the shared descriptor
         FT_OK(cudnnBatchNormalizationForwardTrainingEx(
             h, m, ops, alpha.ptr(t), beta.ptr(t), xd, p.x.data(), add ? zd.d : nullptr, add ? p.z.data() : nullptr,
@@ -388,7 +388,7 @@ TEST(BatchNorm, ExActivationFiniteDifference) {
   TensorDesc xd(x), pd(scale);
   size_t rs = 0;
   FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, ops, act.d, xd, &rs));
-  std::vector<unsigned char> reserve(rs);
+  ft::Buffer<unsigned char> reserve(rs);
   const Scale one(1), zero(0);
   const double eps = 1e-3;
   auto loss = [&]() {
@@ -461,7 +461,7 @@ TEST(BatchNorm, ExBadArguments) {
                                                                  xd, &sz),
             CUDNN_STATUS_NOT_SUPPORTED);
   FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, m, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, relu.d, xd, &sz));
-  std::vector<unsigned char> reserve(sz);
+  ft::Buffer<unsigned char> reserve(sz);
   auto fwd = [&](cudnnBatchNormOps_t ops, const void* z, void* r, size_t rsz) {
     return cudnnBatchNormalizationForwardTrainingEx(h, m, ops, one.ptr(t), zero.ptr(t), xd, x.data(), xd, z, yd,
                                                     y.data(), pd, p.data(), p.data(), 0.1, nullptr, nullptr, 1e-5,

@@ -93,7 +93,7 @@ void run_random(cudnnNormOps_t ops, cudnnActivationDescriptor_t act) {
         FT_OK(cudnnGetNormalizationForwardTrainingWorkspaceSize(h, m, ops, algo, xd, add ? zd.d : nullptr, yd, sbd, act,
                                                                 mvd, &ws, 1));
         FT_OK(cudnnGetNormalizationTrainingReserveSpaceSize(h, m, ops, algo, act, xd, &rs, 1));
-        std::vector<unsigned char> workspace(ws + 1), reserve(rs + 1);
+        ft::Buffer<unsigned char> workspace(ws + 1), reserve(rs + 1);
         HostTensor run_m = mean, run_v = var, save_m = mean, save_i = mean;
         save_m.poison();
         save_i.poison();

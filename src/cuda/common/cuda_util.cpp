@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 
+#include "core/handle.h"
+
 namespace fd::cuda {
 
 const DeviceInfo& device_info(int device) {
@@ -37,6 +39,28 @@ int grid_size(int64_t items, int block, int device, int waves) {
   const int64_t cap = static_cast<int64_t>(d.sm_count) * per_sm * waves;
   const int64_t need = (items + block - 1) / block;
   return static_cast<int>(std::max<int64_t>(1, std::min(need, cap)));
+}
+
+cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out) {
+  if (bytes > h->scratch_bytes) {
+    size_t want = std::max<size_t>(size_t{1} << 20, h->scratch_bytes * 2);
+    while (want < bytes) want *= 2;
+    if (h->scratch != nullptr) {
+      FD_CUDA_CHECK(cudaFreeAsync(h->scratch, h->stream));
+      h->scratch = nullptr;
+      h->scratch_bytes = 0;
+    }
+    const cudaError_t err = cudaMallocAsync(&h->scratch, want, h->stream);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      h->scratch = nullptr;
+      return ::fd::report(CUDNN_STATUS_ALLOC_FAILED, __FILE__, __LINE__, "cudaMallocAsync",
+                          "cannot allocate %zu bytes of handle scratch memory: %s", want, cudaGetErrorString(err));
+    }
+    h->scratch_bytes = want;
+  }
+  *out = h->scratch;
+  return CUDNN_STATUS_SUCCESS;
 }
 
 }  // namespace fd::cuda

@@ -8,6 +8,8 @@
 
 #include "core/status.h"
 
+struct cudnnContext;
+
 // Turns a CUDA error into EXECUTION_FAILED with the CUDA error's name in the logged reason.
 #define FD_CUDA_CHECK(expr)                                                                                  \
   do {                                                                                                       \
@@ -34,5 +36,9 @@ const DeviceInfo& device_info(int device);
 // Blocks for a grid-stride loop over `items` work items: enough to fill every SM `waves` times, no more than
 // the work needs.
 int grid_size(int64_t items, int block, int device, int waves = 4);
+
+// At least `bytes` of device scratch memory owned by the handle, valid for work queued on h->stream after this
+// call. Grows stream-ordered (cudaFreeAsync / cudaMallocAsync on the handle's stream): no host synchronization.
+cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out);
 
 }  // namespace fd::cuda

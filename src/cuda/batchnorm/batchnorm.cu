@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Batch normalization kernels. Data is viewed, as on the CPU, as N x S x inner: S statistics (channels, or
+// C*spatial per activation) each reducing over N batch items and `inner` elements.
+//   training forward: stats (pass 1 over x: per block shifted sums) -> finalize (per statistic) -> apply (pass 2)
+//   backward:         stats (pass 1 over x, dy)                       -> finalize                -> apply (pass 2)
+//   inference:        finalize (coefficients from the estimates)       -> apply (one pass)
+// Shifted sums: each statistic k subtracts a shift K_k (x[0,k,0], or the saved mean in backward) before
+// summing, so that var = (S2 - S1^2/m)/m does not cancel catastrophically.
+#include <cmath>
+
+#include "core/handle.h"
+#include "cuda/batchnorm/batchnorm.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/common/device_tensor.cuh"
+#include "cuda/common/index.cuh"
+#include "core/dtype.h"
+
+namespace fd::cuda {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kColsX = 32;  // "cols" reduction: 32 statistics per block, kBlock / 32 rows at a time
+
+template <class S>
+using Comp = decltype(Storage<S>::load(nullptr, 0));
+
+// Offsets of element (n, k, j) of one tensor.
+struct BnMap {
+  int64_t sn = 0;
+  DimGroup stat, in;
+  __device__ __forceinline__ int64_t off(int64_t n, int64_t k, int64_t j) const {
+    return n * sn + stat.offset(k) + in.offset(j);
+  }
+};
+
+BnMap make_map(const cudnnTensorStruct& d, bool per_act) {
+  BnMap m;
+  m.sn = d.strides[0];
+  const int nd = d.nb_dims;
+  if (per_act) {
+    m.stat = DimGroup::make(d.dims + 1, d.strides + 1, nd - 1);
+    m.in = DimGroup::make(d.dims, d.strides, 0);
+  } else {
+    m.stat = DimGroup::make(d.dims + 1, d.strides + 1, 1);
+    m.in = DimGroup::make(d.dims + 2, d.strides + 2, nd - 2);
+  }
+  return m;
+}
+
+struct Geo {
+  int64_t n = 0, s = 0, inner = 0, m = 0, count = 0;
+  Divider inner_div;  // for e in [0, m) -> (n, j), and r in [0, s*inner) -> (k, j)
+  Divider per_n_div;  // i in [0, count) -> n
+};
+
+Geo make_geo(const NormCall& c) {
+  Geo g;
+  g.n = c.x_desc->dims[0];
+  g.s = c.stat_count();
+  g.inner = c.inner_count();
+  g.m = c.reduce_count();
+  g.count = c.x_desc->element_count();
+  g.inner_div = Divider(g.inner, g.m > g.s * g.inner ? g.m : g.s * g.inner);
+  g.per_n_div = Divider(g.s * g.inner, g.count);
+  return g;
+}
+
+__device__ __forceinline__ bool mask_bit(const uint32_t* mask, int64_t i) { return (mask[i >> 5] >> (i & 31)) & 1u; }
+
+// Pass 1: per block of (statistics, split of the m reduced elements), the shifted sums
+//   q0 = sum(x - K), q1 = sum((x - K)^2) and, backward, q2 = sum(dy'), q3 = sum(dy' * (x - K)),
+// dy' = dy masked by the ReLU. partial[(q * splits + split) * s + k].
+template <class S>
+__global__ void __launch_bounds__(kBlock) stats_kernel(Geo g, BnMap xm, const S* x, BnMap dym, const S* dy,
+                                                       const uint32_t* mask, TensorView mv,
+                                                       const Comp<S>* shift, bool bwd, bool cols, int64_t per_split,
+                                                       Comp<S>* partial) {
+  using C = Comp<S>;
+  __shared__ C sh[4][kBlock];
+  const int tid = threadIdx.x;
+  const int64_t splits = gridDim.y, split = blockIdx.y;
+  int64_t k, e, step;
+  if (cols) {
+    k = int64_t(blockIdx.x) * kColsX + (tid % kColsX);
+    e = tid / kColsX;
+    step = kBlock / kColsX;
+  } else {
+    k = blockIdx.x;
+    e = tid;
+    step = kBlock;
+  }
+  const int64_t lo = split * per_split;
+  const int64_t hi = lo + per_split < g.m ? lo + per_split : g.m;
+  C q0 = 0, q1 = 0, q2 = 0, q3 = 0;
+  if (k < g.s) {
+    const C K = shift != nullptr ? shift[mv.offset(k)] : Storage<S>::load(x, xm.off(0, k, 0));
+    const int64_t xs = xm.stat.offset(k), dys = bwd ? dym.stat.offset(k) : 0;
+    e += lo;
+    const int64_t step_n = step / g.inner, step_j = step - step_n * g.inner;
+    int64_t n = g.inner_div.div(e), j = e - n * g.inner;
+    for (; e < hi; e += step) {
+      const C v = Storage<S>::load(x, n * xm.sn + xs + xm.in.offset(j)) - K;
+      q0 += v;
+      q1 += v * v;
+      if (bwd) {
+        C d = Storage<S>::load(dy, n * dym.sn + dys + dym.in.offset(j));
+        if (mask != nullptr && !mask_bit(mask, (n * g.s + k) * g.inner + j)) d = C(0);
+        q2 += d;
+        q3 += d * v;
+      }
+      n += step_n;
+      j += step_j;
+      if (j >= g.inner) {
+        j -= g.inner;
+        ++n;
+      }
+    }
+  }
+  sh[0][tid] = q0;
+  sh[1][tid] = q1;
+  sh[2][tid] = q2;
+  sh[3][tid] = q3;
+  __syncthreads();
+  const int nq = bwd ? 4 : 2;
+  if (cols) {
+    if (tid < kColsX && k < g.s) {
+      for (int q = 0; q < nq; ++q) {
+        C t = 0;
+        for (int r = 0; r < kBlock / kColsX; ++r) t += sh[q][r * kColsX + tid];
+        partial[(q * splits + split) * g.s + k] = t;
+      }
+    }
+    return;
+  }
+  for (int w = kBlock / 2; w > 0; w >>= 1) {
+    if (tid < w)
+      for (int q = 0; q < nq; ++q) sh[q][tid] += sh[q][tid + w];
+    __syncthreads();
+  }
+  if (tid == 0)
+    for (int q = 0; q < nq; ++q) partial[(q * splits + split) * g.s + k] = sh[q][0];
+}
+
+template <class C>
+struct FinalArgs {
+  int dir = 0;  // 0 inference, 1 training, 2 backward
+  TensorView sb, mv;
+  const C* scale = nullptr;
+  const C* bias = nullptr;
+  const C* est_mean = nullptr;
+  const C* est_var = nullptr;
+  C* running_mean = nullptr;
+  C* running_var = nullptr;
+  C* save_mean = nullptr;
+  C* save_inv = nullptr;
+  const C* saved_mean = nullptr;
+  const C* saved_inv = nullptr;
+  C* dscale = nullptr;
+  C* dbias = nullptr;
+  double eps = 0, factor = 0, alpha_param = 1, beta_param = 0;
+};
+
+template <class C>
+__device__ __forceinline__ void blend_store(C* p, int64_t off, C v, double alpha, double beta) {
+  C r = alpha == 1.0 ? v : C(alpha) * v;
+  if (beta != 0.0) r += C(beta) * p[off];
+  p[off] = r;
+}
+
+// One thread per statistic: combine the partial sums (in split order), write the statistics outputs and the
+// coefficients of the apply pass: coef[q * s + k].
+//   forward: A = scale * inv, B = bias - A * mean                    (y = A x + B)
+//   backward: A = scale * inv, B = mean, C = mean(dy'), D = mean(dy' xhat), E = inv
+template <class S>
+__global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x, int64_t splits,
+                                const Comp<S>* partial, Comp<S>* coef) {
+  using C = Comp<S>;
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < g.s; k += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
+    C q[4] = {0, 0, 0, 0};
+    if (a.dir != 0) {
+      const int nq = a.dir == 2 ? 4 : 2;
+      for (int i = 0; i < nq; ++i)
+        for (int64_t sp = 0; sp < splits; ++sp) q[i] += partial[(i * splits + sp) * g.s + k];
+    }
+    const C rm = C(1) / static_cast<C>(g.m);
+    C mean, var, inv;
+    if (a.dir == 0) {
+      mean = a.est_mean[mo];
+      var = a.est_var[mo];
+      inv = C(1) / sqrt(var + static_cast<C>(a.eps));
+    } else if (a.dir == 2 && a.saved_mean != nullptr) {
+      mean = a.saved_mean[mo];
+      inv = a.saved_inv[mo];
+      var = 0;
+    } else {
+      const C K = Storage<S>::load(x, xm.off(0, k, 0));
+      const C d = q[0] * rm;
+      mean = K + d;
+      var = (q[1] - q[0] * d) * rm;
+      if (var < C(0)) var = C(0);
+      inv = C(1) / sqrt(var + static_cast<C>(a.eps));
+    }
+    const C sc = a.scale[po];
+    if (a.dir == 2) {
+      // shift K of pass 1: the saved mean, or x[0,k,0]
+      const C K = a.saved_mean != nullptr ? mean : Storage<S>::load(x, xm.off(0, k, 0));
+      const C sdy = q[2];
+      const C sdyx = q[3] - (mean - K) * q[2];
+      const C ds = sdyx * inv;
+      coef[k] = sc * inv;
+      coef[g.s + k] = mean;
+      coef[2 * g.s + k] = sdy * rm;
+      coef[3 * g.s + k] = ds * rm;
+      coef[4 * g.s + k] = inv;
+      blend_store(a.dscale, po, ds, a.alpha_param, a.beta_param);
+      blend_store(a.dbias, po, sdy, a.alpha_param, a.beta_param);
+      continue;
+    }
+    const C A = sc * inv;
+    coef[k] = A;
+    coef[g.s + k] = a.bias[po] - A * mean;
+    if (a.dir != 1) continue;
+    if (a.save_mean != nullptr) {
+      a.save_mean[mo] = mean;
+      a.save_inv[mo] = inv;
+    }
+    if (a.running_mean != nullptr) {
+      const C unbias = g.m > 1 ? static_cast<C>(g.m) / static_cast<C>(g.m - 1) : C(1);
+      const C uv = var * unbias;
+      if (a.factor == 1.0) {
+        a.running_mean[mo] = mean;
+        a.running_var[mo] = uv;
+      } else {
+        const C f = static_cast<C>(a.factor);
+        a.running_mean[mo] = (C(1) - f) * a.running_mean[mo] + f * mean;
+        a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
+      }
+    }
+  }
+}
+
+// Writes the 32-bit mask word of the warp's 32 consecutive elements starting at `base` (lane 0), and the zero
+// upper half of the last 64-bit word when the elements end in its lower half (as the CPU path writes it).
+__device__ __forceinline__ void store_mask(uint32_t* mask, int64_t base, bool bit, int64_t count) {
+  const unsigned bits = __ballot_sync(0xffffffffu, bit);
+  if ((threadIdx.x & 31) == 0) {
+    const int64_t w = base >> 5;
+    mask[w] = bits;
+    if ((w & 1) == 0 && base + 32 >= count) mask[w + 1] = 0u;
+  }
+}
+
+struct ApplyMaps {
+  BnMap x, z, y;  // forward: x, z, y; backward: x, dy (z slot), dx (y slot)
+  BnMap dz;
+};
+
+// Pass 2, one thread per element in logical order (warps cover 32 consecutive elements, for the mask words).
+template <class S>
+__global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S* x, const S* z, S* y,
+                                                    const Comp<S>* coef, bool relu, bool keep_nan, uint32_t* mask,
+                                                    double alpha, double beta) {
+  using C = Comp<S>;
+  const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; (i & ~int64_t(31)) < g.count; i += stride) {
+    bool pos = false;
+    if (i < g.count) {
+      const int64_t n = g.per_n_div.div(i);
+      const int64_t r = i - n * g.s * g.inner;
+      const int64_t k = g.inner_div.div(r);
+      const int64_t j = r - k * g.inner;
+      C v = coef[k] * Storage<S>::load(x, mp.x.off(n, k, j)) + coef[g.s + k];
+      if (z != nullptr) v += Storage<S>::load(z, mp.z.off(n, k, j));
+      if (relu) {
+        pos = v > C(0);
+        if (!pos && !(keep_nan && isnan(v))) v = C(0);
+      }
+      const int64_t yo = mp.y.off(n, k, j);
+      C out = alpha == 1.0 ? v : al * v;
+      if (beta != 0.0) out += be * Storage<S>::load(y, yo);
+      Storage<S>::store(y, yo, out);
+    }
+    if (mask != nullptr) store_mask(mask, i & ~int64_t(31), pos, g.count);
+  }
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock) bwd_apply(Geo g, ApplyMaps mp, const S* x, const S* dy, S* dx, S* dz,
+                                                    const Comp<S>* coef, const uint32_t* mask, double alpha,
+                                                    double beta) {
+  using C = Comp<S>;
+  const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.count; i += stride) {
+    const int64_t n = g.per_n_div.div(i);
+    const int64_t r = i - n * g.s * g.inner;
+    const int64_t k = g.inner_div.div(r);
+    const int64_t j = r - k * g.inner;
+    C d = Storage<S>::load(dy, mp.z.off(n, k, j));
+    if (mask != nullptr && !mask_bit(mask, i)) d = C(0);
+    if (dz != nullptr) {
+      const int64_t zo = mp.dz.off(n, k, j);
+      C out = alpha == 1.0 ? d : al * d;
+      if (beta != 0.0) out += be * Storage<S>::load(dz, zo);
+      Storage<S>::store(dz, zo, out);
+    }
+    const C xhat = (Storage<S>::load(x, mp.x.off(n, k, j)) - coef[g.s + k]) * coef[4 * g.s + k];
+    const C v = coef[k] * (d - coef[2 * g.s + k] - xhat * coef[3 * g.s + k]);
+    const int64_t xo = mp.y.off(n, k, j);
+    C out = alpha == 1.0 ? v : al * v;
+    if (beta != 0.0) out += be * Storage<S>::load(dx, xo);
+    Storage<S>::store(dx, xo, out);
+  }
+}
+
+// Launch shape of pass 1: "cols" when the statistics are the fastest-varying index in memory (NHWC, per
+// activation), so that a warp reads 32 neighbouring statistics; "rows" (a block per statistic) otherwise.
+struct StatsPlan {
+  bool cols = false;
+  int64_t blocks_k = 1, splits = 1, per_split = 1;
+};
+
+StatsPlan plan_stats(const Geo& g, const BnMap& xm, int device) {
+  StatsPlan p;
+  p.cols = !(g.inner > 1 && xm.in.innermost_stride() == 1);
+  p.blocks_k = p.cols ? (g.s + kColsX - 1) / kColsX : g.s;
+  const DeviceInfo& di = device_info(device);
+  const int64_t target = int64_t(di.sm_count) * (di.max_threads_per_sm / kBlock) * 2;
+  const int64_t min_chunk = p.cols ? (kBlock / kColsX) * 16 : kBlock * 8;
+  int64_t splits = target / p.blocks_k;
+  const int64_t by_size = (g.m + min_chunk - 1) / min_chunk;
+  if (splits > by_size) splits = by_size;
+  if (splits > 65535) splits = 65535;
+  if (splits < 1) splits = 1;
+  p.per_split = (g.m + splits - 1) / splits;
+  p.splits = (g.m + p.per_split - 1) / p.per_split;
+  return p;
+}
+
+size_t align_up(size_t v) { return (v + 255) / 256 * 256; }
+
+template <class S>
+cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
+  using C = Comp<S>;
+  const bool per_act = c.per_activation();
+  const bool bwd = c.dir == NormDir::backward;
+  const bool train = c.dir == NormDir::training;
+  const Geo g = make_geo(c);
+  const BnMap xm = make_map(*c.x_desc, per_act);
+  const StatsPlan plan = plan_stats(g, xm, h->device);
+  const bool need_stats = train || bwd;
+  const int nq = bwd ? 4 : 2;
+
+  const size_t coef_bytes = align_up(sizeof(C) * 5 * static_cast<size_t>(g.s));
+  const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(plan.splits * g.s) : 0;
+  void* scratch = nullptr;
+  FD_TRY(handle_scratch(h, coef_bytes + partial_bytes, &scratch));
+  C* coef = static_cast<C*>(scratch);
+  C* partial = reinterpret_cast<C*>(static_cast<char*>(scratch) + coef_bytes);
+
+  const S* x = static_cast<const S*>(c.x);
+  const uint32_t* in_mask = bwd && c.has_activation() ? static_cast<const uint32_t*>(c.reserve) : nullptr;
+  FinalArgs<C> fa;
+  fa.dir = c.dir == NormDir::inference ? 0 : train ? 1 : 2;
+  fa.sb = make_view(*c.scale_bias_desc);
+  fa.mv = make_view(*c.mean_var_desc);
+  fa.scale = static_cast<const C*>(c.scale);
+  fa.bias = static_cast<const C*>(c.bias);
+  fa.est_mean = static_cast<const C*>(c.est_mean);
+  fa.est_var = static_cast<const C*>(c.est_var);
+  fa.running_mean = static_cast<C*>(c.running_mean);
+  fa.running_var = static_cast<C*>(c.running_var);
+  fa.save_mean = static_cast<C*>(c.save_mean);
+  fa.save_inv = static_cast<C*>(c.save_inv_var);
+  fa.saved_mean = static_cast<const C*>(c.saved_mean);
+  fa.saved_inv = static_cast<const C*>(c.saved_inv_var);
+  fa.dscale = static_cast<C*>(c.dscale);
+  fa.dbias = static_cast<C*>(c.dbias);
+  fa.eps = c.epsilon;
+  fa.factor = c.factor;
+  fa.alpha_param = c.alpha_param;
+  fa.beta_param = c.beta_param;
+
+  cudaStream_t st = h->stream;
+  if (need_stats) {
+    BnMap dym;
+    if (bwd) dym = make_map(*c.dy_desc, per_act);
+    const dim3 grid(static_cast<unsigned>(plan.blocks_k), static_cast<unsigned>(plan.splits));
+    stats_kernel<S><<<grid, kBlock, 0, st>>>(g, xm, x, dym, static_cast<const S*>(c.dy), in_mask, fa.mv,
+                                             bwd ? fa.saved_mean : nullptr, bwd, plan.cols, plan.per_split, partial);
+    FD_CUDA_LAUNCHED();
+  }
+  finalize_kernel<S><<<grid_size(g.s, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, plan.splits, partial,
+                                                                              coef);
+  FD_CUDA_LAUNCHED();
+
+  ApplyMaps mp;
+  mp.x = xm;
+  const int blocks = grid_size(g.count, kBlock, h->device);
+  if (bwd) {
+    mp.z = make_map(*c.dy_desc, per_act);
+    mp.y = make_map(*c.dx_desc, per_act);
+    S* dz = nullptr;
+    if (c.has_add()) {
+      mp.dz = make_map(*c.z_desc, per_act);
+      dz = static_cast<S*>(c.dz);
+    }
+    bwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, static_cast<const S*>(c.dy), static_cast<S*>(c.dx), dz, coef,
+                                            in_mask, c.alpha, c.beta);
+  } else {
+    mp.y = make_map(*c.y_desc, per_act);
+    const S* z = nullptr;
+    if (c.has_add()) {
+      mp.z = make_map(*c.z_desc, per_act);
+      z = static_cast<const S*>(c.z);
+    }
+    uint32_t* mask = train && c.has_activation() ? static_cast<uint32_t*>(c.reserve) : nullptr;
+    fwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, z, static_cast<S*>(c.y), coef, c.has_activation(),
+                                            c.act.nan == CUDNN_PROPAGATE_NAN, mask, c.alpha, c.beta);
+  }
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t dispatch(cudnnContext* h, const NormCall& c) {
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  bool known = false;
+  switch (c.x_desc->dtype) {
+    case CUDNN_DATA_FLOAT: known = true; status = run<float>(h, c); break;
+    case CUDNN_DATA_DOUBLE: known = true; status = run<double>(h, c); break;
+    case CUDNN_DATA_HALF: known = true; status = run<__half>(h, c); break;
+    case CUDNN_DATA_BFLOAT16: known = true; status = run<__nv_bfloat16>(h, c); break;
+    default: break;
+  }
+  FD_CHECK_SUPPORTED(known, "no CUDA batch normalization for %s", dtype_short_name(c.x_desc->dtype));
+  return status;
+}
+
+}  // namespace
+
+cudnnStatus_t norm_forward(cudnnContext* h, const NormCall& c) { return dispatch(h, c); }
+cudnnStatus_t norm_backward(cudnnContext* h, const NormCall& c) { return dispatch(h, c); }
+
+}  // namespace fd::cuda
