@@ -47,7 +47,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm_v7(
                   FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
                   FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                      handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
 }
 
@@ -136,7 +136,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm_v7(
                   FD_TRY(ConvProblem::make(ConvDir::bwd_filter, srcDesc, gradDesc, convDesc, diffDesc, &p));
                   FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                      handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
 }
 
