@@ -37,8 +37,8 @@ void warn(const std::string& what) {
 
 using Table = std::unordered_map<std::string, std::vector<Entry>>;
 
-// Parses one "<key>\t<algo> <time> <memory> <impl>\t..." line; false when malformed.
-bool parse_line(const std::string& line, std::string* key, std::vector<Entry>* entries) {
+// Parses one "<key>\t<algo> <time> <memory> <impl>\t..." line into `t`; false when malformed.
+bool parse_line(const std::string& line, Table& t) {
   std::vector<std::string> parts;
   size_t start = 0;
   while (true) {
@@ -48,7 +48,7 @@ bool parse_line(const std::string& line, std::string* key, std::vector<Entry>* e
     start = tab + 1;
   }
   if (parts.size() < 2 || parts[0].empty()) return false;
-  entries->clear();
+  std::vector<Entry> entries;
   for (size_t i = 1; i < parts.size(); ++i) {
     std::istringstream ss(parts[i]);
     Entry e;
@@ -61,9 +61,9 @@ bool parse_line(const std::string& line, std::string* key, std::vector<Entry>* e
     const unsigned long long m = std::strtoull(mem.c_str(), &end, 10);
     if (end == mem.c_str() || *end != '\0' || errno != 0 || mem[0] == '-') return false;
     e.memory = static_cast<size_t>(m);
-    entries->push_back(e);
+    entries.push_back(e);
   }
-  *key = parts[0];
+  t[parts[0]] = std::move(entries);
   return true;
 }
 
@@ -89,11 +89,7 @@ Table read_file(const std::string& path) {
         return false;
       }
     } else if (!line.empty() && line[0] != '#') {
-      std::string key;
-      std::vector<Entry> entries;
-      if (parse_line(line, &key, &entries)) {
-        t[key] = std::move(entries);
-      } else if (bad++ == 0) {
+      if (!parse_line(line, t) && bad++ == 0) {
         first_bad = lineno;
       }
     }
