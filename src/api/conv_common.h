@@ -9,6 +9,7 @@
 #include "core/handle.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "dispatch/conv_find.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
 
@@ -47,8 +48,10 @@ inline cudnnStatus_t run(const ConvProblem& p, int algo, conv::ConvArgs args, co
 }
 
 // The _v7 ranking: every algorithm once, the applicable ones by estimated time, NOT_SUPPORTED ones last.
+// A find-database hit for the problem goes first (its applicable algorithms in the measured order, with the
+// measured times).
 template <class Perf, class Algo>
-cudnnStatus_t rank(const ConvProblem& p, int requested, int* returned, Perf* perf) {
+cudnnStatus_t rank(const cudnnContext* handle, const ConvProblem& p, int requested, int* returned, Perf* perf) {
   FD_CHECK_PARAM(requested > 0, "requestedAlgoCount=%d must be positive", requested);
   FD_CHECK_PARAM(returned != nullptr && perf != nullptr, "returnedAlgoCount or perfResults is NULL");
   const int n = conv::algo_count(p.dir);
@@ -78,6 +81,23 @@ cudnnStatus_t rank(const ConvProblem& p, int requested, int* returned, Perf* per
     if (ao != bo) return ao;
     return ao && a.time < b.time;
   });
+  const auto hits = conv::db_ranking(handle, p);
+  if (!hits.empty()) {
+    std::vector<Perf> front, rest;
+    for (const auto& [algo, ms] : hits)
+      for (const Perf& r : all)
+        if (static_cast<int>(r.algo) == algo && r.status == CUDNN_STATUS_SUCCESS) {
+          front.push_back(r);
+          front.back().time = ms;
+        }
+    for (const Perf& r : all) {
+      bool hit = false;
+      for (const Perf& f : front) hit = hit || f.algo == r.algo;
+      if (!hit) rest.push_back(r);
+    }
+    front.insert(front.end(), rest.begin(), rest.end());
+    all = front;
+  }
   const int k = std::min(requested, n);
   for (int i = 0; i < k; ++i) perf[i] = all[static_cast<size_t>(i)];
   *returned = k;

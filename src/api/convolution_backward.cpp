@@ -4,6 +4,7 @@
 // workspace, backward data, backward filter, backward bias, folded descriptors.
 #include "api/conv_common.h"
 #include "core/api_context.h"
+#include "core/tensor_ops_desc.h"
 #include "cpu/conv/standalone.h"
 
 namespace {
@@ -47,7 +48,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm_v7(
                   FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
                   FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                      handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
 }
 
@@ -99,20 +100,92 @@ cudnnStatus_t CUDNNWINAPI cudnnGetFoldedConvBackwardDataDescriptors(
     cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc,
     cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc,
     cudnnTensorTransformDescriptor_t gradUnfoldTransDesc) {
-  const void* transforms[4] = {filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc};
   return FD_API(cudnnGetFoldedConvBackwardDataDescriptors,
                 (handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc,
-                 foldedConvDesc, foldedGradDesc),
+                 foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc,
+                 gradUnfoldTransDesc),
                 [&]() -> cudnnStatus_t {
-                  FD_TRY(fd::check_handle(handle));
-                  ConvProblem p;
-                  FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
-                  (void)transforms;
-                  FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED,
-                          "folded backward-data descriptors need tensor transform descriptors, which freednn does "
-                          "not implement yet (%s)",
-                          p.to_string().c_str());
-                });
+    FD_TRY(fd::check_handle(handle));
+    ConvProblem p;
+    FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
+    FD_CHECK_PARAM(fd::alive(foldedFilterDesc) && fd::alive(paddedDiffDesc) && fd::alive(foldedConvDesc) &&
+                       fd::alive(foldedGradDesc),
+                   "an output descriptor (foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc) is NULL "
+                   "or not live");
+    FD_CHECK_PARAM(fd::alive(filterFoldTransDesc) && fd::alive(diffPadTransDesc) && fd::alive(gradFoldTransDesc) &&
+                       fd::alive(gradUnfoldTransDesc),
+                   "an output transform descriptor is NULL or not live");
+    FD_CHECK_PARAM(transformFormat == CUDNN_TENSOR_NCHW || transformFormat == CUDNN_TENSOR_NHWC ||
+                       transformFormat == CUDNN_TENSOR_NCHW_VECT_C,
+                   "transformFormat=%d is not a tensor format", static_cast<int>(transformFormat));
+    FD_CHECK_SUPPORTED(transformFormat != CUDNN_TENSOR_NCHW_VECT_C,
+                       "folded backward data is for f32/f64/f16/bf16 data: NCHW or NHWC, not NCHW_VECT_C");
+    FD_CHECK_SUPPORTED(p.mode == CUDNN_CROSS_CORRELATION,
+                       "folding applies to cross-correlation: CUDNN_CONVOLUTION flips the filter (%s)",
+                       p.to_string().c_str());
+    FD_CHECK_SUPPORTED(p.dd == 1 && p.dh == 1 && p.dw == 1, "folding needs dilation 1 (%s)", p.to_string().c_str());
+    FD_TRY(fd::require_cpu(handle, "cudnnGetFoldedConvBackwardDataDescriptors"));
+    // dx (padded by pad before, zeros after) at position i' = s * o + r, r = s * a + b, folds into phase b of
+    // channel c at q = o + a: a stride-1, pad-0 backward data of dy (zero-padded after to Q - A + 1) with the
+    // filter folded the same way (w_f[k, c F + b, a] = w[k, c, s a + b], zero past R). Unfolding dx_f and
+    // removing the padding gives dx.
+    const int nd = p.nsp + 2, first = 3 - p.nsp;
+    const int64_t in[3] = {p.id, p.ih, p.iw}, out[3] = {p.od, p.oh, p.ow}, ker[3] = {p.kd, p.kh, p.kw};
+    const int st[3] = {p.sd, p.sh, p.sw}, pad[3] = {p.pd, p.ph, p.pw};
+    int wf[CUDNN_DIM_MAX], dyp[CUDNN_DIM_MAX], dxf[CUDNN_DIM_MAX];
+    int32_t zero[CUDNN_DIM_MAX] = {}, w_after[CUDNN_DIM_MAX] = {}, dy_after[CUDNN_DIM_MAX] = {};
+    int32_t dx_before[CUDNN_DIM_MAX] = {}, dx_after[CUDNN_DIM_MAX] = {};
+    uint32_t fold[CUDNN_DIM_MAX] = {}, ones[CUDNN_DIM_MAX] = {};
+    int64_t f = 1;
+    for (int i = 0; i < p.nsp; ++i) {
+      const int j = first + i, s = st[j];
+      const int64_t a = (ker[j] + s - 1) / s;                       // folded filter extent
+      const int64_t q = std::max(out[j] + a - 1, (in[j] + pad[j] + s - 1) / s);  // folded dx extent
+      wf[2 + i] = static_cast<int>(a);
+      dyp[2 + i] = static_cast<int>(q - a + 1);
+      dxf[2 + i] = static_cast<int>(q);
+      w_after[2 + i] = static_cast<int32_t>(a * s - ker[j]);
+      dy_after[2 + i] = static_cast<int32_t>(q - a + 1 - out[j]);
+      dx_before[2 + i] = pad[j];
+      dx_after[2 + i] = static_cast<int32_t>(q * s - in[j] - pad[j]);
+      fold[i] = static_cast<uint32_t>(s);
+      ones[i] = 1;
+      f *= s;
+    }
+    wf[0] = static_cast<int>(p.oc);
+    wf[1] = static_cast<int>(p.icg() * f);
+    dyp[0] = static_cast<int>(p.mb);
+    dyp[1] = static_cast<int>(p.oc);
+    dxf[0] = static_cast<int>(p.mb);
+    dxf[1] = static_cast<int>(p.ic * f);
+    FD_TRY(fd::set_filter(*foldedFilterDesc, p.wdt, transformFormat, nd, wf));
+    FD_TRY(fd::set_tensor_format(*paddedDiffDesc, transformFormat, p.ydt, nd, dyp));
+    FD_TRY(fd::set_tensor_format(*foldedGradDesc, transformFormat, p.xdt, nd, dxf));
+    const int zeros3[3] = {0, 0, 0}, ones3[3] = {1, 1, 1};
+    cudnnConvolutionStruct c;
+    FD_TRY(fd::set_convolution(c, p.nsp, zeros3, ones3, ones3, p.mode, p.compute));
+    c.group_count = static_cast<int>(p.g);
+    c.math_type = p.math;
+    c.reorder_type = convDesc->reorder_type;
+    *foldedConvDesc = c;
+    auto set_transform = [&](cudnnTensorTransformStruct& t, const int32_t* before, const int32_t* after,
+                             const uint32_t* folds, cudnnFoldingDirection_t dir) {
+      t.is_set = true;
+      t.nb_dims = nd;
+      t.dest_format = transformFormat;
+      t.direction = dir;
+      for (int i = 0; i < CUDNN_DIM_MAX; ++i) {
+        t.pad_before[i] = i < nd ? before[i] : 0;
+        t.pad_after[i] = i < nd ? after[i] : 0;
+        t.fold[i] = i + 2 < nd ? folds[i] : 0;
+      }
+    };
+    set_transform(*filterFoldTransDesc, zero, w_after, fold, CUDNN_TRANSFORM_FOLD);
+    set_transform(*diffPadTransDesc, zero, dy_after, ones, CUDNN_TRANSFORM_FOLD);
+    set_transform(*gradFoldTransDesc, dx_before, dx_after, fold, CUDNN_TRANSFORM_FOLD);
+    set_transform(*gradUnfoldTransDesc, dx_before, dx_after, fold, CUDNN_TRANSFORM_UNFOLD);
+    return CUDNN_STATUS_SUCCESS;
+  });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
@@ -136,7 +209,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm_v7(
                   FD_TRY(ConvProblem::make(ConvDir::bwd_filter, srcDesc, gradDesc, convDesc, diffDesc, &p));
                   FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                      handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
 }
 

@@ -43,7 +43,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm_v7(
                   FD_TRY(ConvProblem::make(ConvDir::fwd, srcDesc, filterDesc, convDesc, destDesc, &p));
                   FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionForwardAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-                      p, requestedAlgoCount, returnedAlgoCount, perfResults);
+                      handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
 }
 

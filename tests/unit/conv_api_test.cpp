@@ -412,16 +412,4 @@ TEST(ConvReorder, Int8x32CopyAndErrors) {
             CUDNN_STATUS_NOT_SUPPORTED);
 }
 
-TEST(ConvFolded, NotSupportedYet) {
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  Problem p(ft_conv::edge_shapes()[1], CUDNN_DATA_FLOAT, false, false, false, rng);
-  EXPECT_EQ(cudnnGetFoldedConvBackwardDataDescriptors(h, p.wd, p.yd, p.cd, p.xd, CUDNN_TENSOR_NCHW, nullptr, nullptr,
-                                                      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
-            CUDNN_STATUS_NOT_SUPPORTED);
-  EXPECT_EQ(cudnnGetFoldedConvBackwardDataDescriptors(nullptr, p.wd, p.yd, p.cd, p.xd, CUDNN_TENSOR_NCHW, nullptr,
-                                                      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
-            CUDNN_STATUS_BAD_PARAM);
-}
-
 }  // namespace

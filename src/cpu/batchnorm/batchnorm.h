@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/tensor_desc.h"
 #include "problem/batchnorm.h"
 
 namespace fd::cpu {
@@ -20,6 +21,20 @@ void norm_backward(const NormCall& c);
 template <class T>
 void batch_stats(const std::vector<T>& x, int64_t n, int64_t s, int64_t inner, std::vector<T>& mean,
                  std::vector<T>& var);
+
+// The per-statistic affine map of a normalization: inv = 1 / sqrt(var + eps), a = scale * inv,
+// b = bias - a * mean (y = a * x + b). Shared with the fused BN finalize (src/cpu/fused).
+template <class T>
+void equivalent_scale_bias(const std::vector<T>& scale, const std::vector<T>& bias, const std::vector<T>& mean,
+                           const std::vector<T>& var, double epsilon, std::vector<T>& inv, std::vector<T>& a,
+                           std::vector<T>& b);
+
+// Running averages over the mean/var tensor `mv`: r = (1 - factor) r + factor * batch value, the variance
+// unbiased with m / (m - 1) for m reduced elements. A factor of 1 replaces them without reading (they may hold
+// garbage on the first call).
+template <class T>
+void update_running_stats(const cudnnTensorStruct& mv, void* running_mean, void* running_var,
+                          const std::vector<T>& mean, const std::vector<T>& var, int64_t m, double factor);
 
 // Work per parallel task: about this many elements, so small problems stay on one thread.
 inline int64_t norm_grain(int64_t elements_per_item) {

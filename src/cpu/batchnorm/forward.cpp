@@ -28,8 +28,8 @@ void forward(const NormCall& c, T) {
     mean = read_tensor<T>(*c.mean_var_desc, c.est_mean);
     var = read_tensor<T>(*c.mean_var_desc, c.est_var);
   }
-  std::vector<T> inv(static_cast<size_t>(s));
-  for (int64_t k = 0; k < s; ++k) inv[k] = T(1) / std::sqrt(var[k] + static_cast<T>(c.epsilon));
+  std::vector<T> inv, eq_scale, eq_bias;
+  equivalent_scale_bias(scale, bias, mean, var, c.epsilon, inv, eq_scale, eq_bias);
 
   std::vector<T> out(static_cast<size_t>(count));
   std::vector<T> z;
@@ -37,7 +37,7 @@ void forward(const NormCall& c, T) {
   parallel_for(n * s, [&](int64_t row) {
     const int64_t k = row % s;
     const int64_t base = (row / s) * per_n + k * inner;
-    const T a = scale[k] * inv[k], b = bias[k] - a * mean[k];
+    const T a = eq_scale[k], b = eq_bias[k];
     for (int64_t j = 0; j < inner; ++j) out[base + j] = a * x[base + j] + b;
     if (!z.empty())
       for (int64_t j = 0; j < inner; ++j) out[base + j] += z[base + j];
@@ -70,29 +70,7 @@ void forward(const NormCall& c, T) {
     write_tensor(mv, c.save_mean, mean.data(), 1.0, 0.0);
     write_tensor(mv, c.save_inv_var, inv.data(), 1.0, 0.0);
   }
-  if (c.running_mean != nullptr) {
-    // Running averages use the unbiased variance. A factor of 1 replaces them without reading (they may hold
-    // garbage on the first call).
-    const T f = static_cast<T>(c.factor);
-    const T unbias = m > 1 ? static_cast<T>(m) / static_cast<T>(m - 1) : T(1);
-    std::vector<T> rm(static_cast<size_t>(s)), rv(static_cast<size_t>(s));
-    if (c.factor != 1.0) {
-      rm = read_tensor<T>(mv, c.running_mean);
-      rv = read_tensor<T>(mv, c.running_var);
-    }
-    for (int64_t k = 0; k < s; ++k) {
-      const T uv = var[k] * unbias;
-      if (c.factor == 1.0) {
-        rm[k] = mean[k];
-        rv[k] = uv;
-      } else {
-        rm[k] = (T(1) - f) * rm[k] + f * mean[k];
-        rv[k] = (T(1) - f) * rv[k] + f * uv;
-      }
-    }
-    write_tensor(mv, c.running_mean, rm.data(), 1.0, 0.0);
-    write_tensor(mv, c.running_var, rv.data(), 1.0, 0.0);
-  }
+  if (c.running_mean != nullptr) update_running_stats(mv, c.running_mean, c.running_var, mean, var, m, c.factor);
 }
 
 }  // namespace
