@@ -199,7 +199,7 @@ TEST(ConvFind, ExRespectsWorkspaceAndUsesCallerBuffers) {
     }
     ASSERT_GT(max_ws, 0u) << "the test needs an algorithm with a workspace";
     for (size_t limit : {size_t{0}, max_ws}) {
-      std::vector<unsigned char> ws(limit + 1);
+      ft::Bytes ws(limit + 1);
       p.y.poison();
       int n = 0;
       cudnnConvolutionFwdAlgoPerf_t fp[8];
@@ -213,10 +213,10 @@ TEST(ConvFind, ExRespectsWorkspaceAndUsesCallerBuffers) {
       for (int i = 0; i < n; ++i)
         if (fp[i].status == CUDNN_STATUS_SUCCESS) EXPECT_LE(fp[i].memory, limit);
       // y holds the winner's result: bitwise what a direct call with that algorithm gives.
-      const std::vector<unsigned char> found = p.y.bytes;
+      const ft::Bytes found = p.y.bytes;
       p.y.poison();
       FT_OK(ft_conv::forward(h, p, fp[0].algo, 1.0, 0.0));
-      std::vector<unsigned char> direct = p.y.bytes;
+      ft::Bytes direct = p.y.bytes;
       for (int64_t i = 0; i < p.y.count(); ++i) {
         const int64_t off = p.y.offset(i) * 4;
         ASSERT_EQ(std::memcmp(found.data() + off, direct.data() + off, 4), 0)
@@ -235,14 +235,14 @@ TEST(ConvFind, BackwardExMatchesDirectCall) {
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
-  std::vector<unsigned char> ws(1 << 20);
+  ft::Bytes ws(1 << 20);
   int n = 0;
   cudnnConvolutionBwdDataAlgoPerf_t dp[6];
   p.x.poison();
   FT_OK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, p.wd, p.w.data(), p.yd, p.y.data(), p.cd, p.xd, p.x.data(), 6,
                                                     &n, dp, ws.data(), ws.size()));
   ASSERT_EQ(dp[0].status, CUDNN_STATUS_SUCCESS);
-  std::vector<unsigned char> found = p.x.bytes;
+  ft::Bytes found = p.x.bytes;
   p.x.poison();
   FT_OK(ft_conv::backward_data(h, p, dp[0].algo, 1.0, 0.0));
   EXPECT_EQ(found, p.x.bytes);
