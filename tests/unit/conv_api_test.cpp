@@ -328,8 +328,11 @@ TEST(ConvFused, BiasActivationForward) {
       }
       EXPECT_TRUE(ft::near(p.y.values(), r.v, ft::tolerance(t) * 4, "fused " + p.str()));
       if (!relu) {  // IDENTITY only with IMPLICIT_PRECOMP_GEMM
-        EXPECT_EQ(cudnnConvolutionBiasActivationForward(h, &a1f, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
-                                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero,
+        // Scales have the data's type (double for DOUBLE data), as for every call.
+        EXPECT_EQ(cudnnConvolutionBiasActivationForward(h, dbl ? static_cast<const void*>(&a1) : &a1f, p.xd,
+                                                        p.x.data(), p.wd, p.w.data(), p.cd,
+                                                        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0,
+                                                        dbl ? static_cast<const void*>(&a2) : &a2f,
                                                         zd, z.data(), bd, bias.data(), act, p.yd, p.y.data()),
                   CUDNN_STATUS_NOT_SUPPORTED);
       }
