@@ -17,6 +17,9 @@
 #include "core/status.h"
 #include "core/tensor_desc.h"
 #include "cpu/activation/activation.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/activation/activation.h"
+#endif
 
 namespace {
 
@@ -120,7 +123,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetActivationDescriptorSwishBeta(cudnnActivationD
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc,
                                                  const void* alpha, const cudnnTensorDescriptor_t xDesc,
                                                  const void* x, const void* beta,
@@ -145,16 +148,20 @@ cudnnStatus_t CUDNNWINAPI cudnnActivationForward(cudnnHandle_t handle, cudnnActi
     FD_CHECK_SUPPORTED(float_type(xDesc->dtype) || xDesc->dtype == CUDNN_DATA_INT8,
                        "data type %s is not supported by cudnnActivationForward",
                        fd::dtype_short_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnActivationForward"));
     const double a = fd::read_scale(alpha, yDesc->dtype), b = fd::read_scale(beta, yDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(act_head("fwd", *activationDesc, a, b) + " x=" + xDesc->spec() + " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::activation_forward(handle->stream, handle->device, *activationDesc, a, *xDesc, x, b, *yDesc, y);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnActivationForward"));
     fd::cpu::activation_forward(*activationDesc, a, *xDesc, x, b, *yDesc, y);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc,
                                                   const void* alpha, const cudnnTensorDescriptor_t yDesc,
                                                   const void* y, const cudnnTensorDescriptor_t dyDesc,
@@ -192,11 +199,16 @@ cudnnStatus_t CUDNNWINAPI cudnnActivationBackward(cudnnHandle_t handle, cudnnAct
                        dyDesc->spec().c_str(), xDesc->spec().c_str(), dxDesc->spec().c_str());
     FD_CHECK_SUPPORTED(float_type(dxDesc->dtype), "data type %s is not supported by cudnnActivationBackward",
                        fd::dtype_short_name(dxDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnActivationBackward"));
     const double a = fd::read_scale(alpha, dxDesc->dtype), b = fd::read_scale(beta, dxDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(act_head("bwd", *activationDesc, a, b) + " y=" + yDesc->spec() + " dy=" +
                             dyDesc->spec() + " x=" + xDesc->spec() + " dx=" + dxDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::activation_backward(handle->stream, handle->device, *activationDesc, a, *yDesc, y, *dyDesc, dy,
+                                           *xDesc, x, b, *dxDesc, dx);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnActivationBackward"));
     fd::cpu::activation_backward(*activationDesc, a, *yDesc, y, *dyDesc, dy, *xDesc, x, b, *dxDesc, dx);
     return CUDNN_STATUS_SUCCESS;
   });

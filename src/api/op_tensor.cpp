@@ -11,6 +11,9 @@
 #include "core/tensor_desc.h"
 #include "core/tensor_ops_desc.h"
 #include "cpu/tensor_ops/tensor_ops.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/tensor_ops/tensor_ops.h"
+#endif
 
 namespace {
 
@@ -93,7 +96,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetOpTensorDescriptor(const cudnnOpTensorDescript
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc,
                                         const void* alpha1, const cudnnTensorDescriptor_t aDesc, const void* A,
                                         const void* alpha2, const cudnnTensorDescriptor_t bDesc, const void* B,
@@ -128,7 +131,6 @@ cudnnStatus_t CUDNNWINAPI cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTenso
     FD_CHECK_SUPPORTED(supported_types(aDesc->dtype, cDesc->dtype),
                        "no cudnnOpTensor for A, B %s and C %s (vector types and this pair are not in cuDNN's table)",
                        fd::enum_name(aDesc->dtype), fd::enum_name(cDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnOpTensor"));
     const cudnnDataType_t st = dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     const double a1 = fd::read_scale(alpha1, st), b = fd::read_scale(beta, st);
     const double a2 = unary ? 0.0 : fd::read_scale(alpha2, st);
@@ -141,6 +143,12 @@ cudnnStatus_t CUDNNWINAPI cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTenso
       if (!unary) p += " b=" + bDesc->spec();
       fd::log::emit_command(p + " c=" + cDesc->spec());
     }
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::op_tensor(handle->stream, handle->device, op, opTensorDesc->nan_opt, dbl, *aDesc, A, a1,
+                                 unary ? nullptr : bDesc, B, a2, *cDesc, C, b);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnOpTensor"));
     fd::cpu::op_tensor(op, opTensorDesc->nan_opt, dbl, *aDesc, A, a1, unary ? nullptr : bDesc, B, a2, *cDesc, C, b);
     return CUDNN_STATUS_SUCCESS;
   });

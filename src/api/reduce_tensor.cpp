@@ -11,6 +11,9 @@
 #include "core/tensor_desc.h"
 #include "core/tensor_ops_desc.h"
 #include "cpu/tensor_ops/tensor_ops.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/tensor_ops/tensor_ops.h"
+#endif
 
 namespace {
 
@@ -157,11 +160,16 @@ cudnnStatus_t CUDNNWINAPI cudnnGetReductionWorkspaceSize(cudnnHandle_t handle,
     FD_TRY(check_problem(reduceTensorDesc, aDesc, cDesc));
     FD_CHECK_PARAM(sizeInBytes != nullptr, "sizeInBytes is NULL");
     *sizeInBytes = 0;  // the CPU implementation keeps its scratch to itself
+#ifdef FREEDNN_WITH_CUDA
+    // The GPU splits long slices of few outputs over several blocks: partial results in the workspace.
+    if (!handle->on_cpu())
+      *sizeInBytes = fd::cuda::reduce_workspace_size(handle->device, *reduceTensorDesc, *aDesc, *cDesc);
+#endif
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc,
                                             void* indices, size_t indicesSizeInBytes, void* workspace,
                                             size_t workspaceSizeInBytes, const void* alpha,
@@ -181,9 +189,6 @@ cudnnStatus_t CUDNNWINAPI cudnnReduceTensor(cudnnHandle_t handle, const cudnnRed
                    fd::enum_name(r.op));
     FD_CHECK_PARAM(indicesSizeInBytes >= need, "indicesSizeInBytes=%zu is less than the %zu bytes needed",
                    indicesSizeInBytes, need);
-    (void)workspace;
-    (void)workspaceSizeInBytes;  // cudnnGetReductionWorkspaceSize asks for 0 bytes: any size is enough
-    FD_TRY(fd::require_cpu(handle, "cudnnReduceTensor"));
     const double a = fd::read_scale(alpha, r.comp_type), b = fd::read_scale(beta, r.comp_type);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(std::string("reduce fwd op=") + op_short(r.op) + " comp=" +
@@ -192,6 +197,17 @@ cudnnStatus_t CUDNNWINAPI cudnnReduceTensor(cudnnHandle_t handle, const cudnnRed
                             " indices=" + (r.wants_indices() ? "flat" : "none") + " alpha=" +
                             fd::log::format_double(a) + " beta=" + fd::log::format_double(b) + " a=" + aDesc->spec() +
                             " c=" + cDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    // With less workspace than cudnnGetReductionWorkspaceSize asked for, the GPU path falls back to a slower
+    // plan that needs none.
+    if (!handle->on_cpu())
+      return fd::cuda::reduce_tensor(handle->stream, handle->device, r, *aDesc, A, *cDesc, C, a, b,
+                                     need ? static_cast<uint32_t*>(indices) : nullptr, workspace,
+                                     workspaceSizeInBytes);
+#endif
+    (void)workspace;
+    (void)workspaceSizeInBytes;  // the CPU asks for 0 bytes: any size is enough
+    FD_TRY(fd::require_cpu(handle, "cudnnReduceTensor"));
     fd::cpu::reduce_tensor(r, *aDesc, A, *cDesc, C, a, b, need ? static_cast<uint32_t*>(indices) : nullptr);
     return CUDNN_STATUS_SUCCESS;
   });

@@ -10,6 +10,9 @@
 #include "core/status.h"
 #include "core/tensor_desc.h"
 #include "cpu/softmax/softmax.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/softmax/softmax.h"
+#endif
 
 namespace {
 
@@ -56,7 +59,7 @@ std::string head(const char* dir, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode
 
 extern "C" {
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
                                               cudnnSoftmaxMode_t mode, const void* alpha,
                                               const cudnnTensorDescriptor_t xDesc, const void* x, const void* beta,
@@ -76,16 +79,20 @@ cudnnStatus_t CUDNNWINAPI cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmax
                    xDesc->spec().c_str(), yDesc->spec().c_str());
     FD_CHECK_SUPPORTED(float_type(xDesc->dtype), "data type %s is not supported by cudnnSoftmaxForward",
                        fd::dtype_short_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnSoftmaxForward"));
     const double a = fd::read_scale(alpha, yDesc->dtype), b = fd::read_scale(beta, yDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(head("fwd", algo, mode, a, b) + " x=" + xDesc->spec() + " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::softmax_forward(handle->stream, handle->device, algo, mode, a, *xDesc, x, b, *yDesc, y);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSoftmaxForward"));
     fd::cpu::softmax_forward(algo, mode, a, *xDesc, x, b, *yDesc, y);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
                                                cudnnSoftmaxMode_t mode, const void* alpha,
                                                const cudnnTensorDescriptor_t yDesc, const void* y,
@@ -110,11 +117,16 @@ cudnnStatus_t CUDNNWINAPI cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftma
                    dxDesc->spec().c_str());
     FD_CHECK_SUPPORTED(float_type(dxDesc->dtype), "data type %s is not supported by cudnnSoftmaxBackward",
                        fd::dtype_short_name(dxDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnSoftmaxBackward"));
     const double a = fd::read_scale(alpha, dxDesc->dtype), b = fd::read_scale(beta, dxDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(head("bwd", algo, mode, a, b) + " y=" + yDesc->spec() + " dy=" + dyDesc->spec() +
                             " dx=" + dxDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::softmax_backward(handle->stream, handle->device, algo, mode, a, *yDesc, y, *dyDesc, dy, b,
+                                        *dxDesc, dx);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSoftmaxBackward"));
     fd::cpu::softmax_backward(algo, mode, a, *yDesc, y, *dyDesc, dy, b, *dxDesc, dx);
     return CUDNN_STATUS_SUCCESS;
   });

@@ -26,7 +26,7 @@ bool computable(cudnnDataType_t t) {
 
 extern "C" {
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t aDesc,
                                          const void* A, const void* beta, const cudnnTensorDescriptor_t cDesc,
                                          void* C) {
@@ -43,11 +43,14 @@ cudnnStatus_t CUDNNWINAPI cudnnAddTensor(cudnnHandle_t handle, const void* alpha
                    fd::enum_name(aDesc->dtype), fd::enum_name(cDesc->dtype));
     FD_CHECK_SUPPORTED(cDesc->nb_dims <= 5, "cudnnAddTensor supports up to 5 dims, got %d", cDesc->nb_dims);
     FD_CHECK_SUPPORTED(computable(cDesc->dtype), "no cudnnAddTensor for %s", fd::enum_name(cDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnAddTensor"));
     const double a = fd::read_scale(alpha, cDesc->dtype), b = fd::read_scale(beta, cDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command("addtensor fwd alpha=" + fd::log::format_double(a) + " beta=" +
                             fd::log::format_double(b) + " a=" + aDesc->spec() + " c=" + cDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::add_tensor(handle->stream, handle->device, *aDesc, A, *cDesc, C, a, b);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnAddTensor"));
     fd::cpu::add_tensor(*aDesc, A, *cDesc, C, a, b);
     return CUDNN_STATUS_SUCCESS;
   });

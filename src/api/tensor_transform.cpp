@@ -14,6 +14,9 @@
 #include "core/tensor_desc.h"
 #include "core/tensor_ops_desc.h"
 #include "cpu/tensor_ops/tensor_ops.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/tensor_ops/tensor_ops.h"
+#endif
 
 namespace {
 
@@ -45,12 +48,16 @@ cudnnStatus_t transform_ex(cudnnHandle_t handle, const cudnnTensorTransformStruc
                  dst_spec.c_str(), t->spec().c_str(), src_spec.c_str());
   FD_CHECK_SUPPORTED(convertible(src.dtype) && convertible(dst.dtype), "no conversion from %s to %s",
                      fd::enum_name(src.dtype), fd::enum_name(dst.dtype));
-  FD_TRY(fd::require_cpu(handle, operation));
   // alpha/beta point to double for a DOUBLE destination, to float otherwise.
   const double a = fd::read_scale(alpha, dst.dtype), b = fd::read_scale(beta, dst.dtype);
   if (fd::log::command_logging_enabled())
     fd::log::emit_command(problem_head + " " + t->spec() + " " + blend_spec(a, b) + " x=" + src_spec +
                           " y=" + dst_spec);
+#ifdef FREEDNN_WITH_CUDA
+  if (!handle->on_cpu())
+    return fd::cuda::transform_tensor(handle->stream, handle->device, t, src, srcData, dst, destData, a, b);
+#endif
+  FD_TRY(fd::require_cpu(handle, operation));
   fd::cpu::transform_tensor(t, src, srcData, dst, destData, a, b);
   return CUDNN_STATUS_SUCCESS;
 }
@@ -171,7 +178,7 @@ cudnnStatus_t CUDNNWINAPI cudnnInitTransformDest(const cudnnTensorTransformDescr
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnTransformTensor(cudnnHandle_t handle, const void* alpha,
                                                const cudnnTensorDescriptor_t xDesc, const void* x,
                                                const void* beta, const cudnnTensorDescriptor_t yDesc, void* y) {
@@ -187,16 +194,20 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformTensor(cudnnHandle_t handle, const void*
                    "x is %s and y is %s: the data types must be the same (up to NCHW_VECT_C vectors)",
                    fd::enum_name(xDesc->dtype), fd::enum_name(yDesc->dtype));
     FD_CHECK_SUPPORTED(convertible(xDesc->dtype), "no transform for %s", fd::enum_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnTransformTensor"));
     const double a = fd::read_scale(alpha, yDesc->dtype), b = fd::read_scale(beta, yDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command("transform fwd " + blend_spec(a, b) + " x=" + xDesc->spec() + " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::transform_tensor(handle->stream, handle->device, nullptr, *xDesc, x, *yDesc, y, a, b);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnTransformTensor"));
     fd::cpu::transform_tensor(nullptr, *xDesc, x, *yDesc, y, a, b);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc,
                                                  const void* alpha, const cudnnTensorDescriptor_t srcDesc,
                                                  const void* srcData, const void* beta,
@@ -212,7 +223,7 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformTensorEx(cudnnHandle_t handle, const cud
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc,
                                                const void* alpha, const cudnnFilterDescriptor_t srcDesc,
                                                const void* srcData, const void* beta,

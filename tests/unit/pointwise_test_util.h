@@ -68,6 +68,7 @@ inline void prepare_output(std::mt19937_64& rng, ft::HostTensor& y, double beta)
 
 // True when every stored element that is not a logical element of t still holds the 0xFF poison.
 inline ::testing::AssertionResult gaps_untouched(const ft::HostTensor& t) {
+  ft::sync_device();  // t.bytes is read directly
   std::set<int64_t> logical;
   for (int64_t i = 0; i < t.count(); ++i) logical.insert(t.offset(i));
   const size_t es = ft::type_size(t.dtype);

@@ -71,6 +71,53 @@ const Combo kCombos[] = {{CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},  {CUDNN_DATA_DOUB
                          {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16}, {CUDNN_DATA_INT8, CUDNN_DATA_INT8},
                          {CUDNN_DATA_INT8, CUDNN_DATA_FLOAT}};
 
+// Long slices with few outputs (the GPU backend splits them over blocks, through the workspace) and many short
+// ones, for every op, with indices.
+TEST(ReduceTensor, LongSlices) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> a, c;
+  };
+  const Shape shapes[] = {{{1, 1, 200, 120}, {1, 1, 1, 1}}, {{3, 2, 100, 90}, {3, 1, 1, 90}},
+                          {{300, 8, 2, 2}, {1, 8, 1, 2}}};
+  for (const Shape& sh : shapes) {
+    for (int k = 0; k < 9; ++k) {
+      const cudnnReduceTensorOp_t op = kOps[k];
+      const bool prop = ft::uniform_int(rng, 0, 1) == 1;
+      // MIN / MAX / AMAX are exact in float; the sums and products of long slices need double to meet the
+      // tolerance.
+      const cudnnDataType_t t = has_indices(op) ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+      RedDesc d;
+      FT_OK(cudnnSetReduceTensorDescriptor(d, op, t, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                                           CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
+      ft::HostTensor a(t, sh.a), c(t, sh.c);
+      const bool mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+      a.fill_uniform(rng, mul ? 0.9999 : -2.0, mul ? 1.0001 : 2.0);
+      if (op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS)
+        for (int64_t i = 0; i < a.count(); i += 7) a.set(i, 0.0);
+      if (k % 3 == 0) a.set(a.count() / 3, std::nan(""));  // a NaN in one slice
+      c.poison();
+      ft::TensorDesc ad(a), cd(c);
+      size_t isz = 0, wsz = 0;
+      FT_OK(cudnnGetReductionIndicesSize(h, d, ad, cd, &isz));
+      FT_OK(cudnnGetReductionWorkspaceSize(h, d, ad, cd, &wsz));
+      ft::Buffer<uint32_t> idx(static_cast<size_t>(c.count()), 0xFFFFFFFFu);
+      ft::Buffer<unsigned char> ws(wsz + 1);
+      const Scale one(1.0), zero(0.0);
+      FT_OK(cudnnReduceTensor(h, d, idx.data(), isz, ws.data(), wsz, one.ptr(t), ad, a.data(), zero.ptr(t), cd, c.data()));
+      ft::sync_device();
+      std::vector<int64_t> ridx;
+      const ref::Tensor r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), sh.c, &ridx);
+      const std::string what = "reduce op " + std::to_string(k) + " " + a.str() + " -> " + c.str();
+      EXPECT_TRUE(tops::check(c, r.v, what, tops::blend_floor(r.v, {}, 1.0, 0.0)));
+      if (has_indices(op))
+        for (size_t j = 0; j < idx.size(); ++j)
+          ASSERT_EQ(static_cast<int64_t>(idx[j]), ridx[j]) << what << " index of output " << j;
+    }
+  }
+}
+
 TEST(ReduceTensor, Random) {
   auto rng = ft::make_rng();
   ft::Handle h;
@@ -116,10 +163,11 @@ TEST(ReduceTensor, Random) {
         FT_OK(cudnnGetReductionWorkspaceSize(h, d, ad, cd, &wsz));
         const size_t need = want_idx && has_indices(op) ? c.count() * sizeof(uint32_t) : 0;
         EXPECT_EQ(isz, need);
-        std::vector<uint32_t> idx(static_cast<size_t>(c.count()), 0xFFFFFFFFu);
-        std::vector<unsigned char> ws(wsz + 1);
+        ft::Buffer<uint32_t> idx(static_cast<size_t>(c.count()), 0xFFFFFFFFu);
+        ft::Buffer<unsigned char> ws(wsz + 1);
         FT_OK(cudnnReduceTensor(h, d, idx.data(), isz, ws.data(), wsz, alpha.ptr(comp), ad, a.data(), beta.ptr(comp),
                                 cd, c.data()));
+        ft::sync_device();  // idx is read directly below
         std::vector<int64_t> ridx;
         const ref::Tensor r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), cdims, &ridx);
         const std::string what = "reduce op " + std::to_string(k) + " " + a.str() + " -> " + c.str() +
@@ -152,8 +200,10 @@ TEST(ReduceTensor, NanPropagationAndIndices) {
                                            prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
                                            CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
       c.poison();
-      uint32_t idx[3];
-      FT_OK(cudnnReduceTensor(h, d, idx, sizeof idx, nullptr, 0, &one.f, ad, a.data(), &zero.f, cd, c.data()));
+      ft::Buffer<uint32_t> idx(3);  // device-visible in GPU test mode
+      FT_OK(cudnnReduceTensor(h, d, idx.data(), 3 * sizeof(uint32_t), nullptr, 0, &one.f, ad, a.data(), &zero.f, cd,
+                              c.data()));
+      ft::sync_device();
       std::vector<int64_t> ridx;
       const auto r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), {3, 1}, &ridx);
       EXPECT_TRUE(ft::near(c.values(), r.v, 0, "op " + std::to_string(k) + (prop ? " propagate" : "")));
@@ -165,9 +215,10 @@ TEST(ReduceTensor, NanPropagationAndIndices) {
   RedDesc d;
   FT_OK(cudnnSetReduceTensorDescriptor(d, CUDNN_REDUCE_TENSOR_AMAX, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
                                        CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES));
-  uint32_t idx[3];
-  FT_OK(cudnnReduceTensor(h, d, idx, sizeof idx, nullptr, 0, &one.f, ad, a.data(), &zero.f, cd, c.data()));
-  EXPECT_EQ(c.get(2), 7.0);
+  ft::Buffer<uint32_t> idx(3);
+  FT_OK(cudnnReduceTensor(h, d, idx.data(), 3 * sizeof(uint32_t), nullptr, 0, &one.f, ad, a.data(), &zero.f, cd,
+                          c.data()));
+  EXPECT_EQ(c.get(2), 7.0);  // get() waits for the device
   EXPECT_EQ(idx[2], 1u);
 }
 
@@ -184,7 +235,7 @@ TEST(ReduceTensor, BadArguments) {
   ft::HostTensor cdim(CUDNN_DATA_FLOAT, {2, 1}), ch(CUDNN_DATA_HALF, {2, 1, 4}), cd_(CUDNN_DATA_DOUBLE, {2, 1, 4});
   ft::TensorDesc A(a), C(c), C2(c2), CDIM(cdim), CH(ch), CDD(cd_);
   const Scale one(1.0), zero(0.0);
-  std::vector<uint32_t> idx(8);
+  ft::Buffer<uint32_t> idx(8);
   const size_t isz = idx.size() * 4;
   auto run = [&](cudnnReduceTensorDescriptor_t rd, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t y, void* ind,
                  size_t n) {

@@ -88,6 +88,36 @@ TEST(Softmax, BackwardRandom) {
   }
 }
 
+// Rows longer than a warp's share (INSTANCE over 2 x 20 x 26) and CHANNEL groups with many channels: the GPU
+// backend's block-row and column kernels.
+TEST(Softmax, LongRows) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const std::vector<std::vector<int>> shapes{{1, 2, 20, 26}, {2, 1030, 1, 1}, {1, 120, 3, 5}};
+  for (const auto& dims : shapes) {
+    for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
+      for (cudnnSoftmaxMode_t mode : kModes) {
+        const cudnnDataType_t t = algo == CUDNN_SOFTMAX_LOG ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+        const bool nhwc = ft::uniform_int(rng, 0, 1) == 1;
+        ft::HostTensor x(t, dims, nhwc), y(t, dims, nhwc), dy(t, dims, !nhwc), dx(t, dims);
+        x.fill_uniform(rng, -3, 3);
+        dy.fill_uniform(rng, -1, 1);
+        y.poison();
+        dx.poison();
+        ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+        const pt::Scale one(1.0), zero(0.0);
+        FT_OK(cudnnSoftmaxForward(h, algo, mode, one.ptr(t), xd, x.data(), zero.ptr(t), yd, y.data()));
+        EXPECT_TRUE(ft::near(y.values(), ref::softmax_forward(algo, mode, pt::to_ref(x)).v, pt::tol(t),
+                             what("fwd", t, algo, mode, x, y)));
+        FT_OK(cudnnSoftmaxBackward(h, algo, mode, one.ptr(t), yd, y.data(), dyd, dy.data(), zero.ptr(t), dxd,
+                                   dx.data()));
+        EXPECT_TRUE(ft::near(dx.values(), ref::softmax_backward(algo, mode, pt::to_ref(y), pt::to_ref(dy)).v,
+                             pt::tol(t), what("bwd", t, algo, mode, y, dx)));
+      }
+    }
+  }
+}
+
 TEST(Softmax, BackwardFiniteDifference) {
   auto rng = ft::make_rng();
   ft::Handle h;

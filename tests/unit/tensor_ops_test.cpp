@@ -47,7 +47,7 @@ TEST(TensorOps, TransformTensorRandom) {
 struct VectTensor {
   std::vector<int> dims;
   int v;
-  std::vector<int8_t> bytes;
+  ft::Buffer<int8_t> bytes;  // device-visible in GPU test mode
   VectTensor(std::vector<int> d, int vect) : dims(std::move(d)), v(vect) {
     bytes.assign(static_cast<size_t>(outer() * cv() * spatial() * v), 0x7F);
   }
@@ -80,6 +80,7 @@ TEST(TensorOps, TransformTensorVectC) {
     ft::TensorDesc xd(x), yd;
     FT_OK(cudnnSetTensorNdDescriptorEx(yd, CUDNN_TENSOR_NCHW_VECT_C, vt, static_cast<int>(dims.size()), dims.data()));
     FT_OK(cudnnTransformTensor(h, one.ptr(st), xd, x.data(), zero.ptr(st), yd, y.bytes.data()));
+    ft::sync_device();  // the bytes are read directly below
     const int64_t S = y.spatial();
     for (int64_t n = 0; n < dims[0]; ++n)
       for (int64_t c = 0; c < y.cv() * vv; ++c)
@@ -367,6 +368,7 @@ TEST(TensorOps, SetTensorAllTypes) {
     for (int64_t i = 0; i < ref_y.count(); ++i) ref_y.set(i, value.get(0));
     ft::TensorDesc yd(y);
     FT_OK(cudnnSetTensor(h, yd, y.data(), value.data()));
+    ft::sync_device();  // the bytes are compared directly below
     EXPECT_EQ(y.bytes, ref_y.bytes) << "set " << y.str() << " to " << v << " (the gaps must stay untouched)";
   }
   ft::HostTensor y(CUDNN_DATA_FLOAT, {2, 2});

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cudnnSoftmaxForward / Backward on the GPU, the definitions of src/cpu/softmax/softmax.cpp. A row is one
+// softmax group: INSTANCE rows are C x spatial long (one per image), CHANNEL rows are C long (one per image and
+// spatial position, stride H*W in NCHW, 1 in NHWC). Three kernels, each one pass over global memory when the
+// row fits on chip:
+//   warp rows    rows of up to 1024 elements, one warp per row, the row in registers;
+//   block rows   longer rows, one block per row, the row in shared memory when it fits (else re-read);
+//   columns      CHANNEL rows whose spatial positions are adjacent in memory (NCHW-like): a block takes 32
+//                adjacent positions, its warps split C, every load and store coalesced.
+// Storage types are runtime values (dyn helpers); compute in float, double for DOUBLE.
+#include "cuda/softmax/softmax.h"
+
+#include <algorithm>
+
+#include "core/dtype.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/common/dyn_tensor.cuh"
+
+namespace fd::cuda {
+namespace {
+
+struct Tens {
+  BView v;
+  const void* p = nullptr;
+  int64_t ns = 0, cs = 0;  // strides of dims 0 and 1
+};
+
+struct Params {
+  int algo = 0;
+  bool bwd = false, channel = false, contig = false;
+  int64_t G = 0, L = 0, C = 0, S = 1;
+  cudnnDataType_t t = CUDNN_DATA_FLOAT;
+  Tens a, b, o;  // forward: a = x; backward: a = y, b = dy. o: the output (y or dx)
+};
+
+// Offset of row g's first element, and of element j given that base. CHANNEL: any strides, element j is
+// channel j. INSTANCE: `contig` rows (dims 1.. packed, the same order in every tensor) walk storage order;
+// otherwise the logical order through the view.
+__device__ __forceinline__ int64_t row_base(const Params& p, const Tens& t, int64_t g) {
+  if (p.channel) {
+    const int64_t n = g / p.S;
+    return t.v.offset(n * p.C * p.S + (g - n * p.S));
+  }
+  return p.contig ? g * t.ns : 0;
+}
+__device__ __forceinline__ int64_t elem(const Params& p, const Tens& t, int64_t base, int64_t g, int64_t j) {
+  if (p.channel) return base + j * t.cs;
+  return p.contig ? base + j : t.v.offset(g * p.L + j);
+}
+
+template <class C>
+__device__ __forceinline__ C cmax(C a, C b) {
+  return b > a ? b : a;
+}
+template <class C>
+__device__ __forceinline__ C neg_inf() {
+  return -static_cast<C>(INFINITY);
+}
+
+// The final value of one element: forward from va = x (mx, sum: the row's max and sum of exp), backward from
+// va = y, vb = dy (sum: sum(dy) for LOG, sum(y * dy) otherwise).
+template <class C>
+__device__ __forceinline__ C result(const Params& p, C va, C vb, C mx, C sum) {
+  if (!p.bwd) {
+    if (p.algo == CUDNN_SOFTMAX_LOG) return va - (mx + ::log(sum));
+    return exp(va - mx) * (C(1) / sum);
+  }
+  if (p.algo == CUDNN_SOFTMAX_LOG) return vb - exp(va) * sum;
+  return va * (vb - sum);
+}
+// The term element (va, vb) adds to the row's sum.
+template <class C>
+__device__ __forceinline__ C term(const Params& p, C va, C vb, C mx) {
+  if (!p.bwd) return exp(va - mx);
+  return p.algo == CUDNN_SOFTMAX_LOG ? vb : va * vb;
+}
+
+constexpr int kWarpRow = 1024;  // longest row of the warp kernel: 32 values per lane
+
+template <class C>
+__global__ void softmax_warp_rows(Params p, C alpha, C beta) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
+  const bool need_max = !p.bwd && p.algo != CUDNN_SOFTMAX_FAST;
+  for (int64_t g = blockIdx.x * int64_t(blockDim.x >> 5) + (threadIdx.x >> 5); g < p.G; g += warps) {
+    const int64_t ba = row_base(p, p.a, g), bb = p.bwd ? row_base(p, p.b, g) : 0, bo = row_base(p, p.o, g);
+    C va[32], vb[32];
+    C mx = need_max ? neg_inf<C>() : C(0);
+#pragma unroll
+    for (int t = 0; t < 32; ++t) {
+      const int64_t j = lane + 32 * t;
+      va[t] = vb[t] = C(0);
+      if (j < p.L) {
+        va[t] = load_dyn<C>(p.t, p.a.p, elem(p, p.a, ba, g, j));
+        if (p.bwd) vb[t] = load_dyn<C>(p.t, p.b.p, elem(p, p.b, bb, g, j));
+        mx = cmax(mx, va[t]);
+      }
+    }
+    if (need_max) mx = warp_max(mx);
+    else mx = C(0);
+    C sum = C(0);
+#pragma unroll
+    for (int t = 0; t < 32; ++t)
+      if (lane + 32 * t < p.L) sum += term(p, va[t], vb[t], mx);
+    sum = warp_sum(sum);
+#pragma unroll
+    for (int t = 0; t < 32; ++t) {
+      const int64_t j = lane + 32 * t;
+      if (j < p.L) blend_dyn<C>(p.t, const_cast<void*>(p.o.p), elem(p, p.o, bo, g, j),
+                                result(p, va[t], vb[t], mx, sum), alpha, beta);
+    }
+  }
+}
+
+// One block per row; with `cached`, each thread keeps its elements in dynamic shared memory (L values of a, then
+// L of b), so global memory is read once.
+template <class C>
+__global__ void softmax_block_rows(Params p, C alpha, C beta, bool cached) {
+  extern __shared__ unsigned char smem_raw[];
+  C* ca = reinterpret_cast<C*>(smem_raw);
+  C* cb = ca + p.L;
+  __shared__ C scratch[32];
+  const bool need_max = !p.bwd && p.algo != CUDNN_SOFTMAX_FAST;
+  for (int64_t g = blockIdx.x; g < p.G; g += gridDim.x) {
+    const int64_t ba = row_base(p, p.a, g), bb = p.bwd ? row_base(p, p.b, g) : 0, bo = row_base(p, p.o, g);
+    auto A = [&](int64_t j) { return load_dyn<C>(p.t, p.a.p, elem(p, p.a, ba, g, j)); };
+    auto B = [&](int64_t j) { return p.bwd ? load_dyn<C>(p.t, p.b.p, elem(p, p.b, bb, g, j)) : C(0); };
+    C mx = need_max ? neg_inf<C>() : C(0);
+    for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x) {
+      const C v = A(j);
+      if (cached) {
+        ca[j] = v;
+        if (p.bwd) cb[j] = B(j);
+      }
+      mx = cmax(mx, v);
+    }
+    mx = need_max ? block_reduce(mx, scratch, [](C x, C y) { return cmax(x, y); }, neg_inf<C>()) : C(0);
+    C sum = C(0);
+    for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x)
+      sum += cached ? term(p, ca[j], p.bwd ? cb[j] : C(0), mx) : term(p, A(j), B(j), mx);
+    sum = block_reduce(sum, scratch, [](C x, C y) { return x + y; }, C(0));
+    for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x) {
+      const C va = cached ? ca[j] : A(j);
+      const C vb = cached ? (p.bwd ? cb[j] : C(0)) : B(j);
+      blend_dyn<C>(p.t, const_cast<void*>(p.o.p), elem(p, p.o, bo, g, j), result(p, va, vb, mx, sum), alpha, beta);
+    }
+  }
+}
+
+// CHANNEL mode, spatial positions adjacent in memory in every tensor (offset = n * ns + c * cs + s). Block
+// 32 x 8: x walks 32 adjacent positions, y splits the channels. With `cached`, values in dynamic shared memory
+// ([channel][32], per tensor).
+template <class C>
+__global__ void softmax_columns(Params p, C alpha, C beta, bool cached) {
+  extern __shared__ unsigned char smem_raw[];
+  C* ca = reinterpret_cast<C*>(smem_raw);
+  C* cb = ca + p.C * 32;
+  __shared__ C red[8][32];
+  const int tx = threadIdx.x, ty = threadIdx.y, ny = blockDim.y;
+  const int64_t tiles_per_n = (p.S + 31) / 32;
+  const int64_t N = p.G / p.S;
+  const bool need_max = !p.bwd && p.algo != CUDNN_SOFTMAX_FAST;
+  auto col_reduce = [&](C v, bool is_max) {
+    red[ty][tx] = v;
+    __syncthreads();
+    C r = red[0][tx];
+    for (int k = 1; k < ny; ++k) r = is_max ? cmax(r, red[k][tx]) : r + red[k][tx];
+    __syncthreads();
+    return r;
+  };
+  for (int64_t tile = blockIdx.x; tile < N * tiles_per_n; tile += gridDim.x) {
+    const int64_t n = tile / tiles_per_n, s = (tile - n * tiles_per_n) * 32 + tx;
+    const bool valid = s < p.S;
+    const int64_t ba = n * p.a.ns + s, bb = n * p.b.ns + s, bo = n * p.o.ns + s;
+    auto A = [&](int64_t c) { return load_dyn<C>(p.t, p.a.p, ba + c * p.a.cs); };
+    auto B = [&](int64_t c) { return p.bwd ? load_dyn<C>(p.t, p.b.p, bb + c * p.b.cs) : C(0); };
+    C mx = need_max ? neg_inf<C>() : C(0);
+    if (valid)
+      for (int64_t c = ty; c < p.C; c += ny) {
+        const C v = A(c);
+        if (cached) {
+          ca[c * 32 + tx] = v;
+          if (p.bwd) cb[c * 32 + tx] = B(c);
+        }
+        mx = cmax(mx, v);
+      }
+    mx = need_max ? col_reduce(mx, true) : C(0);
+    C sum = C(0);
+    if (valid)
+      for (int64_t c = ty; c < p.C; c += ny)
+        sum += cached ? term(p, ca[c * 32 + tx], p.bwd ? cb[c * 32 + tx] : C(0), mx) : term(p, A(c), B(c), mx);
+    sum = col_reduce(sum, false);
+    if (valid)
+      for (int64_t c = ty; c < p.C; c += ny) {
+        const C va = cached ? ca[c * 32 + tx] : A(c);
+        const C vb = cached ? (p.bwd ? cb[c * 32 + tx] : C(0)) : B(c);
+        blend_dyn<C>(p.t, const_cast<void*>(p.o.p), bo + c * p.o.cs, result(p, va, vb, mx, sum), alpha, beta);
+      }
+  }
+}
+
+Tens make_tens(const cudnnTensorStruct& d, const void* ptr) {
+  Tens t;
+  t.v = make_bview(d);
+  t.p = ptr;
+  t.ns = d.strides[0];
+  t.cs = d.nb_dims > 1 ? d.strides[1] : 0;
+  return t;
+}
+
+// dims 1.. packed (no gaps) in d.
+bool row_packed(const cudnnTensorStruct& d) {
+  int64_t count = 1, span = 1;
+  for (int i = 1; i < d.nb_dims; ++i) {
+    count *= d.dims[i];
+    span += (d.dims[i] - 1) * d.strides[i];
+  }
+  return count == span;
+}
+bool same_row_strides(const cudnnTensorStruct& a, const cudnnTensorStruct& b) {
+  for (int i = 1; i < a.nb_dims; ++i)
+    if (a.dims[i] > 1 && a.strides[i] != b.strides[i]) return false;
+  return true;
+}
+// Spatial dims packed row-major with unit innermost stride: offset(n, c, s) = n * ns + c * cs + s.
+bool spatial_contiguous(const cudnnTensorStruct& d) {
+  int64_t s = 1;
+  for (int i = d.nb_dims - 1; i >= 2; --i) {
+    if (d.dims[i] > 1 && d.strides[i] != s) return false;
+    s *= d.dims[i];
+  }
+  return true;
+}
+
+template <class C>
+cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cudnnTensorStruct* const* descs,
+                     int ndesc, double alpha_d, double beta_d) {
+  const C alpha = static_cast<C>(alpha_d), beta = static_cast<C>(beta_d);
+  const DeviceInfo& info = device_info(device);
+  const size_t smem_max = std::max<size_t>(48 * 1024, info.smem_per_block_optin);
+  const int per_tensor = p.bwd ? 2 : 1;
+  bool columns = p.channel && p.S > 1;
+  for (int i = 0; i < ndesc && columns; ++i) columns = spatial_contiguous(*descs[i]) && descs[i]->strides[1] != 1;
+  if (columns) {
+    const int64_t tiles = (p.G / p.S) * ((p.S + 31) / 32);
+    const size_t bytes = static_cast<size_t>(p.C) * 32 * sizeof(C) * per_tensor;
+    const bool cached = bytes <= smem_max;
+    const size_t dyn = cached ? bytes : 0;
+    if (dyn > 48 * 1024)
+      FD_CUDA_CHECK(cudaFuncSetAttribute(softmax_columns<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(dyn)));
+    const int grid = static_cast<int>(std::min<int64_t>(tiles, int64_t(info.sm_count) * 16 + 1));
+    softmax_columns<C><<<std::max(1, grid), dim3(32, 8), dyn, stream>>>(p, alpha, beta, cached);
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }
+  if (p.L <= kWarpRow) {
+    constexpr int kBlock = 256;
+    softmax_warp_rows<C><<<grid_size(p.G * 32, kBlock, device), kBlock, 0, stream>>>(p, alpha, beta);
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }
+  const size_t bytes = static_cast<size_t>(p.L) * sizeof(C) * per_tensor;
+  const bool cached = bytes <= smem_max;
+  const size_t dyn = cached ? bytes : 0;
+  if (dyn > 48 * 1024)
+    FD_CUDA_CHECK(cudaFuncSetAttribute(softmax_block_rows<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(dyn)));
+  const int grid = static_cast<int>(std::min<int64_t>(p.G, int64_t(info.sm_count) * 4));
+  softmax_block_rows<C><<<std::max(1, grid), 1024, dyn, stream>>>(p, alpha, beta, cached);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t run(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, bool bwd,
+                  double alpha, const cudnnTensorStruct& ad, const void* a, const cudnnTensorStruct* bd,
+                  const void* b, double beta, const cudnnTensorStruct& od, void* o) {
+  Params p;
+  p.algo = static_cast<int>(algo);
+  p.bwd = bwd;
+  p.channel = mode == CUDNN_SOFTMAX_MODE_CHANNEL;
+  p.t = dtype_scalar(od.dtype);
+  const int64_t n = od.dims[0];
+  p.C = od.nb_dims > 1 ? od.dims[1] : 1;
+  p.S = 1;
+  for (int i = 2; i < od.nb_dims; ++i) p.S *= od.dims[i];
+  if (n == 0 || p.C * p.S == 0) return CUDNN_STATUS_SUCCESS;
+  p.G = p.channel ? n * p.S : n;
+  p.L = p.channel ? p.C : p.C * p.S;
+  p.a = make_tens(ad, a);
+  if (bd) p.b = make_tens(*bd, b);
+  p.o = make_tens(od, o);
+  const cudnnTensorStruct* descs[3] = {&ad, &od, bd};
+  const int ndesc = bd ? 3 : 2;
+  p.contig = true;
+  for (int i = 0; i < ndesc; ++i) p.contig = p.contig && row_packed(*descs[i]) && same_row_strides(*descs[i], od);
+  return p.t == CUDNN_DATA_DOUBLE ? launch<double>(stream, device, p, descs, ndesc, alpha, beta)
+                                  : launch<float>(stream, device, p, descs, ndesc, alpha, beta);
+}
+
+}  // namespace
+
+cudnnStatus_t softmax_forward(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                              double alpha, const cudnnTensorStruct& x_desc, const void* x, double beta,
+                              const cudnnTensorStruct& y_desc, void* y) {
+  return run(stream, device, algo, mode, false, alpha, x_desc, x, nullptr, nullptr, beta, y_desc, y);
+}
+
+cudnnStatus_t softmax_backward(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo,
+                               cudnnSoftmaxMode_t mode, double alpha, const cudnnTensorStruct& y_desc, const void* y,
+                               const cudnnTensorStruct& dy_desc, const void* dy, double beta,
+                               const cudnnTensorStruct& dx_desc, void* dx) {
+  return run(stream, device, algo, mode, true, alpha, y_desc, y, &dy_desc, dy, beta, dx_desc, dx);
+}
+
+}  // namespace fd::cuda

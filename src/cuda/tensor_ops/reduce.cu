@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cudnnReduceTensor on the GPU: C = alpha * reduce(A) + beta * C over the dims where C is 1, indices for
+// MIN / MAX / AMAX (row-major position in the reduced slice, the first one on ties, NaN rules as the CPU's).
+// Three plans, chosen from the shape and the SM count:
+//   per-thread  one thread scans one output's slice (short slices, or outputs adjacent in memory);
+//   per-block   one block reduces one output's slice;
+//   split       several blocks per output write partial results to the workspace, a second kernel combines
+//               them (few outputs, long slices). Its workspace is what cudnnGetReductionWorkspaceSize reports.
+#include <algorithm>
+
+#include "core/dtype.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/common/dyn_tensor.cuh"
+#include "cuda/tensor_ops/tensor_ops.h"
+
+namespace fd::cuda {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int64_t kEmpty = INT64_MAX;
+
+// A partial result: the running value, and for MIN / MAX / AMAX the index of the chosen element (kEmpty: no
+// element yet).
+template <class C>
+struct alignas(16) Acc {
+  C v;
+  int64_t idx;
+};
+
+// Offsets: output j -> A offset of its slice's first element (j row-major over the kept dims), slice element k
+// -> offset within the slice (k row-major over the reduced dims). Adjacent dims that are contiguous in A are
+// merged on the host.
+struct RedMap {
+  int nk = 0, nr = 0;
+  int64_t kdims[CUDNN_DIM_MAX] = {}, kstr[CUDNN_DIM_MAX] = {};
+  int64_t rdims[CUDNN_DIM_MAX] = {}, rstr[CUDNN_DIM_MAX] = {};
+  __device__ __forceinline__ int64_t base(int64_t j) const { return walk(j, nk, kdims, kstr); }
+  __device__ __forceinline__ int64_t roff(int64_t k) const { return walk(k, nr, rdims, rstr); }
+  __device__ __forceinline__ static int64_t walk(int64_t l, int n, const int64_t* d, const int64_t* s) {
+    if (n == 1) return l * s[0];
+    int64_t off = 0;
+    for (int i = n - 1; i >= 0; --i) {
+      const int64_t q = l / d[i];
+      off += (l - q * d[i]) * s[i];
+      l = q;
+    }
+    return off;
+  }
+};
+
+struct OpInfo {
+  int op;
+  bool prop;
+  int64_t K;  // slice length
+};
+
+template <class C>
+__device__ __forceinline__ Acc<C> identity(int op) {
+  const bool mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+  return Acc<C>{mul ? C(1) : C(0), kEmpty};
+}
+
+// Combines two partial results over disjoint index sets; associative and commutative, so any grouping gives the
+// CPU's sequential answer for MIN / MAX / AMAX.
+template <class C>
+__device__ __forceinline__ Acc<C> combine(const OpInfo& o, Acc<C> p, Acc<C> q) {
+  switch (o.op) {
+    case CUDNN_REDUCE_TENSOR_MUL:
+    case CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS: return Acc<C>{p.v * q.v, kEmpty};
+    case CUDNN_REDUCE_TENSOR_MIN:
+    case CUDNN_REDUCE_TENSOR_MAX:
+    case CUDNN_REDUCE_TENSOR_AMAX: {
+      if (p.idx == kEmpty) return q;
+      if (q.idx == kEmpty) return p;
+      const bool pn = p.v != p.v, qn = q.v != q.v;
+      if (pn != qn) return (pn == o.prop) ? p : q;  // PROPAGATE: the NaN wins; NOT_PROPAGATE: the number
+      if (pn || p.v == q.v) return p.idx < q.idx ? p : q;
+      const bool p_better = o.op == CUDNN_REDUCE_TENSOR_MIN ? p.v < q.v : p.v > q.v;
+      return p_better ? p : q;
+    }
+    default: return Acc<C>{p.v + q.v, kEmpty};
+  }
+}
+
+// Element k of the slice, value v, as a partial result.
+template <class C>
+__device__ __forceinline__ Acc<C> element(const OpInfo& o, C v, int64_t k) {
+  switch (o.op) {
+    case CUDNN_REDUCE_TENSOR_AMAX: return Acc<C>{v < C(0) ? -v : v, k};
+    case CUDNN_REDUCE_TENSOR_MIN:
+    case CUDNN_REDUCE_TENSOR_MAX: return Acc<C>{v, k};
+    case CUDNN_REDUCE_TENSOR_NORM1: return Acc<C>{v < C(0) ? -v : v, kEmpty};
+    case CUDNN_REDUCE_TENSOR_NORM2: return Acc<C>{v * v, kEmpty};
+    case CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS: return Acc<C>{v == C(0) ? C(1) : v, kEmpty};
+    default: return Acc<C>{v, kEmpty};
+  }
+}
+
+template <class C>
+__device__ __forceinline__ Acc<C> scan(const OpInfo& o, const RedMap& m, cudnnDataType_t at, const void* ap,
+                                       int64_t base, int64_t k0, int64_t k1, int64_t step) {
+  Acc<C> acc = identity<C>(o.op);
+  for (int64_t k = k0; k < k1; k += step)
+    acc = combine<C>(o, acc, element<C>(o, load_dyn<C>(at, ap, base + m.roff(k)), k));
+  return acc;
+}
+
+template <class C>
+__device__ __forceinline__ void finish(const OpInfo& o, Acc<C> acc, int64_t j, const BView& cv, cudnnDataType_t ct,
+                                       void* cp, C alpha, C beta, uint32_t* indices) {
+  C v = acc.v;
+  if (o.op == CUDNN_REDUCE_TENSOR_AVG) v /= static_cast<C>(o.K);
+  if (o.op == CUDNN_REDUCE_TENSOR_NORM2) v = sqrt(v);
+  blend_dyn<C>(ct, cp, cv.offset(j), v, alpha, beta);
+  if (indices) indices[j] = static_cast<uint32_t>(acc.idx == kEmpty ? 0 : acc.idx);
+}
+
+template <class C>
+__global__ void reduce_per_thread(OpInfo o, RedMap m, cudnnDataType_t at, const void* ap, int64_t M, BView cv,
+                                  cudnnDataType_t ct, void* cp, C alpha, C beta, uint32_t* indices) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < M; j += int64_t(gridDim.x) * blockDim.x)
+    finish<C>(o, scan<C>(o, m, at, ap, m.base(j), 0, o.K, 1), j, cv, ct, cp, alpha, beta, indices);
+}
+
+template <class C>
+__device__ __forceinline__ Acc<C> shfl(Acc<C> a, int off) {
+  return Acc<C>{__shfl_xor_sync(0xFFFFFFFFu, a.v, off), __shfl_xor_sync(0xFFFFFFFFu, a.idx, off)};
+}
+
+// Block b handles part (b % parts) of output (b / parts): slice elements [part * chunk, (part + 1) * chunk).
+// With `partial`, the block's result goes there (the split plan); otherwise it is the output.
+template <class C>
+__global__ void reduce_per_block(OpInfo o, RedMap m, cudnnDataType_t at, const void* ap, int64_t M, int64_t parts,
+                                 int64_t chunk, BView cv, cudnnDataType_t ct, void* cp, C alpha, C beta,
+                                 uint32_t* indices, Acc<C>* partial) {
+  __shared__ Acc<C> scratch[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  for (int64_t b = blockIdx.x; b < M * parts; b += gridDim.x) {
+    const int64_t j = b / parts, part = b - j * parts;
+    const int64_t k0 = part * chunk, k1 = std::min(o.K, k0 + chunk);
+    Acc<C> acc = scan<C>(o, m, at, ap, m.base(j), k0 + threadIdx.x, k1, blockDim.x);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) acc = combine<C>(o, acc, shfl<C>(acc, off));
+    if (lane == 0) scratch[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+      acc = lane < nw ? scratch[lane] : identity<C>(o.op);
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) acc = combine<C>(o, acc, shfl<C>(acc, off));
+      if (lane == 0) {
+        if (partial)
+          partial[b] = acc;
+        else
+          finish<C>(o, acc, j, cv, ct, cp, alpha, beta, indices);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <class C>
+__global__ void reduce_combine(OpInfo o, const Acc<C>* partial, int64_t M, int64_t parts, BView cv,
+                               cudnnDataType_t ct, void* cp, C alpha, C beta, uint32_t* indices) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < M; j += int64_t(gridDim.x) * blockDim.x) {
+    Acc<C> acc = identity<C>(o.op);
+    for (int64_t p = 0; p < parts; ++p) acc = combine<C>(o, acc, partial[j * parts + p]);
+    finish<C>(o, acc, j, cv, ct, cp, alpha, beta, indices);
+  }
+}
+
+enum class Kind { per_thread, per_block, split };
+struct Plan {
+  Kind kind = Kind::per_thread;
+  int64_t M = 0, K = 0, parts = 1, chunk = 0;
+  RedMap map;
+};
+
+// Merges dim i into dim i + 1 when they are contiguous in A (so the walk has fewer divisions).
+void merge_dims(int& n, int64_t* d, int64_t* s) {
+  int w = 0;
+  for (int i = 0; i < n; ++i) {
+    if (w > 0 && s[w - 1] == s[i] * d[i]) {
+      d[w - 1] *= d[i];
+      s[w - 1] = s[i];
+    } else {
+      d[w] = d[i];
+      s[w] = s[i];
+      ++w;
+    }
+  }
+  n = w;
+}
+
+Plan make_plan(int device, const cudnnTensorStruct& a, const cudnnTensorStruct& c) {
+  Plan p;
+  p.M = c.element_count();
+  p.K = a.element_count() / std::max<int64_t>(1, p.M);
+  int64_t min_red_stride = INT64_MAX, last_kept_stride = INT64_MAX;
+  for (int i = 0; i < a.nb_dims; ++i) {
+    if (a.dims[i] == 1) continue;
+    if (c.dims[i] == 1) {
+      p.map.rdims[p.map.nr] = a.dims[i];
+      p.map.rstr[p.map.nr++] = a.strides[i];
+      min_red_stride = std::min(min_red_stride, a.strides[i]);
+    } else {
+      p.map.kdims[p.map.nk] = a.dims[i];
+      p.map.kstr[p.map.nk++] = a.strides[i];
+      last_kept_stride = a.strides[i];
+    }
+  }
+  merge_dims(p.map.nk, p.map.kdims, p.map.kstr);
+  merge_dims(p.map.nr, p.map.rdims, p.map.rstr);
+  if (p.map.nk == 0) {  // a single output: base 0
+    p.map.nk = 1;
+    p.map.kdims[0] = 1;
+    p.map.kstr[0] = 0;
+  }
+  if (p.map.nr == 0) {
+    p.map.nr = 1;
+    p.map.rdims[0] = 1;
+    p.map.rstr[0] = 0;
+  }
+  const DeviceInfo& d = device_info(device);
+  const int64_t sms = std::max(1, d.sm_count);
+  // Adjacent outputs adjacent in A: threads of a warp read neighbouring elements.
+  const bool coalesced_outputs = last_kept_stride <= min_red_stride;
+  if (p.K <= 32 || (coalesced_outputs && p.M >= sms * kBlock)) {
+    p.kind = Kind::per_thread;
+  } else if (p.M >= 2 * sms || p.K < 16384) {
+    p.kind = Kind::per_block;
+    p.chunk = p.K;
+  } else {
+    p.kind = Kind::split;
+    const int64_t want_blocks = sms * 4;
+    p.parts = std::min((want_blocks + p.M - 1) / p.M, (p.K + 4095) / 4096);
+    p.parts = std::max<int64_t>(2, p.parts);
+    p.chunk = (p.K + p.parts - 1) / p.parts;
+  }
+  return p;
+}
+
+size_t split_bytes(const Plan& p) {
+  return p.kind == Kind::split ? static_cast<size_t>(p.M * p.parts) * sizeof(Acc<double>) : 0;
+}
+
+}  // namespace
+
+size_t reduce_workspace_size(int device, const cudnnReduceTensorStruct&, const cudnnTensorStruct& a,
+                             const cudnnTensorStruct& c) {
+  return split_bytes(make_plan(device, a, c));
+}
+
+cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTensorStruct& r,
+                            const cudnnTensorStruct& a, const void* ap, const cudnnTensorStruct& c, void* cp,
+                            double alpha, double beta, uint32_t* indices, void* workspace, size_t workspace_bytes) {
+  Plan p = make_plan(device, a, c);
+  if (p.M == 0 || p.K == 0) return CUDNN_STATUS_SUCCESS;
+  if (p.kind == Kind::split &&
+      (workspace == nullptr || workspace_bytes < split_bytes(p) || reinterpret_cast<uintptr_t>(workspace) % 16)) {
+    p.kind = Kind::per_block;  // not enough workspace: one block per output
+    p.parts = 1;
+    p.chunk = p.K;
+  }
+  const OpInfo o{static_cast<int>(r.op), r.nan_opt == CUDNN_PROPAGATE_NAN, p.K};
+  const BView cv = make_bview(c);
+  const cudnnDataType_t at = dtype_scalar(a.dtype), ct = dtype_scalar(c.dtype);
+  auto launch = [&](auto zero) -> cudnnStatus_t {
+    using C = decltype(zero);
+    const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
+    if (p.kind == Kind::per_thread) {
+      reduce_per_thread<C><<<grid_size(p.M, kBlock, device), kBlock, 0, stream>>>(o, p.map, at, ap, p.M, cv, ct, cp,
+                                                                                  al, be, indices);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+    Acc<C>* partial = p.kind == Kind::split ? static_cast<Acc<C>*>(workspace) : nullptr;
+    const int64_t blocks = std::min<int64_t>(p.M * p.parts, int64_t(device_info(device).sm_count) * 8 + 1);
+    reduce_per_block<C><<<static_cast<int>(std::max<int64_t>(1, blocks)), kBlock, 0, stream>>>(
+        o, p.map, at, ap, p.M, p.parts, p.chunk, cv, ct, cp, al, be, indices, partial);
+    FD_CUDA_LAUNCHED();
+    if (partial) {
+      reduce_combine<C><<<grid_size(p.M, kBlock, device), kBlock, 0, stream>>>(o, partial, p.M, p.parts, cv, ct, cp,
+                                                                               al, be, indices);
+      FD_CUDA_LAUNCHED();
+    }
+    return CUDNN_STATUS_SUCCESS;
+  };
+  return r.comp_type == CUDNN_DATA_DOUBLE ? launch(double{}) : launch(float{});
+}
+
+}  // namespace fd::cuda

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cudnnTransformTensor(Ex) / cudnnTransformFilter on the GPU: y = alpha * T(x) + beta * y.
+// Paths: a device-to-device copy (same packed layout and type, alpha 1, beta 0); a dense blend (same packed
+// layout and type); a tiled shared-memory transpose for packed NCHW <-> NHWC (both reads and writes coalesced);
+// and a generic strided kernel for everything else (any types, vector layouts, padding, folding).
+#include <algorithm>
+
+#include "core/dtype.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/common/device_tensor.cuh"
+#include "cuda/common/dyn_tensor.cuh"
+#include "cuda/tensor_ops/tensor_ops.h"
+
+namespace fd::cuda {
+namespace {
+
+constexpr int kBlock = 256;
+
+// Source logical element of destination element `i`, or -1 for padding (the CPU backend's Mapper).
+struct Map {
+  int nb = 0;
+  bool identity = true, unfold = false;
+  int64_t F = 1;
+  int64_t xdims[CUDNN_DIM_MAX] = {}, ydims[CUDNN_DIM_MAX] = {};
+  int64_t pad[CUDNN_DIM_MAX] = {}, fold[CUDNN_DIM_MAX] = {};
+
+  __device__ int64_t operator()(int64_t i) const {
+    if (identity) return i;
+    int64_t q[CUDNN_DIM_MAX], s[CUDNN_DIM_MAX];
+    for (int d = nb - 1; d >= 0; --d) {
+      const int64_t t = i / ydims[d];
+      q[d] = i - t * ydims[d];
+      i = t;
+    }
+    if (!unfold) {
+      int64_t phase = q[1] % F;
+      s[1] = q[1] / F - pad[1];
+      s[0] = q[0] - pad[0];
+      for (int d = nb - 1; d >= 2; --d) {
+        const int64_t f = fold[d];
+        s[d] = q[d] * f + phase % f - pad[d];
+        phase /= f;
+      }
+    } else {
+      int64_t phase = 0;
+      s[0] = q[0] + pad[0];
+      for (int d = 2; d < nb; ++d) {
+        const int64_t f = fold[d];
+        const int64_t p = q[d] + pad[d];
+        s[d] = p / f;
+        phase = phase * f + p % f;
+      }
+      s[1] = (q[1] + pad[1]) * F + phase;
+    }
+    int64_t l = 0;
+    for (int d = 0; d < nb; ++d) {
+      if (s[d] < 0 || s[d] >= xdims[d]) return -1;
+      l = l * xdims[d] + s[d];
+    }
+    return l;
+  }
+};
+
+template <class C>
+__global__ void transform_generic(Map m, BView xv, cudnnDataType_t xt, const void* xp, BView yv, cudnnDataType_t yt,
+                                  void* yp, int64_t n, C alpha, C beta) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t s = m(i);
+    const C v = s < 0 ? C(0) : load_dyn<C>(xt, xp, xv.offset(s));
+    blend_dyn<C>(yt, yp, yv.offset(i), v, alpha, beta);
+  }
+}
+
+// Zeroes the lanes past C of the last channel vector: `outer` positions (every dim but the channel) times
+// `lanes` lanes.
+__global__ void zero_lanes(BView yv, cudnnDataType_t yt, void* yp, int64_t outer, int64_t c0, int64_t lanes) {
+  const int64_t n = outer * lanes;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t o = i / lanes;
+    const int64_t c = c0 + (i - o * lanes);
+    // Offset of (outer position o, channel c): walk the dims but the channel.
+    int64_t off = 0;
+    for (int d = yv.nb - 1; d >= 0; --d) {
+      if (d == 1) continue;
+      const int64_t q = o / yv.dims[d];
+      off += (o - q * yv.dims[d]) * yv.strides[d];
+      o = q;
+    }
+    off += (c / yv.vect) * yv.strides[1];
+    store_dyn<float>(yt, yp, off * yv.vect + c % yv.vect, 0.f);
+  }
+}
+
+// Same packed layout and type: y[k] = alpha * x[k] + beta * y[k] over storage order, 16 bytes at a time when both
+// bases are 16-byte aligned.
+template <class S, class C>
+__global__ void blend_dense(const S* xp, S* yp, int64_t n, bool vec, C alpha, C beta) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t t0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  int64_t done = 0;
+  if (vec) {
+    constexpr int kPer = 16 / sizeof(S);
+    const int64_t chunks = n / kPer;
+    for (int64_t i = t0; i < chunks; i += stride) {
+      const uint4 xr = reinterpret_cast<const uint4*>(xp)[i];
+      uint4 yr = beta != C(0) ? reinterpret_cast<const uint4*>(yp)[i] : uint4{};
+      const S* xs = reinterpret_cast<const S*>(&xr);
+      S* ys = reinterpret_cast<S*>(&yr);
+#pragma unroll
+      for (int k = 0; k < kPer; ++k) {
+        C r = alpha * Storage<S>::load(xs, k);
+        if (beta != C(0)) r += beta * Storage<S>::load(ys, k);
+        Storage<S>::store(ys, k, r);
+      }
+      reinterpret_cast<uint4*>(yp)[i] = yr;
+    }
+    done = chunks * kPer;
+  }
+  for (int64_t i = done + t0; i < n; i += stride) {
+    C r = alpha * Storage<S>::load(xp, i);
+    if (beta != C(0)) r += beta * Storage<S>::load(yp, i);
+    Storage<S>::store(yp, i, r);
+  }
+}
+
+// Batched transpose: in[b][r][k] (rows x cols, packed) -> out[b][k][r]. 32 x 32 tiles through shared memory, one
+// padding column against bank conflicts; block 32 x 8.
+constexpr int kTile = 32;
+template <class S, class C>
+__global__ void transpose_tiled(const S* in, S* out, int64_t batch, int64_t rows, int64_t cols, int64_t tiles_c,
+                                C alpha, C beta) {
+  __shared__ C tile[kTile][kTile + 1];
+  const int64_t tr = blockIdx.x / tiles_c, tc = blockIdx.x - tr * tiles_c;
+  const int64_t r0 = tr * kTile, c0 = tc * kTile;
+  const int64_t plane = rows * cols;
+  for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    const S* src = in + b * plane;
+    S* dst = out + b * plane;
+    for (int j = threadIdx.y; j < kTile; j += blockDim.y) {
+      const int64_t r = r0 + j, c = c0 + threadIdx.x;
+      if (r < rows && c < cols) tile[j][threadIdx.x] = Storage<S>::load(src, r * cols + c);
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < kTile; j += blockDim.y) {
+      const int64_t c = c0 + j, r = r0 + threadIdx.x;  // out row c, out col r
+      if (r < rows && c < cols) {
+        const int64_t o = c * rows + r;
+        C v = alpha * tile[threadIdx.x][j];
+        if (beta != C(0)) v += beta * Storage<S>::load(dst, o);
+        Storage<S>::store(dst, o, v);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+bool packed_as(const cudnnTensorStruct& d, cudnnTensorFormat_t f) {
+  if (d.vect() != 1) return false;
+  int64_t s[CUDNN_DIM_MAX];
+  packed_strides(f, d.nb_dims, d.dims, 1, s);
+  for (int i = 0; i < d.nb_dims; ++i)
+    if (d.dims[i] > 1 && d.strides[i] != s[i]) return false;
+  return true;
+}
+
+bool needs_double(cudnnDataType_t t) {
+  t = dtype_scalar(t);
+  return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
+}
+
+}  // namespace
+
+cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTensorTransformStruct* t,
+                               const cudnnTensorStruct& x, const void* xp, const cudnnTensorStruct& y, void* yp,
+                               double alpha, double beta) {
+  const bool identity = t == nullptr || t->is_identity();
+  const int64_t n = y.element_count();
+  if (n == 0) return CUDNN_STATUS_SUCCESS;
+  const bool same_type = x.dtype == y.dtype;
+  const bool dbl = needs_double(x.dtype) || needs_double(y.dtype);
+  // 1. Same packed layout and type: a copy, or a dense blend.
+  if (identity && same_type && same_packed_layout(x, y)) {
+    if (alpha == 1.0 && beta == 0.0) {
+      if (xp != yp) FD_CUDA_CHECK(cudaMemcpyAsync(yp, xp, y.size_in_bytes(), cudaMemcpyDefault, stream));
+      return CUDNN_STATUS_SUCCESS;
+    }
+    const bool vec = reinterpret_cast<uintptr_t>(xp) % 16 == 0 && reinterpret_cast<uintptr_t>(yp) % 16 == 0;
+    const bool known = with_storage_type(y.dtype, [&](auto tag) {
+      using S = decltype(tag);
+      using C = decltype(Storage<S>::load(nullptr, 0));
+      blend_dense<S, C><<<grid_size(n / (vec ? 16 / sizeof(S) : 1) + 1, kBlock, device), kBlock, 0, stream>>>(
+          static_cast<const S*>(xp), static_cast<S*>(yp), n, vec, static_cast<C>(alpha), static_cast<C>(beta));
+    });
+    if (known) {
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+  }
+  // 2. Packed NCHW <-> NHWC of one type: batched tiled transposes.
+  if (identity && same_type && x.nb_dims >= 3 && xp != yp) {
+    const bool to_nhwc = packed_as(x, CUDNN_TENSOR_NCHW) && packed_as(y, CUDNN_TENSOR_NHWC);
+    const bool to_nchw = packed_as(x, CUDNN_TENSOR_NHWC) && packed_as(y, CUDNN_TENSOR_NCHW);
+    if (to_nhwc || to_nchw) {
+      int64_t spatial = 1;
+      for (int i = 2; i < x.nb_dims; ++i) spatial *= x.dims[i];
+      const int64_t batch = x.dims[0], ch = x.dims[1];
+      const int64_t rows = to_nhwc ? ch : spatial, cols = to_nhwc ? spatial : ch;
+      const int64_t tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
+      if (tiles_r * tiles_c <= INT32_MAX) {
+        const dim3 grid(static_cast<unsigned>(tiles_r * tiles_c),
+                        static_cast<unsigned>(std::min<int64_t>(batch, 65535)));
+        const bool known = with_storage_type(y.dtype, [&](auto tag) {
+          using S = decltype(tag);
+          using C = decltype(Storage<S>::load(nullptr, 0));
+          transpose_tiled<S, C><<<grid, dim3(kTile, 8), 0, stream>>>(static_cast<const S*>(xp), static_cast<S*>(yp),
+                                                                     batch, rows, cols, tiles_c, static_cast<C>(alpha),
+                                                                     static_cast<C>(beta));
+        });
+        if (known) {
+          FD_CUDA_LAUNCHED();
+          return CUDNN_STATUS_SUCCESS;
+        }
+      }
+    }
+  }
+  // 3. Generic.
+  Map m;
+  m.nb = y.nb_dims;
+  m.identity = identity;
+  for (int i = 0; i < y.nb_dims; ++i) {
+    m.xdims[i] = x.dims[i];
+    m.ydims[i] = y.dims[i];
+  }
+  if (!identity) {
+    m.F = t->fold_product();
+    m.unfold = t->direction == CUDNN_TRANSFORM_UNFOLD;
+    for (int i = 0; i < y.nb_dims; ++i) {
+      m.pad[i] = t->pad_before[i];
+      m.fold[i] = i >= 2 ? t->fold[i - 2] : 1;
+    }
+  }
+  const BView xv = make_bview(x), yv = make_bview(y);
+  const cudnnDataType_t xt = dtype_scalar(x.dtype), yt = dtype_scalar(y.dtype);
+  const int grid = grid_size(n, kBlock, device);
+  if (dbl)
+    transform_generic<double><<<grid, kBlock, 0, stream>>>(m, xv, xt, xp, yv, yt, yp, n, alpha, beta);
+  else
+    transform_generic<float><<<grid, kBlock, 0, stream>>>(m, xv, xt, xp, yv, yt, yp, n, static_cast<float>(alpha),
+                                                          static_cast<float>(beta));
+  FD_CUDA_LAUNCHED();
+  const int v = y.vect();
+  if (v > 1 && y.dims[1] % v != 0) {
+    const int64_t lanes = y.stored_dim(1) * v - y.dims[1];
+    const int64_t outer = n / y.dims[1];
+    zero_lanes<<<grid_size(outer * lanes, kBlock, device), kBlock, 0, stream>>>(yv, yt, yp, outer, y.dims[1], lanes);
+    FD_CUDA_LAUNCHED();
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda
