@@ -19,9 +19,10 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   for cfg in "f32 nchw" "f16 nhwc" "bf16 nhwc"; do
-    set -- $cfg
-    timeout 200 $B --mode=P --dt=$1 --layout=$2 --max-ms=150 --vs="$nv/libcudnn.so.9" \
-      --batch=tools/bench/batches/ops_resnet50.txt --json="$out/ops_$1_$2.json" "$@" > "$out/ops_$1_$2.txt" 2>&1
-    tail -3 "$out/ops_$1_$2.txt"
+    read -r dt layout <<< "$cfg"
+    timeout 200 $B --mode=P --dt="$dt" --layout="$layout" --max-ms=150 --vs="$nv/libcudnn.so.9" \
+      --batch=tools/bench/batches/ops_resnet50.txt --json="$out/ops_${dt}_$layout.json" "$@" \
+      > "$out/ops_${dt}_$layout.txt" 2>&1
+    tail -3 "$out/ops_${dt}_$layout.txt"
   done
 fi
