@@ -7,7 +7,8 @@
 set -uo pipefail
 what=${1:-all}; shift || true
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
-nv=$(python3 -c 'import nvidia.cudnn,os;print(os.path.join(os.path.dirname(nvidia.cudnn.__file__),"lib"))' 2>/dev/null)
+nv=$(python3 -c 'import nvidia.cudnn as m;print(list(m.__path__)[0]+"/lib")' 2>/dev/null)
+[ -e "$nv/libcudnn.so.9" ] || nv=$(dirname "$(ls /usr/lib/x86_64-linux-gnu/libcudnn.so.9 2>/dev/null || echo /x/y)")
 for d in "$nv"/../../*/lib; do export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 cmake --preset default > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
