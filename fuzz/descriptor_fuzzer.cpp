@@ -46,9 +46,15 @@ void pick_dims(FuzzedDataProvider& in, int* a, int n) {
 struct Buffer {
   std::vector<unsigned char> bytes;
   bool ok = false;
+  // A valid descriptor whose data would exceed kMaxBuffer: the op must not be called with a short buffer
+  // (the library trusts the caller's buffer sizes, as cuDNN does). Invalid descriptors still get a small
+  // buffer, to exercise the error paths.
+  bool too_big = false;
   Buffer(FuzzedDataProvider& in, cudnnTensorDescriptor_t d) {
     size_t size = 0;
-    ok = cudnnGetTensorSizeInBytes(d, &size) == CUDNN_STATUS_SUCCESS && size <= kMaxBuffer;
+    const bool sized = cudnnGetTensorSizeInBytes(d, &size) == CUDNN_STATUS_SUCCESS;
+    ok = sized && size <= kMaxBuffer;
+    too_big = sized && !ok;
     bytes.resize(ok ? (size ? size : 1) : 16);
     const std::vector<uint8_t> fill = in.ConsumeBytes<uint8_t>(bytes.size());
     if (!fill.empty()) std::memcpy(bytes.data(), fill.data(), fill.size());
@@ -133,19 +139,19 @@ void step(State& s, FuzzedDataProvider& in) {
       cudnnTensorDescriptor_t cd = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
       Buffer A(in, a), C(in, cd);
       const Scale alpha = pick_scale(in), beta = pick_scale(in);
-      cudnnAddTensor(s.handle, &alpha, a, A.data(), &beta, cd, C.data());
+      if (!A.too_big && !C.too_big) cudnnAddTensor(s.handle, &alpha, a, A.data(), &beta, cd, C.data());
       break;
     }
     case 11: {
       Buffer Y(in, td);
       const Scale alpha = pick_scale(in);
-      cudnnScaleTensor(s.handle, td, Y.data(), &alpha);
+      if (!Y.too_big) cudnnScaleTensor(s.handle, td, Y.data(), &alpha);
       break;
     }
     case 12: {
       Buffer Y(in, td);
       const Scale value = pick_scale(in);
-      cudnnSetTensor(s.handle, td, Y.data(), &value);
+      if (!Y.too_big) cudnnSetTensor(s.handle, td, Y.data(), &value);
       break;
     }
     case 13:  // a fresh, never-set descriptor
@@ -156,7 +162,7 @@ void step(State& s, FuzzedDataProvider& in) {
     case 14: {  // the same descriptor on both sides, in place
       Buffer Y(in, td);
       const Scale alpha = pick_scale(in), beta = pick_scale(in);
-      cudnnAddTensor(s.handle, &alpha, td, Y.data(), &beta, td, Y.data());
+      if (!Y.too_big) cudnnAddTensor(s.handle, &alpha, td, Y.data(), &beta, td, Y.data());
       break;
     }
     case 15:  // NULL arguments
