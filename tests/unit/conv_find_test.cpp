@@ -214,9 +214,11 @@ TEST(ConvFind, ExRespectsWorkspaceAndUsesCallerBuffers) {
       for (int i = 0; i < n; ++i)
         if (fp[i].status == CUDNN_STATUS_SUCCESS) EXPECT_LE(fp[i].memory, limit);
       // y holds the winner's result: bitwise what a direct call with that algorithm gives.
+      ft::sync_device();  // raw bytes below: wait for the device (GPU test mode)
       const ft::Bytes found = p.y.bytes;
       p.y.poison();
       FT_OK(ft_conv::forward(h, p, fp[0].algo, 1.0, 0.0));
+      ft::sync_device();
       ft::Bytes direct = p.y.bytes;
       for (int64_t i = 0; i < p.y.count(); ++i) {
         const int64_t off = p.y.offset(i) * 4;
@@ -243,18 +245,22 @@ TEST(ConvFind, BackwardExMatchesDirectCall) {
   FT_OK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, p.wd, p.w.data(), p.yd, p.y.data(), p.cd, p.xd, p.x.data(), 6,
                                                     &n, dp, ws.data(), ws.size()));
   ASSERT_EQ(dp[0].status, CUDNN_STATUS_SUCCESS);
+  ft::sync_device();
   ft::Bytes found = p.x.bytes;
   p.x.poison();
   FT_OK(ft_conv::backward_data(h, p, dp[0].algo, 1.0, 0.0));
+  ft::sync_device();
   EXPECT_EQ(found, p.x.bytes);
   cudnnConvolutionBwdFilterAlgoPerf_t wp[7];
   p.w.poison();
   FT_OK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, p.xd, p.x.data(), p.yd, p.y.data(), p.cd, p.wd, p.w.data(),
                                                       7, &n, wp, ws.data(), ws.size()));
   ASSERT_EQ(wp[0].status, CUDNN_STATUS_SUCCESS);
+  ft::sync_device();
   found = p.w.bytes;
   p.w.poison();
   FT_OK(ft_conv::backward_filter(h, p, wp[0].algo, 1.0, 0.0));
+  ft::sync_device();
   EXPECT_EQ(found, p.w.bytes);
 }
 
