@@ -18,22 +18,24 @@ namespace fd::conv_api {
 // Workspace query: the size the implementation chosen for (problem, algo) needs.
 inline cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDir dir, const cudnnTensorStruct* x,
                                     const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
-                                    const cudnnTensorStruct* y, int algo, size_t* size, const char* fn) {
+                                    const cudnnTensorStruct* y, int algo, size_t* size) {
   FD_TRY(check_handle(handle));
   FD_CHECK_PARAM(size != nullptr, "sizeInBytes is NULL");
   ConvProblem p;
   FD_TRY(ConvProblem::make(dir, x, w, conv, y, &p));
-  FD_TRY(require_cpu(handle, fn));
   const conv::ConvImpl* impl = nullptr;
-  FD_TRY(conv::select(p, algo, &impl, false));
+  FD_TRY(conv::select(p, handle->backend, algo, &impl, false));
   *size = impl->workspace_size(p);
   return CUDNN_STATUS_SUCCESS;
 }
 
-// Everything a computing call does after its own argument checks: choose, check the workspace, log, run.
-inline cudnnStatus_t run(const ConvProblem& p, int algo, conv::ConvArgs args, const std::string& extra) {
+// Everything a computing call does after its own argument checks: choose (among the handle's backend's
+// implementations), check the workspace, log, run.
+inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, conv::ConvArgs args,
+                         const std::string& extra) {
   const conv::ConvImpl* impl = nullptr;
-  FD_TRY(conv::select(p, algo, &impl, true));
+  FD_TRY(conv::select(p, handle->backend, algo, &impl, true));
+  args.handle = handle;
   const size_t need = impl->workspace_size(p);
   FD_CHECK_PARAM(args.workspace_size >= need, "workSpaceSizeInBytes=%zu is less than the %zu bytes %s (%s) needs",
                  args.workspace_size, need, conv::algo_name(p.dir, algo), impl->id());
@@ -61,7 +63,7 @@ cudnnStatus_t rank(const cudnnContext* handle, const ConvProblem& p, int request
     Perf r{};
     r.algo = static_cast<Algo>(a);
     const conv::ConvImpl* impl = nullptr;
-    const conv::Verdict v = conv::try_select(p, a, &impl);
+    const conv::Verdict v = conv::try_select(p, handle->backend, a, &impl);
     r.status = v.status;
     if (v.ok()) {
       r.time = static_cast<float>(impl->cost_estimate(p) * 1e3);  // milliseconds, estimated

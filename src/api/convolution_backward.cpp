@@ -6,6 +6,9 @@
 #include "core/api_context.h"
 #include "core/tensor_ops_desc.h"
 #include "cpu/conv/standalone.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/conv/impls.h"
+#endif
 
 namespace {
 using fd::ConvDir;
@@ -46,7 +49,6 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm_v7(
                   FD_TRY(fd::check_handle(handle));
                   ConvProblem p;
                   FD_TRY(ConvProblem::make(ConvDir::bwd_data, gradDesc, filterDesc, convDesc, diffDesc, &p));
-                  FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
                       handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
@@ -62,12 +64,11 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHand
   return FD_API(cudnnGetConvolutionBackwardDataWorkspaceSize,
                 (handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes), [&]() -> cudnnStatus_t {
                   return fd::conv_api::workspace_size(handle, ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc,
-                                                      algo, sizeInBytes,
-                                                      "cudnnGetConvolutionBackwardDataWorkspaceSize");
+                                                      algo, sizeInBytes);
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
                                                        const cudnnFilterDescriptor_t wDesc, const void* w,
                                                        const cudnnTensorDescriptor_t dyDesc, const void* dy,
@@ -84,8 +85,7 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardData(cudnnHandle_t handle, con
                   FD_TRY(ConvProblem::make(ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, &p));
                   FD_CHECK_PARAM(w != nullptr && dy != nullptr && dx != nullptr, "w, dy or dx is NULL");
                   FD_CHECK_PARAM(alpha != nullptr && beta != nullptr, "alpha or beta is NULL");
-                  FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardData"));
-                  return fd::conv_api::run(p, algo,
+                  return fd::conv_api::run(handle, p, algo,
                                            make_args(dy, w, dx, workSpace, workSpaceSizeInBytes,
                                                      fd::read_scale(alpha, p.xdt), fd::read_scale(beta, p.xdt)),
                                            "");
@@ -124,7 +124,6 @@ cudnnStatus_t CUDNNWINAPI cudnnGetFoldedConvBackwardDataDescriptors(
                        "folding applies to cross-correlation: CUDNN_CONVOLUTION flips the filter (%s)",
                        p.to_string().c_str());
     FD_CHECK_SUPPORTED(p.dd == 1 && p.dh == 1 && p.dw == 1, "folding needs dilation 1 (%s)", p.to_string().c_str());
-    FD_TRY(fd::require_cpu(handle, "cudnnGetFoldedConvBackwardDataDescriptors"));
     // dx (padded by pad before, zeros after) at position i' = s * o + r, r = s * a + b, folds into phase b of
     // channel c at q = o + a: a stride-1, pad-0 backward data of dy (zero-padded after to Q - A + 1) with the
     // filter folded the same way (w_f[k, c F + b, a] = w[k, c, s a + b], zero past R). Unfolding dx_f and
@@ -207,7 +206,6 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm_v7(
                   FD_TRY(fd::check_handle(handle));
                   ConvProblem p;
                   FD_TRY(ConvProblem::make(ConvDir::bwd_filter, srcDesc, gradDesc, convDesc, diffDesc, &p));
-                  FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
                       handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
@@ -223,12 +221,11 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHa
   return FD_API(cudnnGetConvolutionBackwardFilterWorkspaceSize,
                 (handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes), [&]() -> cudnnStatus_t {
                   return fd::conv_api::workspace_size(handle, ConvDir::bwd_filter, xDesc, gradDesc, convDesc, dyDesc,
-                                                      algo, sizeInBytes,
-                                                      "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+                                                      algo, sizeInBytes);
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* alpha,
                                                          const cudnnTensorDescriptor_t xDesc, const void* x,
                                                          const cudnnTensorDescriptor_t dyDesc, const void* dy,
@@ -245,15 +242,14 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardFilter(cudnnHandle_t handle, c
                   FD_TRY(ConvProblem::make(ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, &p));
                   FD_CHECK_PARAM(x != nullptr && dy != nullptr && dw != nullptr, "x, dy or dw is NULL");
                   FD_CHECK_PARAM(alpha != nullptr && beta != nullptr, "alpha or beta is NULL");
-                  FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardFilter"));
-                  return fd::conv_api::run(p, algo,
+                  return fd::conv_api::run(handle, p, algo,
                                            make_args(x, dy, dw, workSpace, workSpaceSizeInBytes,
                                                      fd::read_scale(alpha, p.xdt), fd::read_scale(beta, p.xdt)),
                                            "");
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
                                                        const cudnnTensorDescriptor_t dyDesc, const void* dy,
                                                        const void* beta, const cudnnTensorDescriptor_t dbDesc,
@@ -273,11 +269,14 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBackwardBias(cudnnHandle_t handle, con
                    fd::dtype_short_name(dbDesc->dtype), fd::dtype_short_name(dyDesc->dtype));
     FD_CHECK_SUPPORTED(fd::dtype_is_float(dyDesc->dtype), "backward bias supports f32, f64, f16 and bf16, not %s",
                        fd::dtype_short_name(dyDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardBias"));
     const double a = fd::read_scale(alpha, dyDesc->dtype), b = fd::read_scale(beta, dyDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command("conv bwd_b dy=" + dyDesc->spec() + " db=" + dbDesc->spec() +
                             " alpha=" + fd::log::format_double(a) + " beta=" + fd::log::format_double(b));
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::conv::bias_grad(handle, *dyDesc, dy, *dbDesc, db, a, b);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBackwardBias"));
     fd::cpu::conv::bias_grad(*dyDesc, dy, *dbDesc, db, a, b);
     return CUDNN_STATUS_SUCCESS;
   });

@@ -15,10 +15,9 @@ using fd::ConvProblem;
 
 template <class Perf, class Algo>
 cudnnStatus_t find_common(cudnnHandle_t handle, const ConvProblem& p, const fd::conv::FindBuffers* user,
-                          int requested, int* returned, Perf* perf, const char* fn) {
+                          int requested, int* returned, Perf* perf) {
   FD_CHECK_PARAM(requested > 0, "requestedAlgoCount=%d must be positive", requested);
   FD_CHECK_PARAM(returned != nullptr && perf != nullptr, "returnedAlgoCount or perfResults is NULL");
-  FD_TRY(fd::require_cpu(handle, fn));
   if (fd::log::command_logging_enabled()) fd::log::emit_command(p.to_string() + " op=find");
   std::vector<fd::conv::FindResult> results;
   FD_TRY(fd::conv::find(handle, p, user, &results));
@@ -49,7 +48,7 @@ cudnnStatus_t check_ex_buffers(const void* in, const void* in2, const void* out,
 
 extern "C" {
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle,
                                                                const cudnnTensorDescriptor_t xDesc,
                                                                const cudnnFilterDescriptor_t wDesc,
@@ -64,11 +63,11 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t han
     ConvProblem p;
     FD_TRY(ConvProblem::make(ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, &p));
     return find_common<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults, "cudnnFindConvolutionForwardAlgorithm");
+        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnFilterDescriptor_t wDesc,
     const void* w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void* y,
@@ -84,11 +83,11 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(
     FD_TRY(check_ex_buffers(x, w, y, workSpace, workSpaceSizeInBytes, "x, w or y"));
     const fd::conv::FindBuffers b{x, w, y, workSpace, workSpaceSizeInBytes};
     return find_common<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults, "cudnnFindConvolutionForwardAlgorithmEx");
+        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle,
                                                                     const cudnnFilterDescriptor_t wDesc,
                                                                     const cudnnTensorDescriptor_t dyDesc,
@@ -104,12 +103,11 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_
     ConvProblem p;
     FD_TRY(ConvProblem::make(ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, &p));
     return find_common<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults,
-        "cudnnFindConvolutionBackwardDataAlgorithm");
+        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(
     cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnTensorDescriptor_t dyDesc,
     const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
@@ -125,12 +123,11 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(
     FD_TRY(check_ex_buffers(dy, w, dx, workSpace, workSpaceSizeInBytes, "w, dy or dx"));
     const fd::conv::FindBuffers b{dy, w, dx, workSpace, workSpaceSizeInBytes};
     return find_common<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults,
-        "cudnnFindConvolutionBackwardDataAlgorithmEx");
+        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount,
@@ -142,12 +139,11 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(
     ConvProblem p;
     FD_TRY(ConvProblem::make(ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, &p));
     return find_common<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults,
-        "cudnnFindConvolutionBackwardFilterAlgorithm");
+        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t dyDesc,
     const void* y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
@@ -163,8 +159,7 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(
     FD_TRY(check_ex_buffers(x, y, dw, workSpace, workSpaceSizeInBytes, "x, dy (y) or dw"));
     const fd::conv::FindBuffers b{x, y, dw, workSpace, workSpaceSizeInBytes};
     return find_common<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults,
-        "cudnnFindConvolutionBackwardFilterAlgorithmEx");
+        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 

@@ -7,6 +7,9 @@
 #include "api/conv_common.h"
 #include "core/api_context.h"
 #include "cpu/conv/standalone.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/conv/impls.h"
+#endif
 
 namespace {
 
@@ -41,7 +44,6 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm_v7(
                   FD_TRY(fd::check_handle(handle));
                   ConvProblem p;
                   FD_TRY(ConvProblem::make(ConvDir::fwd, srcDesc, filterDesc, convDesc, destDesc, &p));
-                  FD_TRY(fd::require_cpu(handle, "cudnnGetConvolutionForwardAlgorithm_v7"));
                   return fd::conv_api::rank<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
                       handle, p, requestedAlgoCount, returnedAlgoCount, perfResults);
                 });
@@ -56,11 +58,11 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t 
   return FD_API(cudnnGetConvolutionForwardWorkspaceSize, (handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes),
                 [&]() -> cudnnStatus_t {
                   return fd::conv_api::workspace_size(handle, ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, algo,
-                                                      sizeInBytes, "cudnnGetConvolutionForwardWorkspaceSize");
+                                                      sizeInBytes);
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
                                                   const cudnnTensorDescriptor_t xDesc, const void* x,
                                                   const cudnnFilterDescriptor_t wDesc, const void* w,
@@ -76,7 +78,6 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const vo
                   FD_TRY(ConvProblem::make(ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, &p));
                   FD_CHECK_PARAM(x != nullptr && w != nullptr && y != nullptr, "x, w or y is NULL");
                   FD_CHECK_PARAM(alpha != nullptr && beta != nullptr, "alpha or beta is NULL");
-                  FD_TRY(fd::require_cpu(handle, "cudnnConvolutionForward"));
                   fd::conv::ConvArgs a;
                   a.in = x;
                   a.in2 = w;
@@ -85,11 +86,11 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionForward(cudnnHandle_t handle, const vo
                   a.workspace_size = workSpaceSizeInBytes;
                   a.alpha = fd::read_scale(alpha, p.ydt);
                   a.beta = fd::read_scale(beta, p.ydt);
-                  return fd::conv_api::run(p, algo, a, "");
+                  return fd::conv_api::run(handle, p, algo, a, "");
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     cudnnHandle_t handle, const void* alpha1, const cudnnTensorDescriptor_t xDesc, const void* x,
     const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
@@ -132,7 +133,6 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     FD_CHECK_SUPPORTED(e.act != CUDNN_ACTIVATION_IDENTITY || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                        "IDENTITY activation needs CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, not %s",
                        fd::conv::algo_name(ConvDir::fwd, algo));
-    FD_TRY(fd::require_cpu(handle, "cudnnConvolutionBiasActivationForward"));
     e.z = zDesc;
     e.z_data = z;
     e.bias = biasDesc;
@@ -148,11 +148,11 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     a.fused = &e;
     std::string extra = std::string(" post=bias+") + (e.act == CUDNN_ACTIVATION_RELU ? "relu" : "identity") +
                         " alpha2=" + fd::log::format_double(a2);
-    return fd::conv_api::run(p, algo, a, extra);
+    return fd::conv_api::run(handle, p, algo, a, extra);
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
                                       const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc,
                                       void* colBuffer) {
@@ -177,14 +177,17 @@ cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDes
                                                            : xDesc->dtype;
     ConvProblem p;
     FD_TRY(ConvProblem::make(ConvDir::fwd, xDesc, wDesc, &c, &yd, &p));
-    FD_TRY(fd::require_cpu(handle, "cudnnIm2Col"));
     if (fd::log::command_logging_enabled()) fd::log::emit_command(p.to_string() + " op=im2col");
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::conv::im2col_buffer(handle, p, x, colBuffer);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnIm2Col"));
     fd::cpu::conv::im2col_buffer(p, x, colBuffer);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc,
                                                     cudnnReorderType_t reorderType, const void* filterData,
                                                     void* reorderedFilterData, int reorderBias, const void* biasData,
@@ -204,6 +207,16 @@ cudnnStatus_t CUDNNWINAPI cudnnReorderFilterAndBias(cudnnHandle_t handle, const 
     FD_CHECK_SUPPORTED(filterDesc->dtype == CUDNN_DATA_INT8x32,
                        "filter reordering applies to INT8x32 filters only, not %s",
                        fd::dtype_short_name(filterDesc->dtype));
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) {  // the CUDA kernels also read the plain NCHW_VECT_C order: a copy, as on the CPU
+      if (filterData != reorderedFilterData)
+        FD_TRY(fd::cuda::conv::copy_bytes(handle, reorderedFilterData, filterData, filterDesc->size_in_bytes()));
+      if (reorderBias && biasData != reorderedBiasData)
+        FD_TRY(fd::cuda::conv::copy_bytes(handle, reorderedBiasData, biasData,
+                                          static_cast<size_t>(filterDesc->dims[0]) * sizeof(float)));
+      return CUDNN_STATUS_SUCCESS;
+    }
+#endif
     FD_TRY(fd::require_cpu(handle, "cudnnReorderFilterAndBias"));
     // The CPU kernels read INT8x32 filters in the plain NCHW_VECT_C order, so on the CPU backend the order the
     // fused int8 kernels want is that plain order: reordering is a copy.

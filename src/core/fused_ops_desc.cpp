@@ -157,7 +157,7 @@ cudnnStatus_t choose_algo(cudnnFusedOpsPlanStruct* p) {
   std::string why;
   for (int a = 0; a < fd::conv::algo_count(p->problem.dir); ++a) {
     const fd::conv::ConvImpl* impl = nullptr;
-    const fd::conv::Verdict v = fd::conv::try_select(p->problem, a, &impl);
+    const fd::conv::Verdict v = fd::conv::try_select(p->problem, fd::Backend::cpu, a, &impl);
     if (!v.ok()) {
       why += std::string(why.empty() ? "" : "; ") + fd::conv::algo_name(p->problem.dir, a) + ": " + v.reason;
       continue;

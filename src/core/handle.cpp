@@ -8,6 +8,7 @@
 #include "core/status.h"
 
 #ifdef FREEDNN_WITH_CUDA
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -61,6 +62,7 @@ void note_api_handle(cudnnHandle_t handle) {
 cudnnContext::~cudnnContext() {
 #ifdef FREEDNN_WITH_CUDA
   if (scratch != nullptr) (void)cudaFree(scratch);
+  if (cublas != nullptr) (void)cublasDestroy(static_cast<cublasHandle_t>(cublas));
 #endif
 }
 

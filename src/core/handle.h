@@ -31,6 +31,9 @@ struct cudnnContext : fd::Checked<0x48414E44u> {
   // partial sums, per-channel coefficients). Grown stream-ordered by fd::cuda::handle_scratch; freed here.
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
+  // CUDA backend: the cuBLAS handle (a cublasHandle_t) of the GEMM-based kernels, created on first use by
+  // fd::cuda::cublas_handle (which binds it to `stream` before each use); destroyed here.
+  void* cublas = nullptr;
 
   cudnnContext() = default;
   cudnnContext(const cudnnContext&) = delete;

@@ -15,24 +15,72 @@
 #include "dispatch/conv_registry.h"
 #include "dispatch/find_db.h"
 
+#ifdef FREEDNN_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 namespace fd::conv {
 namespace {
 
-// A zero-initialised host buffer that reports allocation failure instead of throwing.
+// A zero-initialised buffer of the handle's backend (host memory, or device memory on the CUDA backend) that
+// reports allocation failure instead of throwing.
 struct Buffer {
-  std::unique_ptr<unsigned char[]> data;
-  bool alloc(size_t bytes) {
-    data.reset(new (std::nothrow) unsigned char[bytes == 0 ? 1 : bytes]());
-    return data != nullptr;
+  std::unique_ptr<unsigned char[]> host;
+  void* device = nullptr;
+  ~Buffer() {
+#ifdef FREEDNN_WITH_CUDA
+    if (device != nullptr) (void)cudaFree(device);
+#endif
   }
-  void* get() const { return data.get(); }
+  bool alloc(const cudnnContext* h, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (h->on_cpu()) {
+      host.reset(new (std::nothrow) unsigned char[bytes]());
+      return host != nullptr;
+    }
+#ifdef FREEDNN_WITH_CUDA
+    if (cudaMalloc(&device, bytes) != cudaSuccess || cudaMemset(device, 0, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      if (device != nullptr) (void)cudaFree(device);
+      device = nullptr;
+      return false;
+    }
+    return true;
+#else
+    return false;
+#endif
+  }
+  void* get() const { return host ? static_cast<void*>(host.get()) : device; }
 };
 
 // Small deterministic values, so that the timed runs see ordinary numbers (no denormals, no NaN).
-void fill_pattern(const cudnnTensorStruct& d, void* p) {
+bool fill_pattern(const cudnnContext* h, const cudnnTensorStruct& d, void* p) {
   std::vector<double> v(static_cast<size_t>(d.element_count()));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(static_cast<int>(i % 7) - 3) * 0.125;
-  cpu::write_tensor(d, p, v.data(), 1.0, 0.0);
+  if (h->on_cpu()) {
+    cpu::write_tensor(d, p, v.data(), 1.0, 0.0);
+    return true;
+  }
+#ifdef FREEDNN_WITH_CUDA
+  std::vector<unsigned char> staging(d.size_in_bytes());
+  cpu::write_tensor(d, staging.data(), v.data(), 1.0, 0.0);
+  if (cudaMemcpy(p, staging.data(), staging.size(), cudaMemcpyHostToDevice) == cudaSuccess) return true;
+  (void)cudaGetLastError();
+#endif
+  return false;
+}
+
+// Waits for the handle's queued work (CUDA); nothing on the CPU.
+cudnnStatus_t wait(const cudnnContext* h) {
+#ifdef FREEDNN_WITH_CUDA
+  if (!h->on_cpu()) {
+    const cudaError_t e = cudaStreamSynchronize(h->stream);
+    FD_CHECK(e == cudaSuccess, CUDNN_STATUS_EXECUTION_FAILED, "timing a convolution: %s", cudaGetErrorString(e));
+  }
+#else
+  (void)h;
+#endif
+  return CUDNN_STATUS_SUCCESS;
 }
 
 const cudnnTensorStruct& in_desc(const ConvProblem& p) { return p.dir == ConvDir::bwd_data ? *p.y : *p.x; }
@@ -53,11 +101,13 @@ double median(std::vector<double> v) {
 cudnnStatus_t time_impl(const ConvImpl* impl, const ConvProblem& p, const ConvArgs& args, double* ms) {
   using clock = std::chrono::steady_clock;
   FD_TRY(impl->run(p, args));
+  FD_TRY(wait(args.handle));
   std::vector<double> times;
   const auto start = clock::now();
   while (times.size() < 9) {
     const auto t0 = clock::now();
     FD_TRY(impl->run(p, args));
+    FD_TRY(wait(args.handle));
     const auto t1 = clock::now();
     times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     if (times.size() >= 3 && std::chrono::duration<double, std::milli>(t1 - start).count() > 50.0) break;
@@ -86,7 +136,7 @@ std::string device_tag(const cudnnContext* h) {
   return h == nullptr || h->on_cpu() ? std::string("cpu") : "cuda" + std::to_string(h->device);
 }
 
-cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffers* user,
+cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* user,
                    std::vector<FindResult>* results) {
   results->clear();
   // The library's own buffers (non-Ex): inputs filled with a fixed pattern, the output zeroed.
@@ -95,11 +145,11 @@ cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffer
   if (user != nullptr) {
     bufs = *user;
   } else {
-    FD_CHECK(own_in.alloc(in_desc(p).size_in_bytes()) && own_in2.alloc(in2_desc(p).size_in_bytes()) &&
-                 own_out.alloc(out_desc(p).size_in_bytes()),
+    FD_CHECK(own_in.alloc(h, in_desc(p).size_in_bytes()) && own_in2.alloc(h, in2_desc(p).size_in_bytes()) &&
+                 own_out.alloc(h, out_desc(p).size_in_bytes()),
              CUDNN_STATUS_ALLOC_FAILED, "cannot allocate the input and output buffers of %s", p.to_string().c_str());
-    fill_pattern(in_desc(p), own_in.get());
-    fill_pattern(in2_desc(p), own_in2.get());
+    FD_CHECK(fill_pattern(h, in_desc(p), own_in.get()) && fill_pattern(h, in2_desc(p), own_in2.get()),
+             CUDNN_STATUS_EXECUTION_FAILED, "cannot fill the input buffers of %s", p.to_string().c_str());
     bufs.in = own_in.get();
     bufs.in2 = own_in2.get();
     bufs.out = own_out.get();
@@ -112,7 +162,7 @@ cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffer
     r.algo = a;
     r.math = p.math;
     const ConvImpl* impl = nullptr;
-    const Verdict v = try_select(p, a, &impl);
+    const Verdict v = try_select(p, h->backend, a, &impl);
     if (!v.ok()) {
       r.status = v.status;
       r.reason = v.reason;
@@ -122,6 +172,7 @@ cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffer
       r.deterministic = impl->deterministic();
       r.math = impl->math_type(p);
       ConvArgs args;
+      args.handle = h;
       args.in = bufs.in;
       args.in2 = bufs.in2;
       args.out = bufs.out;
@@ -140,7 +191,7 @@ cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffer
           args.workspace_size = bufs.workspace_size;
         }
       } else if (r.memory > 0) {
-        if (!ws.alloc(r.memory)) {
+        if (!ws.alloc(h, r.memory)) {
           have_ws = false;
           r.status = CUDNN_STATUS_ALLOC_FAILED;
           r.reason = "cannot allocate " + std::to_string(r.memory) + " bytes of workspace";
@@ -177,6 +228,7 @@ cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffer
   if (user != nullptr && best.status == CUDNN_STATUS_SUCCESS) {
     // Leave the winner's result in the caller's output, so it equals a direct call with that algorithm.
     ConvArgs args;
+    args.handle = h;
     args.in = bufs.in;
     args.in2 = bufs.in2;
     args.out = bufs.out;

@@ -27,7 +27,8 @@ struct FindResult {
   std::string reason;  // why status != SUCCESS
 };
 
-// The caller's buffers (the Ex calls). Roles as in ConvArgs: in / in2 inputs, out the output.
+// The caller's buffers (the Ex calls). Roles as in ConvArgs: in / in2 inputs, out the output. Pointers of the
+// handle's backend (device pointers on the CUDA backend).
 struct FindBuffers {
   const void* in = nullptr;
   const void* in2 = nullptr;
@@ -40,8 +41,9 @@ struct FindBuffers {
 // buffers it allocates when `user` is null. Results: the successful ones by time, then the others (NOT_SUPPORTED,
 // or ALLOC_FAILED when the caller's workspace is too small or an allocation failed) in algorithm order.
 // With user buffers the output finally holds the winner's result (alpha = 1, beta = 0). The successful ones
-// are stored in the find database.
-cudnnStatus_t find(const cudnnContext* h, const ConvProblem& p, const FindBuffers* user,
+// are stored in the find database. Only the implementations of the handle's backend take part; on the CUDA
+// backend the library's own buffers are device memory, and each timed run is bracketed by stream synchronizations.
+cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* user,
                    std::vector<FindResult>* results);
 
 // "cpu", or "cuda<device>".

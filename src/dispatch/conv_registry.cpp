@@ -9,6 +9,9 @@
 #include "core/log.h"
 #include "core/status.h"
 #include "cpu/conv/impls.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/conv/impls.h"
+#endif
 
 namespace fd::conv {
 namespace {
@@ -31,30 +34,31 @@ bool matches(const std::string& id, const std::vector<std::string>& patterns) {
   return false;
 }
 
-// Algorithms with no CPU implementation at all, and why (so the NOT_SUPPORTED reason is informative).
-const char* missing_reason(ConvDir dir, int algo) {
+// Algorithms with no implementation at all on a backend, and why (so the NOT_SUPPORTED reason is informative).
+std::string missing_reason(ConvDir dir, int algo, Backend b) {
+  const std::string on = std::string(" has no ") + (b == Backend::cuda ? "CUDA" : "CPU") + " implementation";
   switch (dir) {
     case ConvDir::fwd:
       if (algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING)
-        return "FFT convolution has no CPU implementation";
-      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED)
-        return "non-fused Winograd convolution has no CPU implementation";
+        return "FFT convolution" + on;
+      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED) return "non-fused Winograd convolution" + on;
+      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD) return "Winograd convolution" + on;
       break;
     case ConvDir::bwd_data:
       if (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING)
-        return "FFT convolution has no CPU implementation";
+        return "FFT convolution" + on;
       if (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED)
-        return "Winograd convolution has no CPU implementation";
+        return "Winograd convolution" + on;
       break;
     case ConvDir::bwd_filter:
       if (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT || algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING)
-        return "FFT convolution has no CPU implementation";
+        return "FFT convolution" + on;
       if (algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD ||
           algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED)
-        return "Winograd convolution has no CPU implementation";
+        return "Winograd convolution" + on;
       break;
   }
-  return "no implementation serves this algorithm";
+  return std::string("no ") + backend_name(b) + " implementation serves this algorithm";
 }
 
 }  // namespace
@@ -64,15 +68,20 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cpu::conv::winograd_impl(),
       fd::cpu::conv::im2col_gemm_impl(),
       fd::cpu::conv::direct_impl(),
+#ifdef FREEDNN_WITH_CUDA
+      fd::cuda::conv::im2col_gemm_impl(),
+      fd::cuda::conv::direct_impl(),
+#endif
   };
   return list;
 }
 
-std::vector<const ConvImpl*> enabled_impls() {
+std::vector<const ConvImpl*> enabled_impls(Backend b) {
   const auto only = split_list(env_string("FREEDNN_ONLY_IMPL"));
   const auto disable = split_list(env_string("FREEDNN_DISABLE_IMPL"));
   std::vector<const ConvImpl*> out;
   for (const ConvImpl* impl : all_impls()) {
+    if (impl->backend() != b) continue;
     if (!only.empty() && !matches(impl->id(), only)) continue;
     if (matches(impl->id(), disable)) continue;
     out.push_back(impl);
@@ -99,13 +108,13 @@ const char* algo_name(ConvDir dir, int algo) {
   return n ? n : "<invalid algo>";
 }
 
-Verdict try_select(const ConvProblem& p, int algo, const ConvImpl** out) {
+Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out) {
   *out = nullptr;
   if (algo < 0 || algo >= algo_count(p.dir))
     return {CUDNN_STATUS_BAD_PARAM, "algo " + std::to_string(algo) + " is not an algorithm of this direction"};
   std::string why;
   bool any_serves = false;
-  for (const ConvImpl* impl : enabled_impls()) {
+  for (const ConvImpl* impl : enabled_impls(b)) {
     if (!impl->serves(p.dir, algo)) continue;
     any_serves = true;
     const Verdict v = impl->applicable(p);
@@ -117,15 +126,16 @@ Verdict try_select(const ConvProblem& p, int algo, const ConvImpl** out) {
   }
   if (!any_serves) {
     bool filtered = false;
-    for (const ConvImpl* impl : all_impls()) filtered = filtered || impl->serves(p.dir, algo);
+    for (const ConvImpl* impl : all_impls())
+      filtered = filtered || (impl->backend() == b && impl->serves(p.dir, algo));
     why = filtered ? "every implementation of this algorithm is filtered out by FREEDNN_ONLY_IMPL/FREEDNN_DISABLE_IMPL"
-                   : missing_reason(p.dir, algo);
+                   : missing_reason(p.dir, algo, b);
   }
   return {CUDNN_STATUS_NOT_SUPPORTED, why};
 }
 
-cudnnStatus_t select(const ConvProblem& p, int algo, const ConvImpl** out, bool log_choice) {
-  const Verdict v = try_select(p, algo, out);
+cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice) {
+  const Verdict v = try_select(p, b, algo, out);
   if (!v.ok())
     return report(v.status, __FILE__, __LINE__, "select", "%s for %s: %s", algo_name(p.dir, algo),
                   p.to_string().c_str(), v.reason.c_str());

@@ -7,13 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "core/handle.h"
 #include "problem/conv.h"
 
 // The convolution implementation registry: an ordered list of implementations (fastest first), each
 // serving some of the cuDNN algorithm enum values of some directions. A call with algorithm A runs the first
 // implementation that serves A and accepts the problem; the workspace query, the call itself, the _v7
 // ranking and (later) Find all go through `select`, so they agree on which implementation an (algo, problem)
-// pair means and on NOT_SUPPORTED when there is none.
+// pair means and on NOT_SUPPORTED when there is none. Each implementation belongs to one backend; selection only
+// considers the implementations of the handle's backend (CPU ids "cpu:...", CUDA ids "cuda:...").
 namespace fd::conv {
 
 struct Verdict {
@@ -36,7 +38,10 @@ struct FusedEpilogue {
 
 // Host pointers for one run. fwd: in=x, in2=w, out=y. bwd_data: in=dy, in2=w, out=dx.
 // bwd_filter: in=x, in2=dy, out=dw. out = alpha * result + beta * out (or the fused epilogue).
+// On the CUDA backend the pointers are device pointers and `handle` gives the stream, the device and the
+// handle's cuBLAS handle; CPU implementations ignore it (it may be null there).
 struct ConvArgs {
+  cudnnContext* handle = nullptr;
   const void* in = nullptr;
   const void* in2 = nullptr;
   void* out = nullptr;
@@ -51,6 +56,8 @@ class ConvImpl {
   virtual ~ConvImpl() = default;
   // Stable id: "<backend>:<family>[:<config>]", used in logs, FREEDNN_ONLY_IMPL / FREEDNN_DISABLE_IMPL, tuning.
   virtual const char* id() const = 0;
+  // The backend whose handles run it (its data pointers are that backend's pointers).
+  virtual Backend backend() const = 0;
   // Whether this implementation is one that cuDNN algorithm `algo` of direction `dir` may honestly name.
   virtual bool serves(ConvDir dir, int algo) const = 0;
   virtual Verdict applicable(const ConvProblem& p) const = 0;
@@ -64,20 +71,22 @@ class ConvImpl {
   virtual cudnnStatus_t run(const ConvProblem& p, const ConvArgs& args) const = 0;
 };
 
-// Every implementation in registry order, before the environment filters.
+// Every implementation in registry order (all backends), before the environment filters.
 const std::vector<const ConvImpl*>& all_impls();
-// The order after FREEDNN_ONLY_IMPL / FREEDNN_DISABLE_IMPL (comma-separated ids or id prefixes), read at each call.
-std::vector<const ConvImpl*> enabled_impls();
+// The implementations of backend `b` in registry order after FREEDNN_ONLY_IMPL / FREEDNN_DISABLE_IMPL
+// (comma-separated ids or id prefixes), read at each call.
+std::vector<const ConvImpl*> enabled_impls(Backend b);
 
 int algo_count(ConvDir dir);  // 8, 6, 7
 const char* algo_name(ConvDir dir, int algo);
 
-// The implementation for (problem, algo): the first enabled one that serves `algo` and accepts the problem.
+// The implementation for (problem, algo) on backend `b`: the first enabled one of that backend that serves `algo`
+// and accepts the problem.
 // On failure returns NOT_SUPPORTED (BAD_PARAM for an out-of-range algo) and logs every rejection reason.
 // On success, when `log_choice` is set, logs (info channel) which id was chosen and why earlier ones were not.
-cudnnStatus_t select(const ConvProblem& p, int algo, const ConvImpl** out, bool log_choice);
+cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice);
 
 // The same choice without logging anything, for ranking: the verdict explains a NOT_SUPPORTED.
-Verdict try_select(const ConvProblem& p, int algo, const ConvImpl** out);
+Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out);
 
 }  // namespace fd::conv

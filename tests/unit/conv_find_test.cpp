@@ -80,7 +80,8 @@ struct DbScope {
   }
 };
 
-const std::string kDbFile = "find-cpu-8.2.0-freednn0.1.0.txt";
+// The database file of the device the tests run on (GPU test mode: the handle's device, 0).
+const std::string kDbFile = std::string("find-") + (ft::gpu_mode() ? "cuda0" : "cpu") + "-8.2.0-freednn0.1.0.txt";
 
 std::vector<std::string> read_lines(const std::string& path) {
   std::ifstream f(path);
@@ -213,9 +214,11 @@ TEST(ConvFind, ExRespectsWorkspaceAndUsesCallerBuffers) {
       for (int i = 0; i < n; ++i)
         if (fp[i].status == CUDNN_STATUS_SUCCESS) EXPECT_LE(fp[i].memory, limit);
       // y holds the winner's result: bitwise what a direct call with that algorithm gives.
+      ft::sync_device();  // raw bytes below: wait for the device (GPU test mode)
       const ft::Bytes found = p.y.bytes;
       p.y.poison();
       FT_OK(ft_conv::forward(h, p, fp[0].algo, 1.0, 0.0));
+      ft::sync_device();
       ft::Bytes direct = p.y.bytes;
       for (int64_t i = 0; i < p.y.count(); ++i) {
         const int64_t off = p.y.offset(i) * 4;
@@ -242,18 +245,22 @@ TEST(ConvFind, BackwardExMatchesDirectCall) {
   FT_OK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, p.wd, p.w.data(), p.yd, p.y.data(), p.cd, p.xd, p.x.data(), 6,
                                                     &n, dp, ws.data(), ws.size()));
   ASSERT_EQ(dp[0].status, CUDNN_STATUS_SUCCESS);
+  ft::sync_device();
   ft::Bytes found = p.x.bytes;
   p.x.poison();
   FT_OK(ft_conv::backward_data(h, p, dp[0].algo, 1.0, 0.0));
+  ft::sync_device();
   EXPECT_EQ(found, p.x.bytes);
   cudnnConvolutionBwdFilterAlgoPerf_t wp[7];
   p.w.poison();
   FT_OK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, p.xd, p.x.data(), p.yd, p.y.data(), p.cd, p.wd, p.w.data(),
                                                       7, &n, wp, ws.data(), ws.size()));
   ASSERT_EQ(wp[0].status, CUDNN_STATUS_SUCCESS);
+  ft::sync_device();
   found = p.w.bytes;
   p.w.poison();
   FT_OK(ft_conv::backward_filter(h, p, wp[0].algo, 1.0, 0.0));
+  ft::sync_device();
   EXPECT_EQ(found, p.w.bytes);
 }
 
@@ -262,7 +269,7 @@ TEST(ConvFind, HonoursImplementationFilters) {
   ft::Handle h;
   auto rng = ft::make_rng();
   Problem p(small_shape(0), CUDNN_DATA_FLOAT, false, false, false, rng);
-  ft_conv::OnlyImpl only("cpu:direct");
+  ft_conv::OnlyImpl only(ft_conv::impl_id("direct"));
   const auto r = find_fwd(h, p);
   ASSERT_EQ(r.size(), 8u);
   std::set<int> ok;
@@ -270,7 +277,7 @@ TEST(ConvFind, HonoursImplementationFilters) {
     if (e.status == CUDNN_STATUS_SUCCESS) ok.insert(e.algo);
   EXPECT_EQ(ok, (std::set<int>{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                                CUDNN_CONVOLUTION_FWD_ALGO_DIRECT}));
-  EnvVar dis("FREEDNN_DISABLE_IMPL", "cpu:direct,cpu:winograd");
+  EnvVar dis("FREEDNN_DISABLE_IMPL", (ft_conv::impl_id("direct") + "," + ft_conv::impl_id("winograd")).c_str());
   ft_conv::OnlyImpl all("");
   ok.clear();
   for (const auto& e : find_fwd(h, p))
@@ -288,7 +295,7 @@ TEST(ConvFind, BadArguments) {
   cudnnConvolutionFwdAlgoPerf_t fp[8];
   cudnnConvolutionBwdDataAlgoPerf_t dp[6];
   cudnnConvolutionBwdFilterAlgoPerf_t wp[7];
-  std::vector<unsigned char> ws(64);
+  ft::Bytes ws(64);
   EXPECT_EQ(cudnnFindConvolutionForwardAlgorithm(nullptr, p.xd, p.wd, p.cd, p.yd, 8, &n, fp), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnFindConvolutionForwardAlgorithm(h, nullptr, p.wd, p.cd, p.yd, 8, &n, fp), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnFindConvolutionForwardAlgorithm(h, p.xd, p.wd, p.cd, p.yd, 0, &n, fp), CUDNN_STATUS_BAD_PARAM);

@@ -40,6 +40,8 @@ Problem::Problem(const Shape& shape, cudnnDataType_t t, bool nhwc_, bool padded_
                                             compute),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnSetConvolutionGroupCount(cd, s.g), CUDNN_STATUS_SUCCESS);
+  if (ft::gpu_mode() && t == CUDNN_DATA_FLOAT)
+    EXPECT_EQ(cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH), CUDNN_STATUS_SUCCESS);
 }
 
 std::string Problem::str() const {
@@ -62,7 +64,7 @@ cudnnStatus_t forward(cudnnHandle_t h, Problem& p, int algo, double alpha, doubl
   const auto a = static_cast<cudnnConvolutionFwdAlgo_t>(algo);
   cudnnStatus_t st = cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, a, &ws);
   if (st != CUDNN_STATUS_SUCCESS) return st;
-  std::vector<unsigned char> buf(ws);
+  ft::Bytes buf(ws);
   float af, bf;
   double ad, bd;
   const void *ap, *bp;
@@ -77,7 +79,7 @@ cudnnStatus_t backward_data(cudnnHandle_t h, Problem& p, int algo, double alpha,
   const auto a = static_cast<cudnnConvolutionBwdDataAlgo_t>(algo);
   cudnnStatus_t st = cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd, a, &ws);
   if (st != CUDNN_STATUS_SUCCESS) return st;
-  std::vector<unsigned char> buf(ws);
+  ft::Bytes buf(ws);
   float af, bf;
   double ad, bd;
   const void *ap, *bp;
@@ -92,7 +94,7 @@ cudnnStatus_t backward_filter(cudnnHandle_t h, Problem& p, int algo, double alph
   const auto a = static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo);
   cudnnStatus_t st = cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd, a, &ws);
   if (st != CUDNN_STATUS_SUCCESS) return st;
-  std::vector<unsigned char> buf(ws);
+  ft::Bytes buf(ws);
   float af, bf;
   double ad, bd;
   const void *ap, *bp;

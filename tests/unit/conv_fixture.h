@@ -35,6 +35,10 @@ struct ConvDesc {
   operator cudnnConvolutionDescriptor_t() const { return d; }
 };
 
+// The implementation id of a family on the backend the tests run on: "cpu:<family>", or "cuda:<family>" in GPU
+// test mode (the same families exist on both: direct, im2col_gemm; winograd_f2x3 only on the CPU).
+inline std::string impl_id(const std::string& family) { return (ft::gpu_mode() ? "cuda:" : "cpu:") + family; }
+
 // Sets FREEDNN_ONLY_IMPL for a scope.
 struct OnlyImpl {
   explicit OnlyImpl(const std::string& id) {
@@ -53,6 +57,8 @@ struct Shape {
 };
 
 // A full problem: tensors for x, w, y (and their gradients share shapes), descriptors, reference params.
+// In GPU test mode float problems use CUDNN_FMA_MATH (no TF32), so that float results can be checked at float
+// precision; ConvImpl.DefaultMathFloat covers the TF32-permitting default.
 struct Problem {
   Shape s;
   cudnnDataType_t dt = CUDNN_DATA_FLOAT, ydt = CUDNN_DATA_FLOAT, compute = CUDNN_DATA_FLOAT;

@@ -71,7 +71,7 @@ TEST(ConvFolded, FoldedProblemGivesTheDirectDx) {
         const void* b = dt == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&zerod) : &zero;
         size_t wbytes = 0;
         ASSERT_EQ(cudnnGetFilterSizeInBytes(f.wf, &wbytes), CUDNN_STATUS_SUCCESS);
-        std::vector<unsigned char> wf(wbytes), dyp(bytes_of(f.dyp)), dxf(bytes_of(f.dxf));
+        ft::Bytes wf(wbytes), dyp(bytes_of(f.dyp)), dxf(bytes_of(f.dxf));
         ASSERT_EQ(cudnnTransformFilter(h, f.wfold.d, a, p.wd, p.w.data(), b, f.wf, wf.data()), CUDNN_STATUS_SUCCESS);
         ASSERT_EQ(cudnnTransformTensorEx(h, f.dypad.d, a, p.yd, p.y.data(), b, f.dyp, dyp.data()),
                   CUDNN_STATUS_SUCCESS);
@@ -79,7 +79,7 @@ TEST(ConvFolded, FoldedProblemGivesTheDirectDx) {
         ASSERT_EQ(cudnnGetConvolutionBackwardDataWorkspaceSize(h, f.wf, f.dyp, f.cf, f.dxf,
                                                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &ws),
                   CUDNN_STATUS_SUCCESS);
-        std::vector<unsigned char> wsbuf(ws + 1);
+        ft::Bytes wsbuf(ws + 1);
         ASSERT_EQ(cudnnConvolutionBackwardData(h, a, f.wf, wf.data(), f.dyp, dyp.data(), f.cf,
                                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, wsbuf.data(), ws, b, f.dxf,
                                                dxf.data()),
@@ -89,7 +89,7 @@ TEST(ConvFolded, FoldedProblemGivesTheDirectDx) {
                   CUDNN_STATUS_SUCCESS);
         EXPECT_TRUE(ft::near(p.x.values(), direct, ft::tolerance(dt), "folded dx " + p.str()));
         // The fold transform of dx is the unfold's inverse: folding dx gives the folded dx's layout back.
-        std::vector<unsigned char> refold(bytes_of(f.dxf));
+        ft::Bytes refold(bytes_of(f.dxf));
         EXPECT_EQ(cudnnTransformTensorEx(h, f.dxfold.d, a, p.xd, p.x.data(), b, f.dxf, refold.data()),
                   CUDNN_STATUS_SUCCESS);
       }

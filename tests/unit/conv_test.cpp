@@ -15,23 +15,28 @@ using ft_conv::Problem;
 using ft_conv::Shape;
 
 struct ImplAlgos {
-  const char* id;
+  std::string id;
   int fwd, bwd_data, bwd_filter;
 };
-const ImplAlgos kImpls[] = {
-    {"cpu:direct", CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
-     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0},
-    {"cpu:im2col_gemm", CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
-     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1},
-};
+// The implementations of the backend under test (cpu:... or cuda:...), with an algorithm of each direction
+// that they serve.
+std::vector<ImplAlgos> impls() {
+  return {
+      {ft_conv::impl_id("direct"), CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0},
+      {ft_conv::impl_id("im2col_gemm"), CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1},
+  };
+}
 
 ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
 
 // Checks all three directions of one problem against the reference. beta != 0 blends with random prior data.
+// `tol` < 0: the data type's tolerance.
 void check_all_directions(cudnnHandle_t h, Problem& p, const ImplAlgos& impl, std::mt19937_64& rng, double alpha,
-                          double beta) {
-  const double tol = ft::tolerance(p.dt) * (p.dt == CUDNN_DATA_FLOAT ? 4 : 1);
-  const std::string what = std::string(impl.id) + " " + p.str();
+                          double beta, double tol = -1) {
+  if (tol < 0) tol = ft::tolerance(p.dt) * (p.dt == CUDNN_DATA_FLOAT ? 4 : 1);
+  const std::string what = impl.id + " " + p.str();
   // forward
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
@@ -72,7 +77,7 @@ void check_all_directions(cudnnHandle_t h, Problem& p, const ImplAlgos& impl, st
 TEST(ConvImpl, EdgeShapesEveryImplF32) {
   ft::Handle h;
   auto rng = ft::make_rng();
-  for (const auto& impl : kImpls) {
+  for (const auto& impl : impls()) {
     OnlyImpl only(impl.id);
     int i = 0;
     for (const Shape& s : ft_conv::edge_shapes()) {
@@ -88,7 +93,7 @@ TEST(ConvImpl, AlphaBetaBlendingEveryImpl) {
   ft::Handle h;
   auto rng = ft::make_rng();
   const auto shapes = ft_conv::edge_shapes();
-  for (const auto& impl : kImpls) {
+  for (const auto& impl : impls()) {
     OnlyImpl only(impl.id);
     for (int i : {1, 5, 8}) {
       Problem p(shapes[static_cast<size_t>(i)], CUDNN_DATA_FLOAT, i == 5, i == 8, i == 1, rng);
@@ -101,7 +106,7 @@ TEST(ConvImpl, EveryFloatTypeEveryLayout) {
   ft::Handle h;
   auto rng = ft::make_rng();
   const auto shapes = ft_conv::edge_shapes();
-  for (const auto& impl : kImpls) {
+  for (const auto& impl : impls()) {
     OnlyImpl only(impl.id);
     for (cudnnDataType_t t : {CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
       for (int layout = 0; layout < 3; ++layout) {
@@ -113,13 +118,29 @@ TEST(ConvImpl, EveryFloatTypeEveryLayout) {
   }
 }
 
+// Float data with CUDNN_DEFAULT_MATH: the GPU may use TF32 tensor cores (10-bit mantissa products, float sums),
+// so the check allows TF32 rounding there; on the CPU everything stays at float precision.
+TEST(ConvImpl, DefaultMathFloat) {
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const auto shapes = ft_conv::edge_shapes();
+  for (const auto& impl : impls()) {
+    OnlyImpl only(impl.id);
+    for (int i : {1, 5, 8}) {
+      Problem p(shapes[static_cast<size_t>(i)], CUDNN_DATA_FLOAT, i == 5, i == 8, i == 1, rng);
+      FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+      check_all_directions(h, p, impl, rng, 1.0, i == 5 ? 0.5 : 0.0, ft::gpu_mode() ? 5e-3 : 4e-5);
+    }
+  }
+}
+
 TEST(ConvImpl, HalfWithHalfCompute) {
   ft::Handle h;
   auto rng = ft::make_rng();
   Problem p(ft_conv::edge_shapes()[1], CUDNN_DATA_HALF, false, false, false, rng);
   ASSERT_EQ(cudnnSetConvolution2dDescriptor(p.cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_HALF),
             CUDNN_STATUS_SUCCESS);
-  for (const auto& impl : kImpls) {
+  for (const auto& impl : impls()) {
     OnlyImpl only(impl.id);
     check_all_directions(h, p, impl, rng, 1.0, 0.0);
   }
@@ -129,7 +150,7 @@ TEST(ConvImpl, HalfWithHalfCompute) {
 TEST(ConvImpl, Int8Forward) {
   ft::Handle h;
   auto rng = ft::make_rng();
-  OnlyImpl only("cpu:direct");
+  OnlyImpl only(ft_conv::impl_id("direct"));
   const auto shapes = ft_conv::edge_shapes();
   for (cudnnDataType_t xt : {CUDNN_DATA_INT8, CUDNN_DATA_UINT8}) {
     for (cudnnDataType_t yt : {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8}) {
@@ -156,7 +177,7 @@ TEST(ConvImpl, Int8Forward) {
     }
   }
   // The GEMM implementation declines int8 (float sums are not exact), so GEMM reports NOT_SUPPORTED.
-  OnlyImpl gemm("cpu:im2col_gemm");
+  OnlyImpl gemm(ft_conv::impl_id("im2col_gemm"));
   Problem p(shapes[1], CUDNN_DATA_INT8, true, false, false, rng, CUDNN_DATA_FLOAT, CUDNN_DATA_INT8);
   EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
 }
@@ -171,7 +192,7 @@ TEST(ConvImpl, Int8VectorLayouts) {
     auto offset = [&](int cc, int n, int c, int hh, int ww, int hs, int ws) {
       return ((static_cast<int64_t>(n) * (cc / v) + c / v) * hs * ws + hh * ws + ww) * v + c % v;
     };
-    std::vector<int8_t> x(static_cast<size_t>(N * C * H * W)), w(static_cast<size_t>(K * C * R * S));
+    ft::Buffer<int8_t> x(static_cast<size_t>(N * C * H * W)), w(static_cast<size_t>(K * C * R * S));
     ref::Tensor xr({N, C, H, W}), wr({K, C, R, S});
     for (int n = 0; n < N; ++n)
       for (int c = 0; c < C; ++c)
@@ -196,10 +217,11 @@ TEST(ConvImpl, Int8VectorLayouts) {
     FT_OK(cudnnSetFilter4dDescriptor(wd, t, CUDNN_TENSOR_NCHW_VECT_C, K, C, R, S));
     FT_OK(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_INT32));
     FT_OK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, K, H, W));
-    std::vector<float> y(static_cast<size_t>(N * K * H * W), NAN);
+    ft::Buffer<float> y(static_cast<size_t>(N * K * H * W), NAN);
     const float one = 1, zero = 0;
     FT_OK(cudnnConvolutionForward(h, &one, xd, x.data(), wd, w.data(), cd,
                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, nullptr, 0, &zero, yd, y.data()));
+    ft::sync_device();
     ref::ConvParams prm;
     prm.pad = {1, 1};
     prm.stride = {1, 1};
@@ -214,7 +236,7 @@ TEST(ConvImpl, FiniteDifferenceBothBackwardPasses) {
   ft::Handle h;
   auto rng = ft::make_rng();
   const auto shapes = ft_conv::edge_shapes();
-  for (const auto& impl : kImpls) {
+  for (const auto& impl : impls()) {
     OnlyImpl only(impl.id);
     for (int si : {2, 4, 5, 8}) {
       Problem p(shapes[static_cast<size_t>(si)], CUDNN_DATA_DOUBLE, si == 5, false, si == 4, rng);
@@ -280,8 +302,10 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
   dy.fill_uniform(rng, -1, 1);
   auto twice = [&](auto&& run, const ft::Bytes& (*out)(Problem&)) {
     run();
+    ft::sync_device();  // the bytes are read directly below, not through HostTensor's synchronizing accessors
     const auto first = out(p);
     run();
+    ft::sync_device();
     return first == out(p);
   };
   for (int i = 0; i < nf; ++i) {
@@ -308,6 +332,17 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
 TEST(ConvImpl, WinogradF2x3Forward) {
   ft::Handle h;
   auto rng = ft::make_rng();
+  if (ft::gpu_mode()) {  // no CUDA Winograd yet: NOT_SUPPORTED, consistently
+    Problem p(ft_conv::edge_shapes()[1], CUDNN_DATA_FLOAT, false, false, false, rng);
+    size_t ws = 0;
+    EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+                                                      &ws),
+              CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
+    OnlyImpl only("cpu:winograd_f2x3");  // a CPU id never serves a GPU handle
+    EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
+    return;
+  }
   OnlyImpl only("cpu:winograd_f2x3");
   const std::vector<Shape> shapes = {
       {"3x3pad1", 2, 3, 4, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},

@@ -137,6 +137,7 @@ void backward_filter(const ConvProblem& p, const T* x, const T* dy, T* dw) {
 class Direct final : public fd::conv::ConvImpl {
  public:
   const char* id() const override { return "cpu:direct"; }
+  fd::Backend backend() const override { return fd::Backend::cpu; }
   bool serves(ConvDir dir, int algo) const override {
     switch (dir) {
       case ConvDir::fwd:

@@ -168,6 +168,7 @@ void backward_filter(const ConvProblem& p, const T* x, const T* dy, T* dw, T* co
 class Im2colGemm final : public fd::conv::ConvImpl {
  public:
   const char* id() const override { return "cpu:im2col_gemm"; }
+  fd::Backend backend() const override { return fd::Backend::cpu; }
   bool serves(ConvDir dir, int algo) const override {
     switch (dir) {
       case ConvDir::fwd: return algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;

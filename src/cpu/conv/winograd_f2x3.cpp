@@ -111,6 +111,7 @@ void forward(const ConvProblem& p, const T* x, const T* w, T* y) {
 class WinogradF2x3 final : public fd::conv::ConvImpl {
  public:
   const char* id() const override { return "cpu:winograd_f2x3"; }
+  fd::Backend backend() const override { return fd::Backend::cpu; }
   bool serves(ConvDir dir, int algo) const override {
     return dir == ConvDir::fwd && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD;
   }

@@ -37,7 +37,7 @@ const void* prologue(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVarian
 cudnnStatus_t run_conv(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v, const void* in,
                        const void* in2, void* out) {
   const conv::ConvImpl* impl = nullptr;
-  FD_TRY(conv::select(p.problem, p.algo, &impl, true));
+  FD_TRY(conv::select(p.problem, fd::Backend::cpu, p.algo, &impl, true));
   conv::ConvArgs a;
   a.in = in;
   a.in2 = in2;

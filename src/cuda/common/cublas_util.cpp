@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "cuda/common/cublas_util.h"
+
+#include "core/handle.h"
+
+namespace fd::cuda {
+
+cudnnStatus_t cublas_handle(cudnnContext* h, cublasHandle_t* out) {
+  if (h->cublas == nullptr) {
+    cublasHandle_t c = nullptr;
+    const cublasStatus_t st = cublasCreate(&c);
+    FD_CHECK(st == CUBLAS_STATUS_SUCCESS, st == CUBLAS_STATUS_ALLOC_FAILED ? CUDNN_STATUS_ALLOC_FAILED
+                                                                            : CUDNN_STATUS_EXECUTION_FAILED,
+             "cannot create the cuBLAS handle: %s", cublasGetStatusName(st));
+    h->cublas = c;
+  }
+  cublasHandle_t c = static_cast<cublasHandle_t>(h->cublas);
+  FD_CUBLAS_CHECK(cublasSetStream(c, h->stream));
+  *out = c;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:im2col_gemm: the convolution as cuBLAS matrix products over a chunk of images at a time (all groups of a
+// chunk in one strided-batched GEMM, batch = groups):
+//   fwd    R_g[ocg x M]  = W_g[ocg x K] * col_g[K x M]       then an epilogue kernel writes y (alpha/beta or fused)
+//   bwd_d  col_g[K x M]  = W_g^T * dY_g[ocg x M]             then col2im gathers dx (alpha/beta)
+//   bwd_w  dW_g[ocg x K] += dY_g * col_g^T, chunk after chunk then a kernel writes dw (alpha/beta)
+// with K = icg * kd * kh * kw and M = images in the chunk x output pixels. Operands are packed into the caller's
+// workspace first (the filter flipped for CUDNN_CONVOLUTION, the column matrix and dy in the data's storage
+// type); products and sums are in float (double for DOUBLE data) — f16/bf16 inputs with f32 accumulation. Float
+// data use TF32 tensor cores when the math type allows it (anything but FMA_MATH) and NVIDIA_TF32_OVERRIDE is
+// not 0. The chunk size depends on the problem only, so the workspace query and the run agree. No split-K
+// atomics: every element is computed in a fixed order, so results are deterministic.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "cuda/common/cublas_util.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/impls.h"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvDir;
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr size_t kColumnBudget = size_t{128} << 20;  // bytes of column matrix per chunk of images
+constexpr size_t kAlign = 256;
+
+size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+size_t storage_size(const ConvProblem& p) { return dtype_size(p.xdt); }
+size_t compute_size(const ConvProblem& p) { return p.xdt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
+int64_t gemm_k(const ConvProblem& p) { return p.icg() * p.ksp(); }
+
+int64_t chunk_images(const ConvProblem& p) {
+  const size_t elem = p.dir == ConvDir::bwd_data ? compute_size(p) : storage_size(p);
+  const size_t per = static_cast<size_t>(p.ic * p.ksp() * p.osp()) * elem;
+  int64_t chunk = static_cast<int64_t>(kColumnBudget / (per == 0 ? 1 : per));
+  chunk = std::min<int64_t>(chunk, INT_MAX / std::max<int64_t>(p.osp(), 1));
+  return std::max<int64_t>(1, std::min<int64_t>(chunk, p.mb));
+}
+
+// Where each buffer lives in the workspace (offsets from the 256-byte aligned start), for `chunk` images.
+struct Layout {
+  int64_t chunk = 1;
+  size_t a = 0, b = 0, c = 0;  // offsets of the three buffers (see run_typed)
+  size_t total = 0;            // bytes the caller must provide, alignment slack included
+};
+
+Layout layout(const ConvProblem& p) {
+  Layout l;
+  l.chunk = chunk_images(p);
+  const size_t ss = storage_size(p), cs = compute_size(p);
+  const auto M = static_cast<size_t>(l.chunk * p.osp());
+  const auto wsz = static_cast<size_t>(p.oc * gemm_k(p));
+  const auto colsz = static_cast<size_t>(p.ic * p.ksp()) * M;
+  const auto ysz = static_cast<size_t>(p.oc) * M;
+  size_t sizes[3] = {0, 0, 0};
+  switch (p.dir) {
+    case ConvDir::fwd: sizes[0] = wsz * ss, sizes[1] = colsz * ss, sizes[2] = ysz * cs; break;        // W, col, R
+    case ConvDir::bwd_data: sizes[0] = wsz * ss, sizes[1] = ysz * ss, sizes[2] = colsz * cs; break;   // W, dY, col
+    case ConvDir::bwd_filter: sizes[0] = colsz * ss, sizes[1] = ysz * ss, sizes[2] = wsz * cs; break; // col, dY, dW
+  }
+  l.a = 0;
+  l.b = align_up(sizes[0]);
+  l.c = l.b + align_up(sizes[1]);
+  l.total = kAlign + l.c + align_up(sizes[2]);
+  return l;
+}
+
+template <class S> constexpr cudaDataType_t cuda_type();
+template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
+template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+template <> constexpr cudaDataType_t cuda_type<__half>() { return CUDA_R_16F; }
+template <> constexpr cudaDataType_t cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
+
+bool tf32_allowed(const ConvProblem& p) {
+  if (p.xdt != CUDNN_DATA_FLOAT || p.math == CUDNN_FMA_MATH) return false;
+  const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
+  return !(e != nullptr && std::strcmp(e, "0") == 0);
+}
+
+cublasComputeType_t compute_type(const ConvProblem& p) {
+  if (p.xdt == CUDNN_DATA_DOUBLE) return CUBLAS_COMPUTE_64F;
+  return tf32_allowed(p) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+// --- kernels (grid-stride loops, one thread per element written) ----------------------------------------------
+
+// out[k][c][e] = w[k][c][tap e of the effective filter] (flipped for CUDNN_CONVOLUTION).
+template <class S>
+__global__ void pack_filter_kernel(Geom g, View5 wv, const S* w, S* out) {
+  const int64_t ks = g.ksp(), total = g.oc * g.icg * ks;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t e = i % ks, t = i / ks, cg = t % g.icg, k = t / g.icg;
+    int64_t kw = e % g.kw, kh = (e / g.kw) % g.kh, kd = e / (g.kw * g.kh);
+    if (g.flip) kd = g.kd - 1 - kd, kh = g.kh - 1 - kh, kw = g.kw - 1 - kw;
+    out[i] = w[wv.at(k, cg, kd, kh, kw)];
+  }
+}
+
+// col[c][e][img][o] = x[n0 + img][c][o*s - p + e*dil] (0 in the padding), every input channel.
+template <class S>
+__global__ void im2col_kernel(Geom g, View5 xv, const S* x, int64_t n0, int64_t cnt, S* col) {
+  const int64_t ks = g.ksp(), osp = g.osp(), total = g.ic * ks * cnt * osp;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t t = i;
+    const int64_t o = t % osp;
+    t /= osp;
+    const int64_t img = t % cnt;
+    t /= cnt;
+    const int64_t e = t % ks, c = t / ks;
+    const int64_t ow = o % g.ow, oh = (o / g.ow) % g.oh, od = o / (g.ow * g.oh);
+    const int64_t kw = e % g.kw, kh = (e / g.kw) % g.kh, kd = e / (g.kw * g.kh);
+    const int64_t id = od * g.sd - g.pd + kd * g.dd, ih = oh * g.sh - g.ph + kh * g.dh,
+                  iw = ow * g.sw - g.pw + kw * g.dw;
+    const bool in = id >= 0 && id < g.id && ih >= 0 && ih < g.ih && iw >= 0 && iw < g.iw;
+    col[i] = in ? x[xv.at(n0 + img, c, id, ih, iw)] : zero_of<S>();
+  }
+}
+
+// out[c][img][s] = y[n0 + img][c][s] for a C x (D x H x W) tensor.
+template <class S>
+__global__ void pack_act_kernel(View5 v, const S* y, int64_t C, int64_t D, int64_t H, int64_t W, int64_t n0,
+                                int64_t cnt, S* out) {
+  const int64_t sp = D * H * W, total = C * cnt * sp;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t s = i % sp, t = i / sp, img = t % cnt, c = t / cnt;
+    out[i] = y[v.at(n0 + img, c, s / (H * W), (s / W) % H, s % W)];
+  }
+}
+
+// y[n0 + img][k][o] from R[k][img][o], blended or through the fused epilogue.
+template <class Sy, class E>
+__global__ void forward_epilogue_kernel(Geom g, const E* R, int64_t n0, int64_t cnt, View5 yv, Sy* y, E alpha,
+                                        E beta, FusedDev f) {
+  const int64_t osp = g.osp(), total = g.oc * cnt * osp;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t o = i % osp, t = i / osp, img = t % cnt, k = t / cnt;
+    const int64_t ow = o % g.ow, oh = (o / g.ow) % g.oh, od = o / (g.ow * g.oh), n = n0 + img;
+    write_out<Sy, E>(y, yv.at(n, k, od, oh, ow), R[i], alpha, beta, f, n, k, od, oh, ow);
+  }
+}
+
+// dx[n0 + img][c][i] = sum of the col entries (c, e, img, o) with i = o*s - p + e*dil (a gather, fixed order).
+template <class S, class E>
+__global__ void col2im_kernel(Geom g, const E* col, int64_t n0, int64_t cnt, View5 dxv, S* dx, E alpha, E beta) {
+  const int64_t ks = g.ksp(), osp = g.osp(), isp = g.isp(), total = g.ic * cnt * isp;
+  const FusedDev none;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t s = i % isp, t = i / isp, img = t % cnt, c = t / cnt;
+    const int64_t iw = s % g.iw, ih = (s / g.iw) % g.ih, id = s / (g.iw * g.ih);
+    E acc = E(0);
+    for (int64_t kd = 0; kd < g.kd; ++kd) {
+      const int64_t nd = id + g.pd - kd * g.dd;
+      if (nd < 0 || nd % g.sd != 0 || nd / g.sd >= g.od) continue;
+      for (int64_t kh = 0; kh < g.kh; ++kh) {
+        const int64_t nh = ih + g.ph - kh * g.dh;
+        if (nh < 0 || nh % g.sh != 0 || nh / g.sh >= g.oh) continue;
+        for (int64_t kw = 0; kw < g.kw; ++kw) {
+          const int64_t nw = iw + g.pw - kw * g.dw;
+          if (nw < 0 || nw % g.sw != 0 || nw / g.sw >= g.ow) continue;
+          const int64_t e = (kd * g.kh + kh) * g.kw + kw;
+          const int64_t o = (nd / g.sd * g.oh + nh / g.sh) * g.ow + nw / g.sw;
+          acc += col[((c * ks + e) * cnt + img) * osp + o];
+        }
+      }
+    }
+    write_out<S, E>(dx, dxv.at(n0 + img, c, id, ih, iw), acc, alpha, beta, none, n0 + img, c, id, ih, iw);
+  }
+}
+
+// dw[k][c][tap] from the effective filter's gradient acc[k][c][e] (flipped back for CUDNN_CONVOLUTION).
+template <class S, class E>
+__global__ void write_dw_kernel(Geom g, const E* acc, View5 wv, S* w, E alpha, E beta) {
+  const int64_t ks = g.ksp(), total = g.oc * g.icg * ks;
+  const FusedDev none;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t e = i % ks, t = i / ks, cg = t % g.icg, k = t / g.icg;
+    const int64_t eff = g.flip ? ks - 1 - e : e;
+    const int64_t kw = e % g.kw, kh = (e / g.kw) % g.kh, kd = e / (g.kw * g.kh);
+    write_out<S, E>(w, wv.at(k, cg, kd, kh, kw), acc[i - e + eff], alpha, beta, none, k, cg, kd, kh, kw);
+  }
+}
+
+// --- host side ----------------------------------------------------------------------------------------------
+
+struct Gemm {
+  cublasHandle_t cb;
+  cudaDataType_t ts, tc;
+  cublasComputeType_t ct;
+  int batch;
+  // C (column-major m x n, ldc, batch stride sc) = alpha * op(A) op(B) + beta * C
+  template <class E>
+  cudnnStatus_t operator()(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, const void* A,
+                           int64_t lda, int64_t sa, const void* B, int64_t ldb, int64_t sb, E beta, void* C,
+                           int64_t ldc, int64_t sc) const {
+    const E one = E(1);
+    FD_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cb, ta, tb, static_cast<int>(m), static_cast<int>(n),
+                                               static_cast<int>(k), &one, A, ts, static_cast<int>(lda), sa, B, ts,
+                                               static_cast<int>(ldb), sb, &beta, C, tc, static_cast<int>(ldc), sc,
+                                               batch, ct, CUBLAS_GEMM_DEFAULT));
+    return CUDNN_STATUS_SUCCESS;
+  }
+};
+
+template <class S>
+cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
+  using E = ComputeOf<S>;
+  cudnnContext* h = a.handle;
+  const cudaStream_t st = h->stream;
+  const int dev = h->device;
+  const Layout l = layout(p);
+  FD_CHECK_PARAM(a.workspace_size >= l.total && a.workspace != nullptr, "cuda:im2col_gemm needs %zu bytes of workspace",
+                 l.total);
+  auto base = reinterpret_cast<uintptr_t>(a.workspace);
+  base = (base + kAlign - 1) / kAlign * kAlign;
+  char* ws = reinterpret_cast<char*>(base);
+  Gemm gemm{};
+  FD_TRY(cublas_handle(h, &gemm.cb));
+  gemm.ts = cuda_type<S>();
+  gemm.tc = cuda_type<E>();
+  gemm.ct = compute_type(p);
+  gemm.batch = static_cast<int>(p.g);
+  const Geom g = geom(p);
+  const int64_t K = gemm_k(p), ocg = p.ocg(), osp = p.osp(), ks = p.ksp();
+  const View5 xv = view5(*p.x), yv = view5(*p.y), wv = view5(p.w->as_tensor);
+  auto grid = [&](int64_t n) { return grid_size(n, kBlock, dev); };
+  const E alpha = static_cast<E>(a.alpha), beta = static_cast<E>(a.beta);
+
+  if (p.dir == ConvDir::fwd || p.dir == ConvDir::bwd_data) {
+    S* wpack = reinterpret_cast<S*>(ws + l.a);
+    pack_filter_kernel<S><<<grid(p.oc * K), kBlock, 0, st>>>(g, wv, static_cast<const S*>(a.in2), wpack);
+    FD_CUDA_LAUNCHED();
+    for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
+      const int64_t cnt = std::min(l.chunk, p.mb - n0), M = cnt * osp;
+      if (p.dir == ConvDir::fwd) {
+        S* col = reinterpret_cast<S*>(ws + l.b);
+        E* R = reinterpret_cast<E*>(ws + l.c);
+        im2col_kernel<S><<<grid(p.ic * ks * M), kBlock, 0, st>>>(g, xv, static_cast<const S*>(a.in), n0, cnt, col);
+        FD_CUDA_LAUNCHED();
+        FD_TRY(gemm(CUBLAS_OP_N, CUBLAS_OP_N, M, ocg, K, col, M, K * M, wpack, K, ocg * K, E(0), R, M, ocg * M));
+        forward_epilogue_kernel<S, E><<<grid(p.oc * M), kBlock, 0, st>>>(g, R, n0, cnt, yv, static_cast<S*>(a.out),
+                                                                         alpha, beta, fused_dev(a.fused));
+        FD_CUDA_LAUNCHED();
+      } else {
+        S* dyp = reinterpret_cast<S*>(ws + l.b);
+        E* col = reinterpret_cast<E*>(ws + l.c);
+        pack_act_kernel<S><<<grid(p.oc * M), kBlock, 0, st>>>(yv, static_cast<const S*>(a.in), p.oc, p.od, p.oh, p.ow,
+                                                              n0, cnt, dyp);
+        FD_CUDA_LAUNCHED();
+        FD_TRY(gemm(CUBLAS_OP_N, CUBLAS_OP_T, M, K, ocg, dyp, M, ocg * M, wpack, K, ocg * K, E(0), col, M, K * M));
+        col2im_kernel<S, E><<<grid(p.ic * cnt * p.isp()), kBlock, 0, st>>>(g, col, n0, cnt, xv, static_cast<S*>(a.out),
+                                                                           alpha, beta);
+        FD_CUDA_LAUNCHED();
+      }
+    }
+    return CUDNN_STATUS_SUCCESS;
+  }
+  // backward filter
+  S* col = reinterpret_cast<S*>(ws + l.a);
+  S* dyp = reinterpret_cast<S*>(ws + l.b);
+  E* acc = reinterpret_cast<E*>(ws + l.c);
+  for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
+    const int64_t cnt = std::min(l.chunk, p.mb - n0), M = cnt * osp;
+    im2col_kernel<S><<<grid(p.ic * ks * M), kBlock, 0, st>>>(g, xv, static_cast<const S*>(a.in), n0, cnt, col);
+    FD_CUDA_LAUNCHED();
+    pack_act_kernel<S><<<grid(p.oc * M), kBlock, 0, st>>>(yv, static_cast<const S*>(a.in2), p.oc, p.od, p.oh, p.ow,
+                                                          n0, cnt, dyp);
+    FD_CUDA_LAUNCHED();
+    FD_TRY(gemm(CUBLAS_OP_T, CUBLAS_OP_N, K, ocg, M, col, M, K * M, dyp, M, ocg * M, E(n0 == 0 ? 0 : 1), acc, K,
+                ocg * K));
+  }
+  write_dw_kernel<S, E><<<grid(p.oc * K), kBlock, 0, st>>>(g, acc, wv, static_cast<S*>(a.out), alpha, beta);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+class Im2colGemm final : public fd::conv::ConvImpl {
+ public:
+  const char* id() const override { return "cuda:im2col_gemm"; }
+  fd::Backend backend() const override { return fd::Backend::cuda; }
+  bool serves(ConvDir dir, int algo) const override {
+    switch (dir) {
+      case ConvDir::fwd: return algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+      case ConvDir::bwd_data: return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+      case ConvDir::bwd_filter:
+        return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 || algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3;
+    }
+    return false;
+  }
+  fd::conv::Verdict applicable(const ConvProblem& p) const override {
+    if (p.is_int8())
+      return {CUDNN_STATUS_NOT_SUPPORTED,
+              "int8 needs exact int32 sums; cuda:im2col_gemm runs float GEMMs, so it declines int8"};
+    if (gemm_k(p) > INT_MAX || p.osp() > INT_MAX || p.ocg() > INT_MAX)
+      return {CUDNN_STATUS_NOT_SUPPORTED, "a GEMM dimension exceeds cuBLAS's 32-bit sizes"};
+    return {};
+  }
+  size_t workspace_size(const ConvProblem& p) const override { return layout(p).total; }
+  bool deterministic() const override { return true; }
+  cudnnMathType_t math_type(const ConvProblem& p) const override {
+    return p.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  }
+  double cost_estimate(const ConvProblem& p) const override {
+    const double rate = p.xdt == CUDNN_DATA_DOUBLE ? 3e13 : p.xdt != CUDNN_DATA_FLOAT || tf32_allowed(p) ? 2e14 : 3e13;
+    const Layout l = layout(p);
+    const double chunks = static_cast<double>((p.mb + l.chunk - 1) / l.chunk);
+    const double col = 2.0 * static_cast<double>(p.mb * p.ic * p.ksp() * p.osp()) * storage_size(p);
+    const double bytes = 4.0 * (p.mb * p.ic * p.isp() + p.oc * p.icg() * p.ksp() + 2.0 * p.mb * p.oc * p.osp());
+    return p.flops() / rate + (col + bytes) / 2e12 + chunks * 3 * 4e-6 + 4e-6;
+  }
+  cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
+    FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:im2col_gemm called without a handle");
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    const bool known = with_float_storage(p.xdt, [&](auto tag) { st = run_typed<decltype(tag)>(p, a); });
+    FD_CHECK_SUPPORTED(known, "cuda:im2col_gemm has no kernels for %s", dtype_short_name(p.xdt));
+    return st;
+  }
+};
+
+}  // namespace
+
+const fd::conv::ConvImpl* im2col_gemm_impl() {
+  static const Im2colGemm impl;
+  return &impl;
+}
+
+}  // namespace fd::cuda::conv

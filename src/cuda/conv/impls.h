@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The CUDA convolution implementations (one per file) and the convolution-family routines that are not
+// registry implementations. Data pointers are device pointers; everything is queued on the handle's stream and
+// nothing synchronizes the host. Semantics: those of src/cpu/conv (see conv_io.h there).
+#pragma once
+#include <cudnn.h>
+
+#include <cstddef>
+
+#include "dispatch/conv_registry.h"
+#include "problem/conv.h"
+
+struct cudnnContext;
+
+namespace fd::cuda::conv {
+
+const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
+const fd::conv::ConvImpl* direct_impl();       // cuda:direct
+
+// cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
+// a fixed reduction order: deterministic).
+cudnnStatus_t bias_grad(cudnnContext* h, const cudnnTensorStruct& dy_desc, const void* dy,
+                        const cudnnTensorStruct& db_desc, void* db, double alpha, double beta);
+// cudnnIm2Col: the layout of fd::cpu::conv::im2col_buffer.
+cudnnStatus_t im2col_buffer(cudnnContext* h, const fd::ConvProblem& p, const void* x, void* col);
+// Stream-ordered copy of `bytes` bytes (cudnnReorderFilterAndBias).
+cudnnStatus_t copy_bytes(cudnnContext* h, void* dst, const void* src, size_t bytes);
+
+}  // namespace fd::cuda::conv
