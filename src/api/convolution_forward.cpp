@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/conv_common.h"
+#include "core/activation_desc.h"
 #include "core/api_context.h"
 #include "cpu/conv/standalone.h"
 #ifdef FREEDNN_WITH_CUDA
@@ -97,10 +98,9 @@ cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     cudnnConvolutionFwdAlgo_t algo, void* workSpace, size_t workSpaceSizeInBytes, const void* alpha2,
     const cudnnTensorDescriptor_t zDesc, const void* z, const cudnnTensorDescriptor_t biasDesc, const void* bias,
     const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void* y) {
-  const void* act_ptr = activationDesc;  // logged as a pointer: the activation struct belongs to another file
   return FD_API(cudnnConvolutionBiasActivationForward,
                 (handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc,
-                 z, biasDesc, bias, act_ptr, yDesc, y),
+                 z, biasDesc, bias, activationDesc, yDesc, y),
                 [&]() -> cudnnStatus_t {
     FD_TRY(fd::check_handle(handle));
     ConvProblem p;
