@@ -12,6 +12,9 @@
 #include "core/status.h"
 #include "core/tensor_desc.h"
 #include "cpu/lrn/lrn.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/lrn/lrn.h"
+#endif
 
 namespace {
 
@@ -100,7 +103,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, u
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc,
                                                       cudnnLRNMode_t lrnMode, const void* alpha,
                                                       const cudnnTensorDescriptor_t xDesc, const void* x,
@@ -121,16 +124,19 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudn
                        yDesc->spec().c_str());
     FD_CHECK_SUPPORTED(float_type(xDesc->dtype), "data type %s is not supported by LRN",
                        fd::dtype_short_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnLRNCrossChannelForward"));
     const double a = fd::read_scale(alpha, yDesc->dtype), b = fd::read_scale(beta, yDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(head("lrn", "fwd", *normDesc, a, b) + " x=" + xDesc->spec() + " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::lrn_cross_channel_forward(handle, *normDesc, a, *xDesc, x, b, *yDesc, y);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnLRNCrossChannelForward"));
     fd::cpu::lrn_cross_channel_forward(*normDesc, a, *xDesc, x, b, *yDesc, y);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc,
                                                        cudnnLRNMode_t lrnMode, const void* alpha,
                                                        const cudnnTensorDescriptor_t yDesc, const void* y,
@@ -159,19 +165,23 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cud
                        dyDesc->spec().c_str(), xDesc->spec().c_str(), dxDesc->spec().c_str());
     FD_CHECK_SUPPORTED(float_type(xDesc->dtype), "data type %s is not supported by LRN",
                        fd::dtype_short_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnLRNCrossChannelBackward"));
     const double a = fd::read_scale(alpha, dxDesc->dtype), b = fd::read_scale(beta, dxDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(head("lrn", "bwd", *normDesc, a, b) + " y=" + yDesc->spec() + " dy=" + dyDesc->spec() +
                             " x=" + xDesc->spec() + " dx=" + dxDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::lrn_cross_channel_backward(handle, *normDesc, a, *dyDesc, dy, *xDesc, x, b, *dxDesc, dx);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnLRNCrossChannelBackward"));
     fd::cpu::lrn_cross_channel_backward(*normDesc, a, *dyDesc, dy, *xDesc, x, b, *dxDesc, dx);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// temp and temp2 are the caller's scratch tensors (xDesc layout); they must be given, the CPU path does not
-// need them and leaves them untouched.
-// coverage: cpu
+// temp and temp2 are the caller's scratch tensors (xDesc layout); they must be given, the CPU and CUDA paths do not
+// need them and leave them untouched.
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc,
                                                             cudnnDivNormMode_t mode, const void* alpha,
                                                             const cudnnTensorDescriptor_t xDesc, const void* x,
@@ -197,11 +207,15 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationForward(cudnnHandle_t handle
                    xDesc->spec().c_str(), yDesc->spec().c_str());
     FD_CHECK_SUPPORTED(float_type(xDesc->dtype), "data type %s is not supported by divisive normalization",
                        fd::dtype_short_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnDivisiveNormalizationForward"));
     const double a = fd::read_scale(alpha, yDesc->dtype), b = fd::read_scale(beta, yDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(head("divnorm", "fwd", *normDesc, a, b) + " means=" + (means ? "1" : "0") +
                             " x=" + xDesc->spec() + " y=" + yDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::divisive_normalization_forward(handle, *normDesc, a, *xDesc, x, means, b, *yDesc, y);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnDivisiveNormalizationForward"));
     fd::cpu::divisive_normalization_forward(*normDesc, a, *xDesc, x, means, b, *yDesc, y);
     return CUDNN_STATUS_SUCCESS;
   });
@@ -209,7 +223,7 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationForward(cudnnHandle_t handle
 
 // x, means, dy, temp, temp2 use xDesc; dx and dMeans use dXdMeansDesc. means may be NULL (zero); dMeans may be
 // NULL (then the means gradient is not computed: a freednn choice, cuDNN's text does not say).
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc,
                                                              cudnnDivNormMode_t mode, const void* alpha,
                                                              const cudnnTensorDescriptor_t xDesc, const void* x,
@@ -239,12 +253,17 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationBackward(cudnnHandle_t handl
                    "dMeans aliases another tensor");
     FD_CHECK_SUPPORTED(float_type(xDesc->dtype), "data type %s is not supported by divisive normalization",
                        fd::dtype_short_name(xDesc->dtype));
-    FD_TRY(fd::require_cpu(handle, "cudnnDivisiveNormalizationBackward"));
     const double a = fd::read_scale(alpha, dXdMeansDesc->dtype), b = fd::read_scale(beta, dXdMeansDesc->dtype);
     if (fd::log::command_logging_enabled())
       fd::log::emit_command(head("divnorm", "bwd", *normDesc, a, b) + " means=" + (means ? "1" : "0") +
                             " dmeans=" + (dMeans ? "1" : "0") + " x=" + xDesc->spec() + " dx=" +
                             dXdMeansDesc->spec());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::divisive_normalization_backward(handle, *normDesc, a, *xDesc, x, means, dy, b, *dXdMeansDesc,
+                                                       dx, dMeans);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnDivisiveNormalizationBackward"));
     fd::cpu::divisive_normalization_backward(*normDesc, a, *xDesc, x, means, dy, b, *dXdMeansDesc, dx, dMeans);
     return CUDNN_STATUS_SUCCESS;
   });
