@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Dropout: descriptor, states and reserve sizes, forward and backward (CPU backend).
+// Dropout: descriptor, states and reserve sizes, forward and backward (CPU and CUDA backends).
 #include <cmath>
 #include <new>
 
@@ -11,6 +11,9 @@
 #include "core/status.h"
 #include "core/tensor_desc.h"
 #include "cpu/dropout/dropout.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/dropout/dropout.h"
+#endif
 #include "problem/dropout.h"
 
 namespace {
@@ -38,7 +41,7 @@ cudnnStatus_t check_set_args(cudnnHandle_t handle, const cudnnDropoutStruct* d, 
 // Checks shared by forward and backward; returns the reserve space as a mask.
 cudnnStatus_t check_run(cudnnHandle_t handle, const cudnnDropoutStruct* d, const cudnnTensorStruct* in,
                         const void* in_data, const cudnnTensorStruct* out, const void* out_data, const void* reserve,
-                        size_t reserve_bytes, const char* in_name, const char* out_name, const char* op) {
+                        size_t reserve_bytes, const char* in_name, const char* out_name) {
   FD_TRY(fd::check_handle(handle));
   FD_TRY(check_dropout_obj(d));
   FD_CHECK_PARAM(d->is_set, "dropoutDesc has not been set");
@@ -55,8 +58,9 @@ cudnnStatus_t check_run(cudnnHandle_t handle, const cudnnDropoutStruct* d, const
                      fd::dtype_short_name(in->dtype));
   FD_CHECK_PARAM(reserve_bytes >= reserve_size(*in), "reserveSpaceSizeInBytes=%zu, needs %zu", reserve_bytes,
                  reserve_size(*in));
-  FD_TRY(fd::require_cpu(handle, op));
-  FD_CHECK_PARAM(d->state()->magic == fd::DropoutState::kMagic, "the states buffer was never initialized");
+  FD_CHECK_PARAM(d->mirror.magic == fd::DropoutState::kMagic, "the states buffer was never initialized");
+  FD_CHECK_PARAM(!handle->on_cpu() || d->state()->magic == fd::DropoutState::kMagic,
+                 "the states buffer was overwritten since cudnnSetDropoutDescriptor");
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -100,20 +104,25 @@ cudnnStatus_t CUDNNWINAPI cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle,
                                                     float dropout, void* states, size_t stateSizeInBytes,
                                                     unsigned long long seed) {
   return FD_API(cudnnSetDropoutDescriptor, (dropoutDesc, handle, dropout, states, stateSizeInBytes, seed),
                 [&]() -> cudnnStatus_t {
                   FD_TRY(check_set_args(handle, dropoutDesc, dropout, states, stateSizeInBytes));
+                  fd::DropoutState init{};
                   if (states != nullptr) {
-                    FD_TRY(fd::require_cpu(handle, "cudnnSetDropoutDescriptor"));
-                    auto* st = static_cast<fd::DropoutState*>(states);
-                    st->magic = fd::DropoutState::kMagic;
-                    st->seed = seed;
-                    st->counter = 0;
-                    st->reserved = 0;
+                    init.magic = fd::DropoutState::kMagic;
+                    init.seed = seed;
+                    dropoutDesc->mirror = init;
+#ifdef FREEDNN_WITH_CUDA
+                    if (!handle->on_cpu()) FD_TRY(fd::cuda::dropout_write_states(handle->stream, states,
+                                                                                dropoutDesc->mirror));
+#endif
+                    if (handle->on_cpu()) *static_cast<fd::DropoutState*>(states) = init;
+                  } else {
+                    dropoutDesc->mirror = init;
                   }
                   dropoutDesc->dropout = dropout;
                   dropoutDesc->states = states;
@@ -131,9 +140,14 @@ cudnnStatus_t CUDNNWINAPI cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t
                 [&]() -> cudnnStatus_t {
                   FD_TRY(check_set_args(handle, dropoutDesc, dropout, states, stateSizeInBytes));
                   FD_CHECK_PARAM(states != nullptr, "states is NULL");
-                  FD_TRY(fd::require_cpu(handle, "cudnnRestoreDropoutDescriptor"));
-                  FD_CHECK_PARAM(static_cast<const fd::DropoutState*>(states)->magic == fd::DropoutState::kMagic,
+                  fd::DropoutState cur{};
+#ifdef FREEDNN_WITH_CUDA
+                  if (!handle->on_cpu()) FD_TRY(fd::cuda::dropout_read_states(handle->stream, states, &cur));
+#endif
+                  if (handle->on_cpu()) cur = *static_cast<const fd::DropoutState*>(states);
+                  FD_CHECK_PARAM(cur.magic == fd::DropoutState::kMagic,
                                  "states were never initialized by cudnnSetDropoutDescriptor");
+                  dropoutDesc->mirror = cur;
                   dropoutDesc->dropout = dropout;
                   dropoutDesc->states = states;
                   dropoutDesc->states_size = stateSizeInBytes;
@@ -157,7 +171,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dro
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc,
                                               const cudnnTensorDescriptor_t xdesc, const void* x,
                                               const cudnnTensorDescriptor_t ydesc, void* y, void* reserveSpace,
@@ -165,23 +179,35 @@ cudnnStatus_t CUDNNWINAPI cudnnDropoutForward(cudnnHandle_t handle, const cudnnD
   return FD_API(cudnnDropoutForward, (handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes),
                 [&]() -> cudnnStatus_t {
                   FD_TRY(check_run(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes,
-                                   "x", "y", "cudnnDropoutForward"));
-                  fd::DropoutState* st = dropoutDesc->state();
+                                   "x", "y"));
+                  fd::DropoutState& st = dropoutDesc->mirror;
                   fd::problem::Dropout pb;
                   pb.p = dropoutDesc->dropout;
-                  pb.seed = st->seed;
-                  pb.counter = st->counter;
+                  pb.seed = st.seed;
+                  pb.counter = st.counter;
                   pb.in = xdesc;
                   pb.out = ydesc;
                   if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
-                  fd::cpu::dropout_forward(pb.p, st->seed, st->counter, *xdesc, x, *ydesc, y,
+#ifdef FREEDNN_WITH_CUDA
+                  if (!handle->on_cpu()) {
+                    // The kernel stores counter + 1 into the device states buffer.
+                    FD_TRY(fd::cuda::dropout_forward(handle->stream, handle->device, pb.p, st.seed, st.counter,
+                                                     dropoutDesc->states, *xdesc, x, *ydesc, y,
+                                                     static_cast<uint8_t*>(reserveSpace)));
+                    ++st.counter;
+                    return CUDNN_STATUS_SUCCESS;
+                  }
+#endif
+                  FD_TRY(fd::require_cpu(handle, "cudnnDropoutForward"));
+                  fd::cpu::dropout_forward(pb.p, st.seed, st.counter, *xdesc, x, *ydesc, y,
                                            static_cast<uint8_t*>(reserveSpace));
-                  ++st->counter;
+                  ++st.counter;
+                  dropoutDesc->state()->counter = st.counter;
                   return CUDNN_STATUS_SUCCESS;
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc,
                                                const cudnnTensorDescriptor_t dydesc, const void* dy,
                                                const cudnnTensorDescriptor_t dxdesc, void* dx, void* reserveSpace,
@@ -190,13 +216,19 @@ cudnnStatus_t CUDNNWINAPI cudnnDropoutBackward(cudnnHandle_t handle, const cudnn
                 (handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes),
                 [&]() -> cudnnStatus_t {
                   FD_TRY(check_run(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace,
-                                   reserveSpaceSizeInBytes, "dy", "dx", "cudnnDropoutBackward"));
+                                   reserveSpaceSizeInBytes, "dy", "dx"));
                   fd::problem::Dropout pb;
                   pb.backward = true;
                   pb.p = dropoutDesc->dropout;
                   pb.in = dydesc;
                   pb.out = dxdesc;
                   if (fd::log::command_logging_enabled()) fd::log::emit_command(pb.to_string());
+#ifdef FREEDNN_WITH_CUDA
+                  if (!handle->on_cpu())
+                    return fd::cuda::dropout_backward(handle->stream, handle->device, pb.p, *dydesc, dy, *dxdesc,
+                                                      dx, static_cast<const uint8_t*>(reserveSpace));
+#endif
+                  FD_TRY(fd::require_cpu(handle, "cudnnDropoutBackward"));
                   fd::cpu::dropout_backward(pb.p, *dydesc, dy, *dxdesc, dx,
                                             static_cast<const uint8_t*>(reserveSpace));
                   return CUDNN_STATUS_SUCCESS;

@@ -10,7 +10,10 @@
 
 // The RNG state a CPU dropout descriptor keeps in the user's states buffer. Counter based: the mask of a
 // call is a pure function of (seed, call counter, element index), so it does not depend on thread count.
-// Every cudnnDropoutForward advances `counter`; cudnnSetDropoutDescriptor resets it to 0.
+// Every cudnnDropoutForward advances `counter`; cudnnSetDropoutDescriptor resets it to 0. The descriptor keeps a
+// host-side mirror of the state (both backends): a call reads seed and counter from the mirror, never from the
+// states buffer (device memory on the CUDA backend), and writes the advanced counter through to the buffer.
+// cudnnRestoreDropoutDescriptor loads the mirror from the buffer, so a restored descriptor continues the sequence.
 namespace fd {
 struct DropoutState {
   static constexpr uint64_t kMagic = 0x6664645244524F50ull;  // "fddRDROP"
@@ -30,6 +33,7 @@ struct cudnnDropoutStruct : fd::Checked<0x44524F50u> {
   void* states = nullptr;
   size_t states_size = 0;
   unsigned long long seed = 0;
+  fd::DropoutState mirror{};  // magic == kMagic once Set/Restore attached initialized states
 
   fd::DropoutState* state() const { return static_cast<fd::DropoutState*>(states); }
   void describe(fd::log::Writer& w) const;

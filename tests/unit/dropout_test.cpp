@@ -16,7 +16,7 @@ struct DropDesc {
 };
 
 struct States {
-  std::vector<unsigned char> buf;
+  ft::Bytes buf;
   explicit States(cudnnHandle_t h) {
     size_t n = 0;
     EXPECT_EQ(cudnnDropoutGetStatesSize(h, &n), CUDNN_STATUS_SUCCESS);
@@ -27,10 +27,11 @@ struct States {
   size_t size() const { return buf.size(); }
 };
 
-std::vector<uint8_t> reserve_for(cudnnTensorDescriptor_t xd) {
+// Device-visible (GPU test mode) reserve space.
+ft::Buffer<uint8_t> reserve_for(cudnnTensorDescriptor_t xd) {
   size_t n = 0;
   EXPECT_EQ(cudnnDropoutGetReserveSpaceSize(xd, &n), CUDNN_STATUS_SUCCESS);
-  return std::vector<uint8_t>(n, 0xCD);
+  return ft::Buffer<uint8_t>(n, 0xCD);
 }
 
 ft::HostTensor make(std::mt19937_64& rng, cudnnDataType_t dt, const std::vector<int>& dims, int layout) {
@@ -39,7 +40,8 @@ ft::HostTensor make(std::mt19937_64& rng, cudnnDataType_t dt, const std::vector<
   return ft::HostTensor(dt, dims, nhwc);
 }
 
-std::vector<uint8_t> mask_of(const std::vector<uint8_t>& reserve, int64_t n) {
+std::vector<uint8_t> mask_of(const ft::Buffer<uint8_t>& reserve, int64_t n) {
+  ft::sync_device();
   return std::vector<uint8_t>(reserve.begin(), reserve.begin() + n);
 }
 
@@ -65,7 +67,7 @@ TEST(Dropout, ForwardBackwardRandom) {
       DropDesc dd;
       States st(h);
       ASSERT_EQ(cudnnSetDropoutDescriptor(dd, h, p, st.data(), st.size(), rng()), CUDNN_STATUS_SUCCESS);
-      std::vector<uint8_t> reserve = reserve_for(xd);
+      ft::Buffer<uint8_t> reserve = reserve_for(xd);
       ASSERT_EQ(cudnnDropoutForward(h, dd, xd, x.data(), yd, y.data(), reserve.data(), reserve.size()),
                 CUDNN_STATUS_SUCCESS);
       const auto mask = mask_of(reserve, x.count());
@@ -91,7 +93,7 @@ TEST(Dropout, Statistics) {
     DropDesc dd;
     States st(h);
     ASSERT_EQ(cudnnSetDropoutDescriptor(dd, h, p, st.data(), st.size(), rng()), CUDNN_STATUS_SUCCESS);
-    std::vector<uint8_t> reserve = reserve_for(xd);
+    ft::Buffer<uint8_t> reserve = reserve_for(xd);
     y.poison();
     ASSERT_EQ(cudnnDropoutForward(h, dd, xd, x.data(), yd, y.data(), reserve.data(), reserve.size()),
               CUDNN_STATUS_SUCCESS);
@@ -127,7 +129,7 @@ TEST(Dropout, Determinism) {
   States st(h);
   const unsigned long long seed = rng();
   auto run = [&](cudnnTensorDescriptor_t a, const void* ap, cudnnTensorDescriptor_t b, void* bp) {
-    std::vector<uint8_t> r = reserve_for(a);
+    ft::Buffer<uint8_t> r = reserve_for(a);
     EXPECT_EQ(cudnnDropoutForward(h, dd, a, ap, b, bp, r.data(), r.size()), CUDNN_STATUS_SUCCESS);
     return mask_of(r, x.count());
   };
@@ -147,7 +149,7 @@ TEST(Dropout, Determinism) {
   EXPECT_EQ(run(xd, x.data(), yd, y.data()), m1);
   DropDesc d2;
   ASSERT_EQ(cudnnRestoreDropoutDescriptor(d2, h, 0.5f, st.data(), st.size(), seed), CUDNN_STATUS_SUCCESS);
-  std::vector<uint8_t> r = reserve_for(xd);
+  ft::Buffer<uint8_t> r = reserve_for(xd);
   ASSERT_EQ(cudnnDropoutForward(h, d2, xd, x.data(), yd, y.data(), r.data(), r.size()), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(mask_of(r, x.count()), m2);
   float p = 0;
@@ -172,7 +174,7 @@ TEST(Dropout, BackwardFiniteDifference) {
   DropDesc dd;
   States st(h);
   const unsigned long long seed = rng();
-  std::vector<uint8_t> r = reserve_for(xd);
+  ft::Buffer<uint8_t> r = reserve_for(xd);
   auto f = [&](const ft::HostTensor& xin) {
     EXPECT_EQ(cudnnSetDropoutDescriptor(dd, h, 0.4f, st.data(), st.size(), seed), CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(cudnnDropoutForward(h, dd, xd, xin.data(), yd, y.data(), r.data(), r.size()), CUDNN_STATUS_SUCCESS);
@@ -213,14 +215,14 @@ TEST(Dropout, BadArguments) {
   unsigned long long seed;
   EXPECT_EQ(cudnnGetDropoutDescriptor(dd, h, &p, &sp, &seed), CUDNN_STATUS_BAD_PARAM);  // never set
   // Restore needs states that Set initialized.
-  std::vector<unsigned char> raw(st.size(), 0);
+  ft::Bytes raw(st.size(), 0);
   EXPECT_EQ(cudnnRestoreDropoutDescriptor(dd, h, 0.5f, raw.data(), raw.size(), 1), CUDNN_STATUS_BAD_PARAM);
 
   ft::HostTensor x(CUDNN_DATA_FLOAT, {1, 2, 3, 4}), y(CUDNN_DATA_FLOAT, {1, 2, 3, 4});
   ft::HostTensor yb(CUDNN_DATA_FLOAT, {1, 2, 3, 5}), yh(CUDNN_DATA_HALF, {1, 2, 3, 4});
   ft::HostTensor xi(CUDNN_DATA_INT8, {1, 2, 3, 4});
   ft::TensorDesc xd(x), yd(y), ybd(yb), yhd(yh), xid(xi);
-  std::vector<uint8_t> r = reserve_for(xd);
+  ft::Buffer<uint8_t> r = reserve_for(xd);
   // NULL states: the descriptor is set, but it cannot run.
   FT_OK(cudnnSetDropoutDescriptor(dd, h, 0.5f, nullptr, 0, 1));
   EXPECT_EQ(cudnnDropoutForward(h, dd, xd, x.data(), yd, y.data(), r.data(), r.size()), CUDNN_STATUS_BAD_PARAM);

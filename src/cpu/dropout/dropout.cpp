@@ -4,17 +4,12 @@
 
 #include <vector>
 
+#include "core/dropout_rng.h"
 #include "cpu/common/parallel.h"
 #include "cpu/common/tensor_io.h"
 
 namespace fd::cpu {
 namespace {
-
-uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 template <class T>
 T scale_of(float p) {
@@ -24,9 +19,7 @@ T scale_of(float p) {
 }  // namespace
 
 double dropout_uniform(uint64_t seed, uint64_t counter, uint64_t index) {
-  const uint64_t stream = mix64(seed + 0x9E3779B97F4A7C15ull * (counter + 1));
-  const uint64_t bits = mix64(stream ^ mix64(index + 0xD1B54A32D192ED03ull));
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+  return fd::dropout_uniform(seed, counter, index);
 }
 
 void dropout_forward(float p, uint64_t seed, uint64_t counter, const cudnnTensorStruct& xd, const void* x,
