@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Spatial transformer: descriptor, grid generator and bilinear sampler, forward and backward (CPU backend).
+// Spatial transformer: descriptor, grid generator and bilinear sampler, forward and backward (CPU and CUDA backends).
 #include <new>
 
 #include "core/api_context.h"
@@ -10,6 +10,9 @@
 #include "core/status.h"
 #include "core/tensor_desc.h"
 #include "cpu/spatial_tf/spatial_tf.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/spatial_tf/spatial_tf.h"
+#endif
 #include "problem/spatial_tf.h"
 
 namespace {
@@ -95,7 +98,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTra
                 });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle,
                                                              const cudnnSpatialTransformerDescriptor_t stDesc,
                                                              const void* theta, void* grid) {
@@ -103,17 +106,20 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handl
     FD_TRY(fd::check_handle(handle));
     FD_TRY(check_st(stDesc));
     FD_CHECK_PARAM(theta && grid, "theta or grid is NULL");
-    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfGridGeneratorForward"));
     fd::problem::SpatialTf pb;
     pb.op = "grid_fwd";
     pb.st = stDesc;
     log_command(pb);
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::st_grid_forward(handle, *stDesc, theta, grid);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfGridGeneratorForward"));
     fd::cpu::st_grid_forward(*stDesc, theta, grid);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle,
                                                               const cudnnSpatialTransformerDescriptor_t stDesc,
                                                               const void* dgrid, void* dtheta) {
@@ -121,17 +127,20 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t hand
     FD_TRY(fd::check_handle(handle));
     FD_TRY(check_st(stDesc));
     FD_CHECK_PARAM(dgrid && dtheta, "dgrid or dtheta is NULL");
-    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfGridGeneratorBackward"));
     fd::problem::SpatialTf pb;
     pb.op = "grid_bwd";
     pb.st = stDesc;
     log_command(pb);
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) return fd::cuda::st_grid_backward(handle, *stDesc, dgrid, dtheta);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfGridGeneratorBackward"));
     fd::cpu::st_grid_backward(*stDesc, dgrid, dtheta);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc,
                                                        const void* alpha, const cudnnTensorDescriptor_t xDesc,
                                                        const void* x, const void* grid, const void* beta,
@@ -145,7 +154,6 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cud
     FD_CHECK_PARAM(alpha && beta, "alpha or beta is NULL");
     FD_CHECK_PARAM(x && grid && y, "x, grid or y is NULL");
     FD_TRY(check_sampler_tensors(*stDesc, *xDesc, *yDesc, "y"));
-    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfSamplerForward"));
     fd::problem::SpatialTf pb;
     pb.op = "sampler_fwd";
     pb.st = stDesc;
@@ -154,12 +162,17 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cud
     pb.x = xDesc;
     pb.y = yDesc;
     log_command(pb);
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::st_sampler_forward(handle, *stDesc, pb.alpha, *xDesc, x, grid, pb.beta, *yDesc, y);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfSamplerForward"));
     fd::cpu::st_sampler_forward(*stDesc, pb.alpha, *xDesc, x, grid, pb.beta, *yDesc, y);
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc,
                                                         const void* alpha, const cudnnTensorDescriptor_t xDesc,
                                                         const void* x, const void* beta,
@@ -180,7 +193,6 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cu
     FD_CHECK_PARAM(xDesc->same_shape(*dxDesc) && xDesc->dtype == dxDesc->dtype, "x %s and dx %s differ",
                    xDesc->spec().c_str(), dxDesc->spec().c_str());
     FD_TRY(check_sampler_tensors(*stDesc, *xDesc, *dyDesc, "dy"));
-    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfSamplerBackward"));
     const cudnnDataType_t t = stDesc->dtype;
     fd::problem::SpatialTf pb;
     pb.op = "sampler_bwd";
@@ -193,6 +205,12 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cu
     pb.dx = dxDesc;
     pb.y = dyDesc;
     log_command(pb);
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu())
+      return fd::cuda::st_sampler_backward(handle, *stDesc, pb.alpha, *xDesc, x, pb.beta, *dxDesc, dx, pb.alpha_dgrid,
+                                           *dyDesc, dy, grid, pb.beta_dgrid, dgrid);
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnSpatialTfSamplerBackward"));
     fd::cpu::st_sampler_backward(*stDesc, pb.alpha, *xDesc, x, pb.beta, *dxDesc, dx, pb.alpha_dgrid, *dyDesc, dy,
                                  grid, pb.beta_dgrid, dgrid);
     return CUDNN_STATUS_SUCCESS;

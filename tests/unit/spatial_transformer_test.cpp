@@ -72,9 +72,10 @@ TEST(SpatialTransformer, IdentityAndCorners) {
   StDesc st;
   const int dims[4] = {1, 1, 3, 4};
   FT_OK(cudnnSetSpatialTransformerNdDescriptor(st, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_DOUBLE, 4, dims));
-  const double theta[6] = {1, 0, 0, 0, 1, 0};
-  std::vector<double> grid(3 * 4 * 2);
-  FT_OK(cudnnSpatialTfGridGeneratorForward(h, st, theta, grid.data()));
+  const ft::Buffer<double> theta = {1, 0, 0, 0, 1, 0};  // device-visible in GPU test mode
+  ft::Buffer<double> grid(3 * 4 * 2);
+  FT_OK(cudnnSpatialTfGridGeneratorForward(h, st, theta.data(), grid.data()));
+  ft::sync_device();
   EXPECT_DOUBLE_EQ(grid[0], -1.0);
   EXPECT_DOUBLE_EQ(grid[1], -1.0);
   EXPECT_DOUBLE_EQ(grid[2], -1.0 + 2.0 / 3.0);  // x of (h=0, w=1)
@@ -87,8 +88,8 @@ TEST(SpatialTransformer, IdentityAndCorners) {
   FT_OK(cudnnSpatialTfSamplerForward(h, st, &one, xd, x.data(), grid.data(), &zero, yd, y.data()));
   for (int i = 0; i < 12; ++i) EXPECT_NEAR(y.get(i), x.get(i), 1e-12) << i;
   // Shift by one pixel pitch (2 / (W - 1)): each column samples its right neighbour, the last one falls outside.
-  const double shift[6] = {1, 0, 2.0 / 3.0, 0, 1, 0};
-  FT_OK(cudnnSpatialTfGridGeneratorForward(h, st, shift, grid.data()));
+  const ft::Buffer<double> shift = {1, 0, 2.0 / 3.0, 0, 1, 0};
+  FT_OK(cudnnSpatialTfGridGeneratorForward(h, st, shift.data(), grid.data()));
   FT_OK(cudnnSpatialTfSamplerForward(h, st, &one, xd, x.data(), grid.data(), &zero, yd, y.data()));
   EXPECT_NEAR(y.get(0), x.get(1), 1e-12);
   EXPECT_NEAR(y.get(3), 0.0, 1e-12);  // (0, 3) maps one pixel past the last column
@@ -158,7 +159,7 @@ TEST(SpatialTransformer, BackwardFiniteDifference) {
     ft::HostTensor x(CUDNN_DATA_DOUBLE, {n, c, hi, wi}), dx(CUDNN_DATA_DOUBLE, {n, c, hi, wi});
     ft::HostTensor y(CUDNN_DATA_DOUBLE, {n, c, ho, wo}), dy(CUDNN_DATA_DOUBLE, {n, c, ho, wo});
     ft::HostTensor theta(CUDNN_DATA_DOUBLE, {n, 2, 3}), dtheta(CUDNN_DATA_DOUBLE, {n, 2, 3});
-    std::vector<double> grid(n * ho * wo * 2), dgrid(grid.size());
+    ft::Buffer<double> grid(n * ho * wo * 2), dgrid(grid.size());
     x.fill_uniform(rng, -1, 1);
     dy.fill_uniform(rng, -1, 1);
     random_theta(rng, theta);
@@ -212,7 +213,7 @@ TEST(SpatialTransformer, BadArguments) {
   EXPECT_EQ(cudnnSetSpatialTransformerNdDescriptor(st, B, CUDNN_DATA_FLOAT, -1, dims), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnSetSpatialTransformerNdDescriptor(st, B, CUDNN_DATA_FLOAT, 5, dims5), CUDNN_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(cudnnSetSpatialTransformerNdDescriptor(st, B, CUDNN_DATA_INT8, 4, dims), CUDNN_STATUS_NOT_SUPPORTED);
-  std::vector<float> theta(6, 0.f), grid(18, 0.f);
+  ft::Buffer<float> theta(6, 0.f), grid(18, 0.f);
   EXPECT_EQ(cudnnSpatialTfGridGeneratorForward(h, st, theta.data(), grid.data()), CUDNN_STATUS_BAD_PARAM);  // unset
   FT_OK(cudnnSetSpatialTransformerNdDescriptor(st, B, CUDNN_DATA_FLOAT, 4, dims));
   EXPECT_EQ(cudnnSpatialTfGridGeneratorForward(nullptr, st, theta.data(), grid.data()), CUDNN_STATUS_BAD_PARAM);
@@ -239,7 +240,7 @@ TEST(SpatialTransformer, BadArguments) {
   FT_OK(cudnnSpatialTfSamplerForward(h, st, &one, xd, x.data(), grid.data(), &zero, yd, y.data()));
   ft::HostTensor dx(CUDNN_DATA_FLOAT, {1, 2, 5, 5});
   ft::TensorDesc dxd(dx);
-  std::vector<float> dgrid(18);
+  ft::Buffer<float> dgrid(18);
   EXPECT_EQ(cudnnSpatialTfSamplerBackward(h, st, &one, xd, x.data(), &zero, dxd, dx.data(), nullptr, yd, y.data(),
                                           grid.data(), &zero, dgrid.data()),
             CUDNN_STATUS_BAD_PARAM);
