@@ -161,6 +161,30 @@ TEST(Dropout, Determinism) {
   EXPECT_EQ(s, seed);
 }
 
+// The masks are the documented hash of (seed, call counter, index) bit for bit, on every backend; Restore continues
+// the counter of the states it attaches.
+TEST(Dropout, MaskIsTheDocumentedHash) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const std::vector<int> dims = {2, 3, 4, 5};
+  ft::HostTensor x(CUDNN_DATA_FLOAT, dims), y(CUDNN_DATA_FLOAT, dims, true);
+  x.fill_uniform(rng, -1, 1);
+  ft::TensorDesc xd(x), yd(y);
+  DropDesc dd, d2;
+  States st(h);
+  const unsigned long long seed = rng();
+  const float p = 0.37f;
+  const size_t n = static_cast<size_t>(x.count());
+  ft::Buffer<uint8_t> r = reserve_for(xd);
+  ASSERT_EQ(cudnnSetDropoutDescriptor(dd, h, p, st.data(), st.size(), seed), CUDNN_STATUS_SUCCESS);
+  for (uint64_t call = 0; call < 3; ++call) {
+    cudnnDropoutDescriptor_t d = call < 2 ? dd.d : d2.d;
+    if (call == 2) ASSERT_EQ(cudnnRestoreDropoutDescriptor(d2, h, p, st.data(), st.size(), seed), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnDropoutForward(h, d, xd, x.data(), yd, y.data(), r.data(), r.size()), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(mask_of(r, x.count()), ref::dropout_mask(seed, call, n, p)) << "call " << call;
+  }
+}
+
 // Central differences of the forward (same mask: the descriptor is set again before each call).
 TEST(Dropout, BackwardFiniteDifference) {
   auto rng = ft::make_rng();
