@@ -117,8 +117,8 @@ cudnnStatus_t CUDNNWINAPI cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dro
                     init.seed = seed;
                     dropoutDesc->mirror = init;
 #ifdef FREEDNN_WITH_CUDA
-                    if (!handle->on_cpu()) FD_TRY(fd::cuda::dropout_write_states(handle->stream, states,
-                                                                                dropoutDesc->mirror));
+                    if (!handle->on_cpu())  // stream-ordered; the source (the mirror) is staged by the call
+                      FD_TRY(fd::cuda::dropout_write_states(handle->stream, states, dropoutDesc->mirror));
 #endif
                     if (handle->on_cpu()) *static_cast<fd::DropoutState*>(states) = init;
                   } else {
@@ -142,7 +142,8 @@ cudnnStatus_t CUDNNWINAPI cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t
                   FD_CHECK_PARAM(states != nullptr, "states is NULL");
                   fd::DropoutState cur{};
 #ifdef FREEDNN_WITH_CUDA
-                  if (!handle->on_cpu()) FD_TRY(fd::cuda::dropout_read_states(handle->stream, states, &cur));
+                  if (!handle->on_cpu())  // the one host read of the device states: waits for the stream
+                    FD_TRY(fd::cuda::dropout_read_states(handle->stream, states, &cur));
 #endif
                   if (handle->on_cpu()) cur = *static_cast<const fd::DropoutState*>(states);
                   FD_CHECK_PARAM(cur.magic == fd::DropoutState::kMagic,
