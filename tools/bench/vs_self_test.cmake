@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # ctest bench.vs_self: --vs with a second copy of this very library (loaded separately, RTLD_LOCAL). Every case
-# must pass, report zero difference between the two libraries and a time ratio near 1.
+# must pass and report zero difference between the two libraries; the geomean time ratio must be near 1.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/copy)
 file(COPY_FILE ${LIB} ${WORK}/copy/libcudnn.so.8)
@@ -25,13 +25,15 @@ foreach(d ${diffs})
     message(FATAL_ERROR "the two copies of the library differ: ${d}")
   endif()
 endforeach()
-foreach(r ${ratios})
-  string(REPLACE "ratio=" "" v "${r}")
-  # Timing noise on a shared CI machine: only a gross mismatch fails.
-  if(v LESS 0.2 OR v GREATER 5)
-    message(FATAL_ERROR "time ratio ${v} is far from 1")
-  endif()
-endforeach()
+# Per-case times of microsecond-sized problems are noise on a loaded 2-core CI machine; the geomean over the
+# batch must still be near 1 (both sides are the same code).
+string(REGEX MATCH "geomean_ratio\\(lib/vs\\):([0-9.]+)" gm "${out}")
+if(NOT CMAKE_MATCH_1)
+  message(FATAL_ERROR "no geomean ratio in the summary line")
+endif()
+if(CMAKE_MATCH_1 LESS 0.33 OR CMAKE_MATCH_1 GREATER 3)
+  message(FATAL_ERROR "geomean time ratio ${CMAKE_MATCH_1} of two copies of one library is far from 1")
+endif()
 file(READ ${WORK}/out.json json)
 string(JSON ncases LENGTH "${json}" cases)
 if(NOT ncases EQUAL np)
