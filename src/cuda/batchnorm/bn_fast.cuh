@@ -6,7 +6,7 @@
 //   apply_fwd / apply_bwd  pass 2 (and inference's single pass) when x, y (dy, dx) share one packed layout:
 //                 a plain walk over memory with 16-byte accesses, the channel of an element from its offset
 //                 (NHWC: offset % C, V consecutive channels per vector; NCHW: (offset / HW) % C, one channel
-//                 per vector). No ReLU mask (that needs the logical element order): the generic kernels do it.
+//                 per vector when HW % V == 0, else per element). No ReLU mask (that needs the logical element order): the generic kernels do it.
 // Same arithmetic and partial-sum layout as the generic kernels, so finalize_kernel serves both.
 #pragma once
 
@@ -48,36 +48,54 @@ __device__ __forceinline__ void bn_store(S* p, const Comp<S>* v, double alpha, d
   }
 }
 
-// V coefficients starting at p (p aligned to V * sizeof(C) when `lanes`), or one broadcast to all V.
+// Channels of the V elements of vector i (elements i*V ..) of a packed tensor whose channel stride is cs:
+//   mode 0, NHWC-like (cs == 1, C % V == 0): V consecutive channels from (i % (C/V)) * V;
+//   mode 1, cs % V == 0: one channel (i / (cs/V)) % C for the whole vector;
+//   mode 2, otherwise: each element's own channel ((i*V + k) / cs) % C.
+struct ChanMap {
+  int mode = 1;
+  Divider d1, d2;
+  int64_t c2 = 1;
+  __device__ __forceinline__ int64_t chan(int64_t e) const {  // modes 1, 2: e is a vector or element index
+    const int64_t q = d1.div(e);
+    return q - d2.div(q) * c2;
+  }
+};
+
+// coef[q*s + channel] for the V elements of vector i (p = coef + q*s; channels from chans()).
 template <class C, int V>
-__device__ __forceinline__ void coef_load(const C* p, bool lanes, C* out) {
-  if (!lanes || V == 1) {
-    const C v = __ldg(p);
+__device__ __forceinline__ void coef_load(const C* p, int mode, const int64_t* ch, C* out) {
+  if (mode == 1 || V == 1) {
+    const C v = __ldg(p + ch[0]);
 #pragma unroll
     for (int k = 0; k < V; ++k) out[k] = v;
     return;
   }
   if constexpr ((V * sizeof(C)) % 16 == 0) {
+    if (mode == 0) {  // V consecutive coefficients, aligned: ch[0] % V == 0, s % V == 0, coef 256-byte aligned
 #pragma unroll
-    for (int u = 0; u < int(V * sizeof(C) / 16); ++u)
-      reinterpret_cast<uint4*>(out)[u] = __ldg(reinterpret_cast<const uint4*>(p) + u);
-  } else {
-#pragma unroll
-    for (int k = 0; k < V; ++k) out[k] = __ldg(p + k);
+      for (int u = 0; u < int(V * sizeof(C) / 16); ++u)
+        reinterpret_cast<uint4*>(out)[u] = __ldg(reinterpret_cast<const uint4*>(p + ch[0]) + u);
+      return;
+    }
   }
+#pragma unroll
+  for (int k = 0; k < V; ++k) out[k] = __ldg(p + ch[k]);
 }
 
-// Channel of vector i (elements i*V ..): lanes = NHWC (first channel (i % (C/V)) * V), else (i / (HW/V)) % C.
-struct ChanMap {
-  bool lanes = false;
-  Divider d1, d2;
-  int64_t c2 = 1, v = 1;
-  __device__ __forceinline__ int64_t channel(int64_t i) const {
-    if (lanes) return (i - d2.div(i) * c2) * v;
-    const int64_t q = d1.div(i);
-    return q - d2.div(q) * c2;
+template <int V>
+__device__ __forceinline__ void chans(const ChanMap& cm, int64_t i, int64_t* ch) {
+  if (cm.mode == 0) {
+    const int64_t c0 = (i - cm.d2.div(i) * cm.c2) * V;
+#pragma unroll
+    for (int k = 0; k < V; ++k) ch[k] = c0 + k;
+  } else if (cm.mode == 1) {
+    ch[0] = cm.chan(i);
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k) ch[k] = cm.chan(i * V + k);
   }
-};
+}
 
 // Fast elementwise plan: the n tensors `others` (null: absent) share x's packed layout; ptrs: their n data
 // pointers then x's. V and the channel map.
@@ -95,26 +113,27 @@ EwPlan plan_ew(const cudnnTensorStruct& x, const cudnnTensorStruct* const* other
   for (int i = 0; i < n; ++i)
     if (others[i] != nullptr && !same_packed_layout(x, *others[i])) return p;
   const int64_t count = x.element_count();
-  const int64_t C = x.dims[1], cs = x.strides[1];
+  const int64_t C = x.dims[1], cs = C > 1 ? x.strides[1] : count;
   bool aligned = true;
   for (int i = 0; i <= n; ++i)
     if (ptrs[i] != nullptr && reinterpret_cast<uintptr_t>(ptrs[i]) % 16 != 0) aligned = false;
-  int v = 1;
-  if (aligned && count % vmax == 0) {
-    if (cs == 1 && C % vmax == 0) v = vmax;          // V consecutive channels
-    else if (C == 1 || cs % vmax == 0) v = vmax;     // V elements of one channel
-  }
+  const int v = aligned && count % vmax == 0 ? vmax : 1;
   p.v = v;
   p.nvec = count / v;
-  p.map.v = v;
-  p.map.lanes = cs == 1 && C > 1;
-  if (p.map.lanes) {
+  if (cs == 1 && C % v == 0) {
+    p.map.mode = 0;
     p.map.c2 = C / v;
     p.map.d2 = Divider(C / v, p.nvec);
-  } else {
+  } else if (cs % v == 0) {
+    p.map.mode = 1;
     p.map.c2 = C;
-    p.map.d1 = Divider(cs / v < 1 ? 1 : cs / v, p.nvec);
+    p.map.d1 = Divider(cs / v, p.nvec);
     p.map.d2 = Divider(C, p.nvec);
+  } else {
+    p.map.mode = 2;
+    p.map.c2 = C;
+    p.map.d1 = Divider(cs, count);
+    p.map.d2 = Divider(C, count);
   }
   p.ok = true;
   return p;
@@ -126,13 +145,14 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
                                                     double beta) {
   using C = Comp<S>;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t c = cm.channel(i);
+    int64_t ch[V];
+    chans<V>(cm, i, ch);
     alignas(16) C a[V];
     alignas(16) C b[V];
     C v[V];
     bn_load<S, V>(x + i * V, v);
-    coef_load<C, V>(coef + c, cm.lanes, a);
-    coef_load<C, V>(coef + s + c, cm.lanes, b);
+    coef_load<C, V>(coef, cm.mode, ch, a);
+    coef_load<C, V>(coef + s, cm.mode, ch, b);
     C zz[V];
     if (z != nullptr) bn_load<S, V>(z + i * V, zz);
 #pragma unroll
@@ -151,7 +171,8 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
                                                     const Comp<S>* coef, double alpha, double beta) {
   using C = Comp<S>;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t c = cm.channel(i);
+    int64_t ch[V];
+    chans<V>(cm, i, ch);
     C xv[V], d[V];
     alignas(16) C A[V];
     alignas(16) C M[V];
@@ -160,11 +181,11 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
     alignas(16) C I[V];
     bn_load<S, V>(x + i * V, xv);
     bn_load<S, V>(dy + i * V, d);
-    coef_load<C, V>(coef + c, cm.lanes, A);
-    coef_load<C, V>(coef + s + c, cm.lanes, M);
-    coef_load<C, V>(coef + 2 * s + c, cm.lanes, Dm);
-    coef_load<C, V>(coef + 3 * s + c, cm.lanes, Dx);
-    coef_load<C, V>(coef + 4 * s + c, cm.lanes, I);
+    coef_load<C, V>(coef, cm.mode, ch, A);
+    coef_load<C, V>(coef + s, cm.mode, ch, M);
+    coef_load<C, V>(coef + 2 * s, cm.mode, ch, Dm);
+    coef_load<C, V>(coef + 3 * s, cm.mode, ch, Dx);
+    coef_load<C, V>(coef + 4 * s, cm.mode, ch, I);
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       const C xhat = (xv[k] - M[k]) * I[k];
