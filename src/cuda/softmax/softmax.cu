@@ -93,17 +93,32 @@ __device__ __forceinline__ void load_row_t(const Params& p, const Tens& t, int64
 #pragma unroll
   for (int k = 0; k < 32; ++k) v[k] = lane + 32 * k < p.L ? static_cast<C>(Storage<S>::load(raw, k)) : C(0);
 }
-// Softmax takes floating types only; C = double serves DOUBLE alone (see run()).
+// Softmax takes floating types only; C = double serves DOUBLE alone (see run()). For C = float the row is
+// loaded as raw 16- or 32-bit words and converted afterwards (one unrolled load sequence for all three types).
 template <class C>
 __device__ __forceinline__ void load_row(const Params& p, const Tens& t, int64_t base, int64_t g, int lane, C* v) {
   if constexpr (sizeof(C) == sizeof(double)) {
     load_row_t<C, double>(p, t, base, g, lane, v);
-  } else if (p.t == CUDNN_DATA_HALF) {
-    load_row_t<C, __half>(p, t, base, g, lane, v);
-  } else if (p.t == CUDNN_DATA_BFLOAT16) {
-    load_row_t<C, __nv_bfloat16>(p, t, base, g, lane, v);
   } else {
-    load_row_t<C, float>(p, t, base, g, lane, v);
+    const bool two = p.t != CUDNN_DATA_FLOAT;
+    uint32_t raw[32];
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+      const int64_t j = lane + 32 * k;
+      raw[k] = 0;
+      if (j < p.L) {
+        const int64_t o = elem(p, t, base, g, j);
+        raw[k] = two ? uint32_t(static_cast<const uint16_t*>(t.p)[o]) : static_cast<const uint32_t*>(t.p)[o];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+      const uint32_t r = raw[k];
+      v[k] = p.t == CUDNN_DATA_FLOAT  ? __uint_as_float(r)
+             : p.t == CUDNN_DATA_HALF ? __half2float(__ushort_as_half(static_cast<unsigned short>(r)))
+                                      : __uint_as_float(r << 16);  // bfloat16: the upper half of a float
+      if (lane + 32 * k >= p.L) v[k] = C(0);
+    }
   }
 }
 
