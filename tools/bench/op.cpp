@@ -32,6 +32,7 @@ std::vector<std::string> families() {
 double Op::bytes() const {
   double b = 0;
   for (const Arg& a : args) {
+    if (!a.counted) continue;
     const double n = static_cast<double>(a.spec.count()) * static_cast<double>(dtype_size(a.spec.dtype));
     b += a.io == Io::inout ? 2 * n : n;
   }

@@ -28,6 +28,7 @@ struct Arg {
   double lo = -1, hi = 1;  // uniform random fill of inputs
   bool positive = false;   // inputs: strictly positive (variances)
   bool compare = true;     // outputs: checked against the reference and between libraries
+  bool counted = true;     // counted by Op::bytes (false: passed to the call, but the op need not touch it)
 };
 
 struct Options {
@@ -59,7 +60,7 @@ class Op {
 
   virtual std::string str() const = 0;           // the problem line, normalized
   virtual double flops() const { return 0; }     // 2 x the direct algorithm's multiply-adds
-  virtual double bytes() const;                  // every input read once, every output written once
+  virtual double bytes() const;                  // every counted input read once, every output written once
   // Descriptors for one library. Returns a status (NOT_SUPPORTED, BAD_PARAM ...) and *why on failure.
   virtual cudnnStatus_t bind(Env& env, std::unique_ptr<Bound>* out, std::string* why) = 0;
   // Expected outputs (by Arg index) from the inputs (logical order, double). Returns "" or why it cannot.

@@ -15,6 +15,7 @@
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
 #include "core/dtype.h"
+#include "cuda/common/dyn_tensor.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -340,6 +341,14 @@ StatsPlan plan_stats(const Geo& g, const BnMap& xm, int device) {
   return p;
 }
 
+}  // namespace
+}  // namespace fd::cuda
+
+#include "cuda/batchnorm/bn_fast.cuh"
+
+namespace fd::cuda {
+namespace {
+
 size_t align_up(size_t v) { return (v + 255) / 256 * 256; }
 
 template <class S>
@@ -353,16 +362,40 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   const StatsPlan plan = plan_stats(g, xm, h->device);
   const bool need_stats = train || bwd;
   const int nq = bwd ? 4 : 2;
+  const uint32_t* in_mask = bwd && c.has_activation() ? static_cast<const uint32_t*>(c.reserve) : nullptr;
+  constexpr int kV = 16 / sizeof(S);
+
+  // Pass 1 over contiguous channel planes (NCHW-like), vectorized where the layout allows.
+  BnMap dym;
+  if (bwd) dym = make_map(*c.dy_desc, per_act);
+  bool planes = need_stats && !per_act && in_mask == nullptr && g.inner > 1 &&
+                planes_ok(*c.x_desc, xm, g.inner, c.x, 1) && (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, 1));
+  const int pv = planes && planes_ok(*c.x_desc, xm, g.inner, c.x, kV) &&
+                         (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, kV))
+                     ? kV
+                     : 1;
+  int64_t splits = plan.splits, per_split_v = 1;
+  if (planes) {
+    const DeviceInfo& di = device_info(h->device);
+    const int64_t m_v = g.m / pv;
+    const int64_t target = int64_t(di.sm_count) * (di.max_threads_per_sm / kBlock) * 2;
+    int64_t sp = target / g.s;
+    const int64_t by_size = (m_v + kBlock * 4 - 1) / (kBlock * 4);
+    if (sp > by_size) sp = by_size;
+    if (sp > 65535) sp = 65535;
+    if (sp < 1) sp = 1;
+    per_split_v = (m_v + sp - 1) / sp;
+    splits = (m_v + per_split_v - 1) / per_split_v;
+  }
 
   const size_t coef_bytes = align_up(sizeof(C) * 5 * static_cast<size_t>(g.s));
-  const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(plan.splits * g.s) : 0;
+  const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(splits * g.s) : 0;
   void* scratch = nullptr;
   FD_TRY(handle_scratch(h, coef_bytes + partial_bytes, &scratch));
   C* coef = static_cast<C*>(scratch);
   C* partial = reinterpret_cast<C*>(static_cast<char*>(scratch) + coef_bytes);
 
   const S* x = static_cast<const S*>(c.x);
-  const uint32_t* in_mask = bwd && c.has_activation() ? static_cast<const uint32_t*>(c.reserve) : nullptr;
   FinalArgs<C> fa;
   fa.dir = c.dir == NormDir::inference ? 0 : train ? 1 : 2;
   fa.sb = make_view(*c.scale_bias_desc);
@@ -385,21 +418,67 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   fa.beta_param = c.beta_param;
 
   cudaStream_t st = h->stream;
-  if (need_stats) {
-    BnMap dym;
-    if (bwd) dym = make_map(*c.dy_desc, per_act);
+  if (planes) {
+    const dim3 grid(static_cast<unsigned>(g.s), static_cast<unsigned>(splits));
+    const int64_t inner_v = g.inner / pv, m_v = g.m / pv;
+    const int64_t dsn = bwd ? dym.sn : 0, dsk = bwd ? dym.stat.strides[0] : 0;
+    const S* dy = static_cast<const S*>(c.dy);
+    const C* shift = bwd ? fa.saved_mean : nullptr;
+    if (pv > 1)
+      stats_planes<S, kV><<<grid, kBlock, 0, st>>>(inner_v, m_v, g.s, xm.sn, xm.stat.strides[0], x, dsn, dsk, dy,
+                                                   fa.mv, shift, bwd, per_split_v, partial);
+    else
+      stats_planes<S, 1><<<grid, kBlock, 0, st>>>(inner_v, m_v, g.s, xm.sn, xm.stat.strides[0], x, dsn, dsk, dy,
+                                                  fa.mv, shift, bwd, per_split_v, partial);
+    FD_CUDA_LAUNCHED();
+  } else if (need_stats) {
     const dim3 grid(static_cast<unsigned>(plan.blocks_k), static_cast<unsigned>(plan.splits));
     stats_kernel<S><<<grid, kBlock, 0, st>>>(g, xm, x, dym, static_cast<const S*>(c.dy), in_mask, fa.mv,
                                              bwd ? fa.saved_mean : nullptr, bwd, plan.cols, plan.per_split, partial);
     FD_CUDA_LAUNCHED();
   }
-  finalize_kernel<S><<<grid_size(g.s, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, plan.splits, partial,
-                                                                              coef);
+  finalize_kernel<S><<<grid_size(g.s, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, splits, partial, coef);
   FD_CUDA_LAUNCHED();
 
   ApplyMaps mp;
   mp.x = xm;
   const int blocks = grid_size(g.count, kBlock, h->device);
+  if (bwd && !per_act && in_mask == nullptr && !c.has_add()) {
+    const cudnnTensorStruct* others[2] = {c.dy_desc, c.dx_desc};
+    const void* ptrs[3] = {c.dy, c.dx, c.x};
+    const EwPlan ew = plan_ew(*c.x_desc, others, ptrs, 2, kV);
+    if (ew.ok) {
+      const int grid = grid_size(ew.nvec, kBlock, h->device);
+      const S* dy = static_cast<const S*>(c.dy);
+      S* dx = static_cast<S*>(c.dx);
+      if (ew.v > 1)
+        apply_bwd<S, kV><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, dy, dx, coef, c.alpha, c.beta);
+      else
+        apply_bwd<S, 1><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, dy, dx, coef, c.alpha, c.beta);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+  }
+  const bool fwd_mask = train && c.has_activation();
+  if (!bwd && !per_act && !fwd_mask) {
+    const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
+    const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
+    const EwPlan ew = plan_ew(*c.x_desc, others, ptrs, 2, kV);
+    if (ew.ok) {
+      const int grid = grid_size(ew.nvec, kBlock, h->device);
+      const S* z = c.has_add() ? static_cast<const S*>(c.z) : nullptr;
+      S* y = static_cast<S*>(c.y);
+      const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
+      if (ew.v > 1)
+        apply_fwd<S, kV><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, relu, keep_nan, c.alpha,
+                                                  c.beta);
+      else
+        apply_fwd<S, 1><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, relu, keep_nan, c.alpha,
+                                                 c.beta);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+  }
   if (bwd) {
     mp.z = make_map(*c.dy_desc, per_act);
     mp.y = make_map(*c.dx_desc, per_act);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Pooling kernels: one thread per output (forward) or per input gradient (backward). Spatial dims are
+// Generic pooling kernels (5-D, vector types, 64-bit offsets; 4-D tensors take pooling2d.cu's fast path):
+// one thread per output (forward) or per input gradient (backward). Spatial dims are
 // right-aligned in a 3-D geometry as on the CPU. Threads walk the elements with C innermost when the tensor
 // is channels-last (NHWC / NDHWC), so that a warp touches neighbouring addresses in either layout.
 #include "core/dtype.h"
@@ -265,6 +266,8 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
   const PoolTensor xt = make_tensor(xd), yt = make_tensor(yd);
   const int64_t count = yd.element_count();
   if (count == 0) return CUDNN_STATUS_SUCCESS;
+  cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
+  if (pooling2d_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   bool known = false;
   auto launch = [&](auto tag) {
     using S = decltype(tag);
@@ -294,6 +297,8 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
   if (count == 0) return CUDNN_STATUS_SUCCESS;
   cudaStream_t stream = h->stream;
   const int device = h->device;
+  cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
+  if (pooling2d_backward(stream, device, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   // Max modes: the argmax of each window once (handle scratch), unless plane indices overflow 32 bits.
   int32_t* argmax = nullptr;
   const int64_t out_count = dyd.element_count();

@@ -16,10 +16,20 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
                               const cudnnTensorStruct& x_desc, const void* x, double beta,
                               const cudnnTensorStruct& y_desc, void* y);
 // Deterministic: each dx element gathers, in output order, the dy of the windows that contain it (max modes:
-// the windows whose argmax, recomputed from x into the handle's scratch memory first, is this element). No
-// atomics.
+// the windows whose argmax, recomputed from x, is this element; on the generic path (5-D, vector types, 64-bit
+// offsets) the argmax is computed once into the handle's scratch memory first). No atomics.
 cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,
                                const cudnnTensorStruct& dy_desc, const void* dy, const cudnnTensorStruct& x_desc,
                                const void* x, double beta, const cudnnTensorStruct& dx_desc, void* dx);
+
+// The fast path of 4-D tensors with 32-bit offsets (pooling2d.cu): false when it does not apply, else the
+// kernel is queued and *status set.
+bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
+                       const cudnnTensorStruct& x_desc, const void* x, double beta, const cudnnTensorStruct& y_desc,
+                       void* y, cudnnStatus_t* status);
+bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
+                        const cudnnTensorStruct& dy_desc, const void* dy, const cudnnTensorStruct& x_desc,
+                        const void* x, double beta, const cudnnTensorStruct& dx_desc, void* dx,
+                        cudnnStatus_t* status);
 
 }  // namespace fd::cuda

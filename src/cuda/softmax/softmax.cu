@@ -15,6 +15,7 @@
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
 
 namespace fd::cuda {
@@ -78,6 +79,49 @@ __device__ __forceinline__ C term(const Params& p, C va, C vb, C mx) {
 
 constexpr int kWarpRow = 1024;  // longest row of the warp kernel: 32 values per lane
 
+// Loads lane's share of a row (element lane + 32 k into v[k], 0 past the end). The type switch sits outside the
+// unrolled loop, so that the 32 loads are all issued before the first conversion or use waits for one.
+template <class C, class S>
+__device__ __forceinline__ void load_row_t(const Params& p, const Tens& t, int64_t base, int64_t g, int lane, C* v) {
+  const S* ptr = static_cast<const S*>(t.p);
+  S raw[32];
+#pragma unroll
+  for (int k = 0; k < 32; ++k) {
+    const int64_t j = lane + 32 * k;
+    if (j < p.L) raw[k] = ptr[elem(p, t, base, g, j)];
+  }
+#pragma unroll
+  for (int k = 0; k < 32; ++k) v[k] = lane + 32 * k < p.L ? static_cast<C>(Storage<S>::load(raw, k)) : C(0);
+}
+// Softmax takes floating types only; C = double serves DOUBLE alone (see run()). For C = float the row is
+// loaded as raw 16- or 32-bit words and converted afterwards (one unrolled load sequence for all three types).
+template <class C>
+__device__ __forceinline__ void load_row(const Params& p, const Tens& t, int64_t base, int64_t g, int lane, C* v) {
+  if constexpr (sizeof(C) == sizeof(double)) {
+    load_row_t<C, double>(p, t, base, g, lane, v);
+  } else {
+    const bool two = p.t != CUDNN_DATA_FLOAT;
+    uint32_t raw[32];
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+      const int64_t j = lane + 32 * k;
+      raw[k] = 0;
+      if (j < p.L) {
+        const int64_t o = elem(p, t, base, g, j);
+        raw[k] = two ? uint32_t(static_cast<const uint16_t*>(t.p)[o]) : static_cast<const uint32_t*>(t.p)[o];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+      const uint32_t r = raw[k];
+      v[k] = p.t == CUDNN_DATA_FLOAT  ? __uint_as_float(r)
+             : p.t == CUDNN_DATA_HALF ? __half2float(__ushort_as_half(static_cast<unsigned short>(r)))
+                                      : __uint_as_float(r << 16);  // bfloat16: the upper half of a float
+      if (lane + 32 * k >= p.L) v[k] = C(0);
+    }
+  }
+}
+
 template <class C>
 __global__ void softmax_warp_rows(Params p, C alpha, C beta) {
   const int lane = threadIdx.x & 31;
@@ -86,17 +130,17 @@ __global__ void softmax_warp_rows(Params p, C alpha, C beta) {
   for (int64_t g = blockIdx.x * int64_t(blockDim.x >> 5) + (threadIdx.x >> 5); g < p.G; g += warps) {
     const int64_t ba = row_base(p, p.a, g), bb = p.bwd ? row_base(p, p.b, g) : 0, bo = row_base(p, p.o, g);
     C va[32], vb[32];
+    load_row(p, p.a, ba, g, lane, va);
+    if (p.bwd) {
+      load_row(p, p.b, bb, g, lane, vb);
+    } else {
+#pragma unroll
+      for (int t = 0; t < 32; ++t) vb[t] = C(0);
+    }
     C mx = need_max ? neg_inf<C>() : C(0);
 #pragma unroll
-    for (int t = 0; t < 32; ++t) {
-      const int64_t j = lane + 32 * t;
-      va[t] = vb[t] = C(0);
-      if (j < p.L) {
-        va[t] = load_dyn<C>(p.t, p.a.p, elem(p, p.a, ba, g, j));
-        if (p.bwd) vb[t] = load_dyn<C>(p.t, p.b.p, elem(p, p.b, bb, g, j));
-        mx = cmax(mx, va[t]);
-      }
-    }
+    for (int t = 0; t < 32; ++t)
+      if (lane + 32 * t < p.L) mx = cmax(mx, va[t]);
     if (need_max) mx = warp_max(mx);
     else mx = C(0);
     C sum = C(0);

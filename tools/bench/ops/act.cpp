@@ -42,6 +42,10 @@ class Act : public Op {
       dy_ = add("dy", tensor_arg(p, "dy", &x), Io::in);
       x_ = add("x", x, Io::in, -2, 2);
       dx_ = add("dx", tensor_arg(p, "dx", &x), Io::out);
+      // Bytes: SIGMOID / TANH need y and dy, IDENTITY dy alone, the others x and dy.
+      const bool from_y = a_.mode == CUDNN_ACTIVATION_SIGMOID || a_.mode == CUDNN_ACTIVATION_TANH;
+      args[y_].counted = from_y;
+      args[x_].counted = !from_y && a_.mode != CUDNN_ACTIVATION_IDENTITY;
     } else {
       x_ = add("x", x, Io::in, -2, 2);
       y_ = add("y", tensor_arg(p, "y", &x), Io::out);

@@ -53,6 +53,10 @@ class Pool : public Op {
       y_ = add("y", tensor_arg(p, "y", &y), Io::in);
       dy_ = add("dy", tensor_arg(p, "dy", &y), Io::in);
       dx_ = add("dx", tensor_arg(p, "dx", &x), Io::out);
+      // Bytes: max modes need x (to find each window's maximum) and dy; the average modes dy alone. y is passed
+      // but not needed.
+      args[y_].counted = false;
+      args[x_].counted = pp_.mode == 0 || pp_.mode == 3;
     } else {
       y_ = add("y", tensor_arg(p, "y", &y), Io::out);
     }
