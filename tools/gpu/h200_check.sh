@@ -3,27 +3,32 @@
 # Copyright 2026 The freednn Authors
 # One batched run on a GPU machine: build with CUDA, run the gpu-labelled tests, and time the ops batch side by
 # side with NVIDIA's cuDNN 9 (found in PyTorch's Python packages). Results go to $OUT (or ./gpu-out).
-# Usage: tools/gpu/h200_check.sh [tests|bench|all] [extra bench args]
+# Usage: tools/gpu/h200_check.sh [tests|bench|all]
+# Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
+# "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
+# BATCH (default tools/bench/batches/ops_resnet50.txt).
 set -uo pipefail
-what=${1:-all}; shift || true
+what=${1:-all}
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 nv=$(python3 -c 'import nvidia.cudnn as m;print(list(m.__path__)[0]+"/lib")' 2>/dev/null)
 [ -e "$nv/libcudnn.so.9" ] || nv=$(dirname "$(ls /usr/lib/x86_64-linux-gnu/libcudnn.so.9 2>/dev/null || echo /x/y)")
 for d in "$nv"/../../*/lib; do export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-cmake --preset default > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
-cmake --build --preset default -j"$(nproc)" > "$out/build.txt" 2>&1 || { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
-B=build/default/tools/bench/freednn-bench
+build=build/h200
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" \
+  > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
+cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench > "$out/build.txt" 2>&1 ||
+  { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  (cd build/default && timeout 400 ctest -L gpu -j8 --timeout 120 > "$out/gpu_ctest.txt" 2>&1)
+  (cd $build && timeout 150 ctest -L gpu -j"$(nproc)" --timeout 60 > "$out/gpu_ctest.txt" 2>&1)
   grep -E "tests passed|\*\*\*|Failed|Not Run" "$out/gpu_ctest.txt" | head -60
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  for cfg in "f32 nchw" "f16 nhwc" "bf16 nhwc"; do
-    read -r dt layout <<< "$cfg"
-    timeout 200 $B --mode=P --dt="$dt" --layout="$layout" --max-ms=150 --vs="$nv/libcudnn.so.9" \
-      --batch=tools/bench/batches/ops_resnet50.txt --json="$out/ops_${dt}_$layout.json" "$@" \
-      > "$out/ops_${dt}_$layout.txt" 2>&1
-    tail -3 "$out/ops_${dt}_$layout.txt"
+  for cfg in ${CONFIGS:-f32:nchw f16:nhwc bf16:nhwc}; do
+    dt=${cfg%%:*}; layout=${cfg##*:}
+    timeout 150 $build/tools/bench/freednn-bench --mode=P --dt="$dt" --layout="$layout" --max-ms="${MAX_MS:-150}" \
+      --vs="$nv/libcudnn.so.9" --batch="${BATCH:-tools/bench/batches/ops_resnet50.txt}" \
+      --json="$out/ops_${dt}_$layout.json" > "$out/ops_${dt}_$layout.txt" 2>&1
+    grep -E "^tests:" "$out/ops_${dt}_$layout.txt"
   done
 fi
