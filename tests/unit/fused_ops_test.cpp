@@ -91,7 +91,13 @@ struct Prologue {
   cudnnActivationMode_t act;  // IDENTITY: no activation descriptor
 };
 
+// The fused-ops API has only a CPU implementation so far: on a CUDA handle the plan is NOT_SUPPORTED (listed
+// in docs/api-coverage.md), so the numeric checks run on the CPU backend only.
+#define SKIP_ON_GPU() \
+  if (ft::gpu_mode()) GTEST_SKIP() << "fused ops: CPU backend only so far (NOT_SUPPORTED on CUDA)"
+
 TEST(FusedOps, ScaleBiasActivationConvBnStats) {
+  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   const Prologue pros[] = {{true, true, CUDNN_ACTIVATION_RELU}, {false, false, CUDNN_ACTIVATION_IDENTITY},
@@ -152,6 +158,7 @@ TEST(FusedOps, ScaleBiasActivationConvBnStats) {
 }
 
 TEST(FusedOps, ScaleBiasActivationWgrad) {
+  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   for (cudnnDataType_t dt : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF}) {
@@ -196,6 +203,7 @@ TEST(FusedOps, ScaleBiasActivationWgrad) {
 }
 
 TEST(FusedOps, BnFinalizeTrainingAndInference) {
+  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   for (cudnnDataType_t dt : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE}) {
@@ -327,6 +335,7 @@ TEST(FusedOps, PacksRoundTrip) {
 }
 
 TEST(FusedOps, BadArgumentsAndUnsupportedPatterns) {
+  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   cudnnFusedOpsConstParamPack_t c = nullptr;
