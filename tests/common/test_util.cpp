@@ -16,6 +16,12 @@
 #endif
 
 namespace ft {
+namespace {
+// Tests must not read or write the user's find database (~/.cache/freednn): results would depend on earlier
+// runs and on tests running in parallel. The find-database tests set their own locations explicitly (and pass
+// them to the child processes they start, which therefore keep the database on).
+const int kFindDbOff = std::getenv("FREEDNN_DB_PATH") ? 0 : (setenv("FREEDNN_DB_DISABLE", "1", 0), 0);
+}  // namespace
 
 bool gpu_mode() {
 #ifdef FT_WITH_CUDA
