@@ -373,7 +373,12 @@ TEST(FusedOps, BadArgumentsAndUnsupportedPatterns) {
   k.desc(CUDNN_PARAM_CONV_DESC, p.cd.d);
   k.desc(CUDNN_PARAM_WDESC, p.wd.d);
   k.ph(CUDNN_PARAM_WDATA_PLACEHOLDER);
-  k.desc(CUDNN_PARAM_YDESC, p.xd.d);  // wrong shape for y
+  // y one column wider than the convolution's output: always the wrong shape (x's own shape can match y's).
+  std::vector<int> bad_dims = p.y.dims;
+  bad_dims.back() += 1;
+  const ft::HostTensor bad_y(p.y.dtype, bad_dims);
+  const ft::TensorDesc bad_yd(bad_y);
+  k.desc(CUDNN_PARAM_YDESC, bad_yd.d);
   k.ph(CUDNN_PARAM_YDATA_PLACEHOLDER);
   EXPECT_EQ(cudnnMakeFusedOpsPlan(h, k.p, k.c, &ws), CUDNN_STATUS_BAD_PARAM);
   k.desc(CUDNN_PARAM_YDESC, p.yd.d);
