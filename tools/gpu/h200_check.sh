@@ -3,12 +3,13 @@
 # Copyright 2026 The freednn Authors
 # One batched run on a GPU machine: build with CUDA, run the gpu-labelled tests, and time the ops batch side by
 # side with NVIDIA's cuDNN 9 (found in PyTorch's Python packages). Results go to $OUT (or ./gpu-out).
-# Usage: tools/gpu/h200_check.sh [tests|bench|all]
+# Usage: tools/gpu/h200_check.sh [tests|bench|sanitize|all]...  (several modes may be given)
 # Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt).
 set -uo pipefail
-what=${1:-all}
+modes=" ${*:-all} "
+has() { [[ "$modes" == *" $1 "* || "$modes" == *" all "* ]]; }
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 nv=$(python3 -c 'import nvidia.cudnn as m;print(list(m.__path__)[0]+"/lib")' 2>/dev/null)
 [ -e "$nv/libcudnn.so.9" ] || nv=$(dirname "$(ls /usr/lib/x86_64-linux-gnu/libcudnn.so.9 2>/dev/null || echo /x/y)")
@@ -19,11 +20,11 @@ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTU
   > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
 cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench > "$out/build.txt" 2>&1 ||
   { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
-if [ "$what" = tests ] || [ "$what" = all ]; then
+if has tests; then
   (cd $build && timeout 150 ctest -L gpu -j"$(nproc)" --timeout 60 > "$out/gpu_ctest.txt" 2>&1)
   grep -E "tests passed|\*\*\*|Failed|Not Run" "$out/gpu_ctest.txt" | head -60
 fi
-if [ "$what" = bench ] || [ "$what" = all ]; then
+if has bench; then
   for cfg in ${CONFIGS:-f32:nchw f16:nhwc bf16:nhwc}; do
     dt=${cfg%%:*}; layout=${cfg##*:}
     timeout 150 $build/tools/bench/freednn-bench --mode=P --dt="$dt" --layout="$layout" --max-ms="${MAX_MS:-150}" \
@@ -31,4 +32,17 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
       --json="$out/ops_${dt}_$layout.json" > "$out/ops_${dt}_$layout.txt" 2>&1
     grep -E "^tests:" "$out/ops_${dt}_$layout.txt"
   done
+fi
+if [[ "$modes" == *" sanitize "* ]]; then
+  # compute-sanitizer over the unit suite on the CUDA backend (memcheck), and racecheck over the kernels that
+  # use shared memory. FILTER narrows the gtest selection.
+  export FREEDNN_BACKEND=cuda
+  timeout 240 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+    $build/tests/freednn_tests --gtest_filter="${FILTER:-*}" --gtest_brief=1 > "$out/memcheck.txt" 2>&1
+  echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|Invalid|tests ran|PASSED|FAILED" "$out/memcheck.txt" | head -20
+  timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 \
+    $build/tests/freednn_tests --gtest_filter="${RACE_FILTER:-*Softmax*:*Pool*:*BatchNorm*:*Reduce*}" \
+    --gtest_brief=1 > "$out/racecheck.txt" 2>&1
+  echo "racecheck rc=$?"; grep -E "ERROR SUMMARY|hazard|tests ran|PASSED|FAILED" "$out/racecheck.txt" | head -20
+  unset FREEDNN_BACKEND
 fi
