@@ -13,8 +13,9 @@
  * rotated, sheared, shifted, thickened and noised. One line per epoch; the exit status is non-zero when the
  * final test accuracy is below --min-accuracy, so the program doubles as an end-to-end test.
  *
- * All tensors live in "device" memory obtained through dev_alloc/dev_copy. Here that is host memory and the
- * CPU backend (FREEDNN_BACKEND=cpu, set unless already set); a CUDA build only has to change those functions.
+ * All tensors live in "device" memory obtained through dev_alloc/dev_copy: GPU memory and freednn's CUDA backend
+ * when the program was built with CUDA and a GPU is present (unless FREEDNN_BACKEND=cpu), else host memory and
+ * the CPU backend.
  *
  * Options: --epochs N (default 4), --seed S, --threads T (sets OMP_NUM_THREADS), --min-accuracy PERCENT (default 80),
  *          --train N and --test N (images, default 8192 and 2048). */
@@ -26,6 +27,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef LENET_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #define CHECK(call)                                                                                    \
   do {                                                                                                 \
@@ -43,18 +47,58 @@ static const float ONE = 1.0f, ZERO = 0.0f;
 /* ---------------------------------------------------------------- memory: the only place that knows where */
 typedef enum { TO_DEVICE, TO_HOST } CopyDir;
 
+static int on_gpu = 0; /* set once in main, before the first allocation */
+
 static void* dev_alloc(size_t bytes) {
-  void* p = calloc(bytes ? bytes : 1, 1); /* CUDA: cudaMalloc */
+  void* p = NULL;
+#ifdef LENET_WITH_CUDA
+  if (on_gpu) {
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess || cudaMemset(p, 0, bytes) != cudaSuccess) p = NULL;
+  } else
+#endif
+    p = calloc(bytes ? bytes : 1, 1);
   if (!p) {
     fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
     exit(2);
   }
   return p;
 }
-static void dev_free(void* p) { free(p); } /* CUDA: cudaFree */
+static void dev_free(void* p) {
+#ifdef LENET_WITH_CUDA
+  if (on_gpu) {
+    cudaFree(p);
+    return;
+  }
+#endif
+  free(p);
+}
 static void dev_copy(void* dst, const void* src, size_t bytes, CopyDir dir) {
-  (void)dir; /* CUDA: cudaMemcpy(dst, src, bytes, dir == TO_DEVICE ? H2D : D2H) */
+#ifdef LENET_WITH_CUDA
+  if (on_gpu) {
+    if (cudaMemcpy(dst, src, bytes, dir == TO_DEVICE ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost) !=
+        cudaSuccess) {
+      fprintf(stderr, "cudaMemcpy failed\n");
+      exit(2);
+    }
+    return;
+  }
+#endif
+  (void)dir;
   memcpy(dst, src, bytes);
+}
+
+/* GPU when built with CUDA, a device is present and FREEDNN_BACKEND does not say cpu. */
+static void choose_memory(void) {
+#ifdef LENET_WITH_CUDA
+  const char* want = getenv("FREEDNN_BACKEND");
+  int devices = 0;
+  if ((!want || strcmp(want, "cpu") != 0) && cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
+    on_gpu = 1;
+    setenv("FREEDNN_BACKEND", "cuda", 1);
+    return;
+  }
+#endif
+  setenv("FREEDNN_BACKEND", "cpu", 1); /* the tensors are host memory */
 }
 
 /* ---------------------------------------------------------------- random numbers */
@@ -556,7 +600,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "warning: could not restart with the OpenMP settings; using the defaults\n");
     }
   }
-  setenv("FREEDNN_BACKEND", "cpu", 0); /* the tensors are host memory (see dev_alloc) */
+  choose_memory();
 
   cudnnHandle_t h;
   CHECK(cudnnCreate(&h));

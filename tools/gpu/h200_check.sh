@@ -21,7 +21,7 @@ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTU
 cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench > "$out/build.txt" 2>&1 ||
   { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
 if has tests; then
-  (cd $build && timeout 150 ctest -L gpu -j"$(nproc)" --timeout 60 > "$out/gpu_ctest.txt" 2>&1)
+  (cd $build && timeout 200 ctest -L gpu -j"$(nproc)" --timeout 90 --output-on-failure > "$out/gpu_ctest.txt" 2>&1)
   grep -E "tests passed|\*\*\*|Failed|Not Run" "$out/gpu_ctest.txt" | head -60
 fi
 if has bench; then
