@@ -9,9 +9,10 @@
 //  - planes (any other strides, NCHW packed the common case): a block computes a tile of one (n, c) plane from a
 //    tile of the source plane staged in shared memory, with the channel's filter beside it.
 // Backward filter: per-channel sums over N x OH x OW for each tap in two levels: the pixels are cut into chunks
-// (how many depends on the problem only); each chunk's partial sums (a thread's registers in NHWC, a block's
-// fixed-order tree in the plane kernel) go to the workspace, then one kernel adds the chunks in order and
-// writes dw with alpha/beta. No atomics anywhere: deterministic.
+// (how many depends on the problem only); each chunk's partial sums (a thread's registers in NHWC, V channels x
+// up to 9 taps with V = 16 bytes of accumulators; a block's fixed-order tree in the plane kernel) go to the
+// workspace, then one kernel adds the chunks in order and writes dw with alpha/beta. Filters with more than 9
+// taps take several tap groups (grid z / y). No atomics anywhere: deterministic.
 // Declines (NOT_SUPPORTED with a reason): 3-D, channel multiplier != 1, int8, and tiles that would not fit in
 // 48 KB of shared memory (huge dilations); cuda:direct serves those.
 #include <algorithm>
