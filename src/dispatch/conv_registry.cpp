@@ -69,6 +69,8 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cpu::conv::im2col_gemm_impl(),
       fd::cpu::conv::direct_impl(),
 #ifdef FREEDNN_WITH_CUDA
+      fd::cuda::conv::depthwise_impl(),
+      fd::cuda::conv::gemm_1x1_impl(),
       fd::cuda::conv::im2col_gemm_impl(),
       fd::cuda::conv::direct_impl(),
 #endif

@@ -17,6 +17,8 @@ namespace fd::cuda::conv {
 
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
+const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1
+const fd::conv::ConvImpl* depthwise_impl();    // cuda:depthwise
 
 // cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
 // a fixed reduction order: deterministic).

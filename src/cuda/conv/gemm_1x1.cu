@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:gemm_1x1: a 1x1 (1x1x1) convolution without padding and groups is a matrix product, done by cuBLAS with
+// no im2col. With P = images x output pixels, S = output pixels of one image, and the filter w a K x C matrix:
+//   NHWC (x: P x C, y: P x K, row-major)   fwd y = x w^T,  bwd_data dx = dy w,  bwd_filter dw = dy^T x
+//                                            (one GEMM each, written straight into the output with alpha/beta)
+//   NCHW (x_n: C x S, y_n: K x S per image) fwd y_n = w x_n,  bwd_data dx_n = w^T dy_n  (one strided-batched
+//                                            GEMM over the images, straight into the output with alpha/beta)
+//                                            bwd_filter dw = sum_n dy_n x_n^T: a strided-batched GEMM into
+//                                            `slots` partial sums in the workspace (slot j sums images j, j +
+//                                            slots, ... in order), then a kernel adds the slots in a fixed order.
+// Stride > 1 (the ResNet downsample layers): fwd and bwd_filter first gather the input pixels the convolution
+// reads (x[., o*s]) into a packed buffer in the workspace (contiguous runs copied with 16-byte moves where the
+// alignment allows); bwd_data computes the strided dx pixels into a float (double) workspace buffer and a
+// scatter kernel writes every dx element (alpha * value or 0, blended with beta).
+// The fused forward epilogue (bias, z, ReLU) runs in place on y after the GEMM wrote alpha * conv there (when z
+// is y itself, the GEMM's beta adds alpha2 * z first). For half/bf16 data the product is thus rounded to the
+// storage type once before the bias is added. Float products in float (f16/bf16 inputs, f32 accumulation),
+// TF32 tensor cores for float data unless CUDNN_FMA_MATH or NVIDIA_TF32_OVERRIDE=0, double in double. No
+// split-K atomics of our own and a fixed reduction order: deterministic.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "cuda/common/cublas_util.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/impls.h"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvDir;
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr size_t kAlign = 256;
+constexpr size_t kSlotBudget = size_t{32} << 20;  // bytes of dW partial sums (NCHW backward filter)
+constexpr int64_t kMaxBatch = 65535;                // images per strided-batched GEMM call
+
+size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+size_t storage_size(const ConvProblem& p) { return dtype_size(p.xdt); }
+size_t compute_size(const ConvProblem& p) { return p.xdt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
+
+bool tf32_allowed(const ConvProblem& p) {
+  if (p.xdt != CUDNN_DATA_FLOAT || p.math == CUDNN_FMA_MATH) return false;
+  const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
+  return !(e != nullptr && std::strcmp(e, "0") == 0);
+}
+
+cublasComputeType_t compute_type(const ConvProblem& p) {
+  switch (p.xdt) {
+    case CUDNN_DATA_DOUBLE: return CUBLAS_COMPUTE_64F;
+    case CUDNN_DATA_FLOAT: return tf32_allowed(p) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    default: return p.math == CUDNN_FMA_MATH ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
+  }
+}
+
+template <class S> constexpr cudaDataType_t cuda_type();
+template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
+template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+template <> constexpr cudaDataType_t cuda_type<__half>() { return CUDA_R_16F; }
+template <> constexpr cudaDataType_t cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
+
+// Whether t is packed in NCHW (row-major) or NHWC (channel innermost) order; dims of extent 1 may have any stride.
+bool packed_as(const cudnnTensorStruct& t, bool nhwc) {
+  if (t.vect() != 1) return false;
+  const int n = t.nb_dims;
+  int order[CUDNN_DIM_MAX];
+  int m = 0;
+  if (nhwc) {
+    order[m++] = 1;
+    for (int i = n - 1; i >= 2; --i) order[m++] = i;
+    order[m++] = 0;
+  } else {
+    for (int i = n - 1; i >= 0; --i) order[m++] = i;
+  }
+  int64_t s = 1;
+  for (int j = 0; j < m; ++j) {
+    const int i = order[j];
+    if (t.dims[i] != 1 && t.strides[i] != s) return false;
+    s *= t.dims[i];
+  }
+  return true;
+}
+
+bool filter_is_kc_matrix(const ConvProblem& p) {
+  const cudnnTensorStruct& w = p.w->as_tensor;
+  if (w.vect() != 1) return false;
+  return (p.oc == 1 || w.strides[0] == p.ic) && (p.ic == 1 || w.strides[1] == 1);
+}
+
+bool unit_stride(const ConvProblem& p) { return p.sd == 1 && p.sh == 1 && p.sw == 1; }
+
+// The layout both x and y share: NHWC preferred (one GEMM) when a tensor qualifies as both.
+int layout_of(const ConvProblem& p) {  // 1 nhwc, 0 nchw, -1 neither
+  if (packed_as(*p.x, true) && packed_as(*p.y, true)) return 1;
+  if (packed_as(*p.x, false) && packed_as(*p.y, false)) return 0;
+  return -1;
+}
+
+// Workspace buffers, offsets from the 256-byte aligned start.
+struct Plan {
+  bool nhwc = false, strided = false;
+  int64_t slots = 0;                  // NCHW bwd_filter with several images: dW partial-sum slots
+  size_t gather = 0, gather_bytes = 0;  // strided fwd / bwd_filter: packed gathered x (storage type)
+  size_t dxs = 0, dxs_bytes = 0;        // strided bwd_data: strided dx pixels (compute type)
+  size_t slot = 0, slot_bytes = 0;      // slots x K x C (compute type)
+  size_t total = 0;
+};
+
+Plan plan(const ConvProblem& p) {
+  Plan l;
+  l.nhwc = layout_of(p) == 1;
+  l.strided = !unit_stride(p);
+  const size_t ss = storage_size(p), cs = compute_size(p);
+  const auto xs = static_cast<size_t>(p.mb * p.ic * p.osp());  // x elements at the output pixels
+  if (l.strided && p.dir != ConvDir::bwd_data) l.gather_bytes = xs * ss;
+  if (l.strided && p.dir == ConvDir::bwd_data) l.dxs_bytes = xs * cs;
+  if (p.dir == ConvDir::bwd_filter && !l.nhwc && p.mb > 1) {
+    const auto per = static_cast<size_t>(p.oc * p.ic) * cs;
+    l.slots = std::min<int64_t>(p.mb, std::max<int64_t>(1, static_cast<int64_t>(kSlotBudget / per)));
+    l.slots = std::min(l.slots, kMaxBatch);
+    l.slot_bytes = static_cast<size_t>(l.slots) * per;
+  }
+  size_t off = 0;
+  l.gather = off;
+  off += align_up(l.gather_bytes);
+  l.dxs = off;
+  off += align_up(l.dxs_bytes);
+  l.slot = off;
+  off += align_up(l.slot_bytes);
+  l.total = off == 0 ? 0 : off + kAlign;
+  return l;
+}
+
+// --- kernels ----------------------------------------------------------------------------------------------------
+
+struct PixMap {  // output pixel o of an image -> the input pixel a 1x1 filter reads at stride s
+  int64_t od, oh, ow, ih, iw, isp, osp;
+  int sd, sh, sw;
+  __device__ __forceinline__ int64_t in_pixel(int64_t o) const {
+    const int64_t w = o % ow, t = o / ow, h = t % oh, d = t / oh;
+    return (d * sd * ih + h * sh) * iw + w * sw;
+  }
+};
+
+PixMap pixmap(const ConvProblem& p) {
+  return PixMap{p.od, p.oh, p.ow, p.ih, p.iw, p.isp(), p.osp(), p.sd, p.sh, p.sw};
+}
+
+// dst[outer][o][0..nv) = src[outer][in_pixel(o)][0..nv), in units V (nv units per pixel run).
+template <class V>
+__global__ void gather_kernel(PixMap m, const V* __restrict__ src, V* __restrict__ dst, int64_t outer, int64_t nv) {
+  const int64_t total = outer * m.osp * nv;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = i / nv, v = i - r * nv;
+    const int64_t q = r / m.osp, o = r - q * m.osp;
+    dst[i] = src[(q * m.isp + m.in_pixel(o)) * nv + v];
+  }
+}
+
+// dx (packed, `run` contiguous elements per pixel, `outer` groups of isp pixels) from the strided pixels in dxs:
+// alpha * dxs at the pixels a 1x1 stride-s filter reads, 0 elsewhere, blended with beta (dx not read if 0).
+template <class S, class E>
+__global__ void scatter_kernel(PixMap m, const E* __restrict__ dxs, S* dx, int64_t outer, int64_t run, E alpha,
+                               E beta) {
+  const int64_t total = outer * m.isp * run;
+  const FusedDev none;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = i / run, j = i - r * run;
+    const int64_t q = r / m.isp, s = r - q * m.isp;
+    const int64_t w = s % m.iw, t = s / m.iw, h = t % m.ih, d = t / m.ih;
+    E v = E(0);
+    if (d % m.sd == 0 && h % m.sh == 0 && w % m.sw == 0 && d / m.sd < m.od && h / m.sh < m.oh && w / m.sw < m.ow) {
+      const int64_t o = (d / m.sd * m.oh + h / m.sh) * m.ow + w / m.sw;
+      v = dxs[(q * m.osp + o) * run + j];
+    }
+    write_out<S, E>(dx, i, v, alpha, beta, none, 0, 0, 0, 0, 0);
+  }
+}
+
+// dw[i] = alpha * sum over the slots (in order) of slot[j][i] + beta * dw[i], dw a packed K x C matrix.
+template <class S, class E>
+__global__ void reduce_slots_kernel(const E* __restrict__ slot, int64_t nslots, int64_t kc, S* dw, E alpha, E beta) {
+  const FusedDev none;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < kc; i += int64_t(gridDim.x) * blockDim.x) {
+    E acc = E(0);
+    for (int64_t j = 0; j < nslots; ++j) acc += slot[j * kc + i];
+    write_out<S, E>(dw, i, acc, alpha, beta, none, 0, 0, 0, 0, 0);
+  }
+}
+
+// The fused epilogue in place on packed y holding alpha * conv (+ alpha2 * z already when z is y):
+// y = act(y + bias[k] + alpha2 * z).
+template <class S, class E>
+__global__ void fused_epilogue_kernel(S* y, int64_t mb, int64_t K, int64_t od, int64_t oh, int64_t ow, bool nhwc,
+                                      FusedDev f) {
+  const int64_t osp = od * oh * ow, total = mb * K * osp;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t k, o, n;
+    if (nhwc) {
+      k = i % K;
+      const int64_t r = i / K;
+      o = r % osp;
+      n = r / osp;
+    } else {
+      o = i % osp;
+      const int64_t r = i / osp;
+      k = r % K;
+      n = r / K;
+    }
+    const int64_t w = o % ow, t = o / ow, h = t % oh, d = t / oh;
+    write_out<S, E>(y, i, load_as<E>(y, i), E(1), E(0), f, n, k, d, h, w);
+  }
+}
+
+// --- host side --------------------------------------------------------------------------------------------------
+
+struct Gemm {
+  cublasHandle_t cb = nullptr;
+  cudaDataType_t ab = CUDA_R_32F, c = CUDA_R_32F;
+  cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
+  // C (column-major m x n) = alpha op(A) op(B) + beta C, `batch` times with element strides sa, sb, sc.
+  cudnnStatus_t operator()(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, double alpha,
+                           const void* A, int64_t lda, int64_t sa, const void* B, int64_t ldb, int64_t sb, double beta,
+                           void* C, int64_t ldc, int64_t sc, int64_t batch) const {
+    const float af = static_cast<float>(alpha), bf = static_cast<float>(beta);
+    const bool dbl = ct == CUBLAS_COMPUTE_64F;
+    const void* ap = dbl ? static_cast<const void*>(&alpha) : static_cast<const void*>(&af);
+    const void* bp = dbl ? static_cast<const void*>(&beta) : static_cast<const void*>(&bf);
+    const auto M = static_cast<int>(m), N = static_cast<int>(n), Kd = static_cast<int>(k);
+    if (batch == 1) {
+      FD_CUBLAS_CHECK(cublasGemmEx(cb, ta, tb, M, N, Kd, ap, A, ab, static_cast<int>(lda), B, ab,
+                                   static_cast<int>(ldb), bp, C, c, static_cast<int>(ldc), ct, CUBLAS_GEMM_DEFAULT));
+    } else {
+      FD_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cb, ta, tb, M, N, Kd, ap, A, ab, static_cast<int>(lda), sa, B, ab,
+                                                 static_cast<int>(ldb), sb, bp, C, c, static_cast<int>(ldc), sc,
+                                                 static_cast<int>(batch), ct, CUBLAS_GEMM_DEFAULT));
+    }
+    return CUDNN_STATUS_SUCCESS;
+  }
+};
+
+// Copies runs of `run` elements of `es` bytes per pixel with the widest move the sizes and alignment allow.
+cudnnStatus_t gather(cudnnContext* h, const ConvProblem& p, const void* src, void* dst, int64_t outer, int64_t run,
+                     size_t es) {
+  const PixMap m = pixmap(p);
+  const auto bytes = static_cast<size_t>(run) * es;
+  const auto a = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
+  auto launch = [&](auto tag) -> cudnnStatus_t {
+    using V = decltype(tag);
+    const int64_t nv = static_cast<int64_t>(bytes / sizeof(V));
+    const int grid = grid_size(outer * m.osp * nv, kBlock, h->device);
+    gather_kernel<V><<<grid, kBlock, 0, h->stream>>>(m, static_cast<const V*>(src), static_cast<V*>(dst), outer, nv);
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  };
+  if (bytes % 16 == 0 && a % 16 == 0) return launch(uint4{});
+  if (bytes % 8 == 0 && a % 8 == 0) return launch(uint2{});
+  if (bytes % 4 == 0 && a % 4 == 0) return launch(uint32_t{});
+  return launch(uint16_t{});  // every float type is at least 2 bytes
+}
+
+template <class S>
+cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
+  using E = ComputeOf<S>;
+  cudnnContext* h = a.handle;
+  const Plan l = plan(p);
+  FD_CHECK_PARAM(l.total == 0 || (a.workspace != nullptr && a.workspace_size >= l.total),
+                 "cuda:gemm_1x1 needs %zu bytes of workspace", l.total);
+  char* ws = nullptr;
+  if (l.total != 0) ws = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(a.workspace) + kAlign - 1) / kAlign * kAlign);
+  Gemm gemm;
+  FD_TRY(cublas_handle(h, &gemm.cb));
+  gemm.ab = cuda_type<S>();
+  gemm.c = cuda_type<S>();
+  gemm.ct = compute_type(p);
+  const int64_t C = p.ic, K = p.oc, N = p.mb, S_ = p.osp(), P = N * S_;
+  const auto es = static_cast<int64_t>(sizeof(S));
+  const auto grid = [&](int64_t n) { return grid_size(n, kBlock, h->device); };
+  const cublasOperation_t NN = CUBLAS_OP_N, TT = CUBLAS_OP_T;
+
+  if (p.dir == ConvDir::fwd) {
+    const void* x = a.in;
+    if (l.strided) {
+      FD_TRY(gather(h, p, a.in, ws + l.gather, l.nhwc ? N : N * C, l.nhwc ? C : 1, sizeof(S)));
+      x = ws + l.gather;
+    }
+    double alpha = a.alpha, beta = a.beta;
+    FusedDev f;
+    if (a.fused != nullptr) {
+      f = fused_dev(a.fused);
+      beta = 0.0;
+      if (a.fused->alpha2 != 0.0 && a.fused->z_data == a.out) {  // z is y: the GEMM adds alpha2 * z itself
+        bool same = true;
+        for (int i = 0; i < p.y->nb_dims; ++i) same = same && a.fused->z->strides[i] == p.y->strides[i];
+        FD_CHECK_SUPPORTED(same, "cuda:gemm_1x1: z is y's memory with other strides (%s vs %s)",
+                           a.fused->z->spec().c_str(), p.y->spec().c_str());
+        beta = a.fused->alpha2;
+        f.alpha2 = 0.0;
+      }
+    }
+    if (l.nhwc) {
+      FD_TRY(gemm(TT, NN, K, P, C, alpha, a.in2, C, 0, x, C, 0, beta, a.out, K, 0, 1));
+    } else {
+      for (int64_t n0 = 0; n0 < N; n0 += kMaxBatch) {
+        const int64_t cnt = std::min(kMaxBatch, N - n0);
+        FD_TRY(gemm(NN, NN, S_, K, C, alpha, static_cast<const char*>(x) + n0 * C * S_ * es, S_, C * S_, a.in2, C, 0,
+                    beta, static_cast<char*>(a.out) + n0 * K * S_ * es, S_, K * S_, cnt));
+      }
+    }
+    if (a.fused != nullptr) {
+      fused_epilogue_kernel<S, E><<<grid(N * K * S_), kBlock, 0, h->stream>>>(static_cast<S*>(a.out), N, K, p.od, p.oh,
+                                                                             p.ow, l.nhwc, f);
+      FD_CUDA_LAUNCHED();
+    }
+    return CUDNN_STATUS_SUCCESS;
+  }
+
+  if (p.dir == ConvDir::bwd_data) {
+    // The GEMM writes dx itself (stride 1) or the strided pixels into the workspace for the scatter.
+    void* out = l.strided ? static_cast<void*>(ws + l.dxs) : a.out;
+    const double alpha = l.strided ? 1.0 : a.alpha, beta = l.strided ? 0.0 : a.beta;
+    Gemm g = gemm;
+    const int64_t oes = es;
+    int64_t out_es = oes;
+    if (l.strided) {
+      g.c = cuda_type<E>();
+      out_es = static_cast<int64_t>(sizeof(E));
+    }
+    if (l.nhwc) {
+      FD_TRY(g(NN, NN, C, P, K, alpha, a.in2, C, 0, a.in, K, 0, beta, out, C, 0, 1));
+    } else {
+      for (int64_t n0 = 0; n0 < N; n0 += kMaxBatch) {
+        const int64_t cnt = std::min(kMaxBatch, N - n0);
+        FD_TRY(g(NN, TT, S_, C, K, alpha, static_cast<const char*>(a.in) + n0 * K * S_ * oes, S_, K * S_, a.in2, C, 0,
+                 beta, static_cast<char*>(out) + n0 * C * S_ * out_es, S_, C * S_, cnt));
+      }
+    }
+    if (l.strided) {
+      const int64_t outer = l.nhwc ? N : N * C, run = l.nhwc ? C : 1;
+      scatter_kernel<S, E><<<grid(N * C * p.isp()), kBlock, 0, h->stream>>>(
+          pixmap(p), reinterpret_cast<const E*>(ws + l.dxs), static_cast<S*>(a.out), outer, run,
+          static_cast<E>(a.alpha), static_cast<E>(a.beta));
+      FD_CUDA_LAUNCHED();
+    }
+    return CUDNN_STATUS_SUCCESS;
+  }
+
+  // backward filter: in = x, in2 = dy, out = dw (a packed K x C matrix)
+  const void* x = a.in;
+  if (l.strided) {
+    FD_TRY(gather(h, p, a.in, ws + l.gather, l.nhwc ? N : N * C, l.nhwc ? C : 1, sizeof(S)));
+    x = ws + l.gather;
+  }
+  if (l.nhwc) {
+    FD_TRY(gemm(NN, TT, C, K, P, a.alpha, x, C, 0, a.in2, K, 0, a.beta, a.out, C, 0, 1));
+    return CUDNN_STATUS_SUCCESS;
+  }
+  if (l.slots == 0) {  // one image
+    FD_TRY(gemm(TT, NN, C, K, S_, a.alpha, x, S_, 0, a.in2, S_, 0, a.beta, a.out, C, 0, 1));
+    return CUDNN_STATUS_SUCCESS;
+  }
+  Gemm g = gemm;
+  g.c = cuda_type<E>();
+  E* slot = reinterpret_cast<E*>(ws + l.slot);
+  for (int64_t n0 = 0; n0 < N; n0 += l.slots) {
+    const int64_t cnt = std::min(l.slots, N - n0);
+    FD_TRY(g(TT, NN, C, K, S_, 1.0, static_cast<const char*>(x) + n0 * C * S_ * es, S_, C * S_,
+             static_cast<const char*>(a.in2) + n0 * K * S_ * es, S_, K * S_, n0 == 0 ? 0.0 : 1.0, slot, C, K * C,
+             cnt));
+  }
+  reduce_slots_kernel<S, E><<<grid(K * C), kBlock, 0, h->stream>>>(slot, std::min(l.slots, N), K * C,
+                                                                   static_cast<S*>(a.out), static_cast<E>(a.alpha),
+                                                                   static_cast<E>(a.beta));
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+class Gemm1x1 final : public fd::conv::ConvImpl {
+ public:
+  const char* id() const override { return "cuda:gemm_1x1"; }
+  fd::Backend backend() const override { return fd::Backend::cuda; }
+  bool serves(ConvDir dir, int algo) const override {
+    switch (dir) {
+      case ConvDir::fwd:
+        return algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+      case ConvDir::bwd_data: return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+      case ConvDir::bwd_filter: return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    }
+    return false;
+  }
+  fd::conv::Verdict applicable(const ConvProblem& p) const override {
+    auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
+    if (p.is_int8()) return no("int8 needs exact int32 sums; cuda:gemm_1x1 runs float GEMMs");
+    if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_DOUBLE && p.xdt != CUDNN_DATA_HALF &&
+        p.xdt != CUDNN_DATA_BFLOAT16)
+      return no("data type is not f32, f64, f16 or bf16");
+    if (p.ksp() != 1) return no("the filter is not 1x1");
+    if (p.pd != 0 || p.ph != 0 || p.pw != 0) return no("padding is not zero");
+    if (p.g != 1) return no("grouped convolution");
+    const int lay = layout_of(p);
+    if (lay < 0) return no("x and y are not both packed NCHW or both packed NHWC");
+    if (!filter_is_kc_matrix(p)) return no("the filter is not a packed K x C matrix");
+    const int64_t P = p.mb * p.osp();
+    if (p.ic > INT_MAX || p.oc > INT_MAX || p.osp() > INT_MAX || (lay == 1 && P > INT_MAX))
+      return no("a GEMM dimension exceeds cuBLAS's 32-bit sizes");
+    return {};
+  }
+  size_t workspace_size(const ConvProblem& p) const override { return plan(p).total; }
+  bool deterministic() const override { return true; }
+  cudnnMathType_t math_type(const ConvProblem& p) const override {
+    if (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16)
+      return p.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+    if (tf32_allowed(p)) return CUDNN_TENSOR_OP_MATH;
+    return p.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  }
+  double cost_estimate(const ConvProblem& p) const override {
+    const double rate = p.xdt == CUDNN_DATA_DOUBLE ? 60e12
+                        : p.xdt == CUDNN_DATA_FLOAT ? (tf32_allowed(p) ? 200e12 : 50e12)
+                                                    : 400e12;
+    const Plan l = plan(p);
+    const double ss = static_cast<double>(storage_size(p));
+    double bytes = ss * static_cast<double>(p.mb * p.ic * p.isp() + p.oc * p.ic + p.mb * p.oc * p.osp());
+    bytes += 3.0 * static_cast<double>(l.gather_bytes) + 2.0 * static_cast<double>(l.dxs_bytes + l.slot_bytes);
+    return p.flops() / rate + bytes / 3.5e12;
+  }
+  cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
+    FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:gemm_1x1 called without a handle");
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    const bool known = with_float_storage(p.xdt, [&](auto tag) { st = run_typed<decltype(tag)>(p, a); });
+    FD_CHECK_SUPPORTED(known, "cuda:gemm_1x1 has no kernels for %s", dtype_short_name(p.xdt));
+    return st;
+  }
+};
+
+}  // namespace
+
+const fd::conv::ConvImpl* gemm_1x1_impl() {
+  static const Gemm1x1 impl;
+  return &impl;
+}
+
+}  // namespace fd::cuda::conv

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Checks shared by the suites of single CUDA convolution implementations (conv_gpu_*_test.cpp): every direction
+// of a problem against the double reference with alpha/beta blending, and the fused bias + activation forward.
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "unit/conv_fixture.h"
+
+namespace ft_conv_gpu {
+
+inline ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
+
+struct Algos {
+  int fwd, bwd_data, bwd_filter;
+};
+
+// Forward, backward data and backward filter of `p` with the given algorithms; outputs poisoned when beta == 0,
+// random prior data blended when beta != 0. tol: relative to the largest reference magnitude.
+inline void check_directions(cudnnHandle_t h, ft_conv::Problem& p, const Algos& algo, std::mt19937_64& rng,
+                             double alpha, double beta, double tol, const std::string& tag) {
+  const std::string what = tag + " " + p.str() + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
+  std::vector<double> prior;
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  if (beta != 0) {
+    p.y.fill_uniform(rng, -1, 1);
+    prior = p.y.values();
+  } else {
+    p.y.poison();
+  }
+  ASSERT_EQ(ft_conv::forward(h, p, algo.fwd, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
+  const auto yref = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(yref.v, prior, alpha, beta), tol, "fwd y: " + what));
+
+  p.y.fill_uniform(rng, -1, 1);  // dy
+  if (beta != 0) {
+    p.x.fill_uniform(rng, -1, 1);
+    prior = p.x.values();
+  } else {
+    p.x.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_data(h, p, algo.bwd_data, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
+  const auto dxref = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(dxref.v, prior, alpha, beta), tol, "bwd_data dx: " + what));
+
+  p.x.fill_uniform(rng, -1, 1);
+  if (beta != 0) {
+    p.w.fill_uniform(rng, -1, 1);
+    prior = p.w.values();
+  } else {
+    p.w.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_filter(h, p, algo.bwd_filter, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
+  const auto dwref = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, alpha, beta), tol, "bwd_filter dw: " + what));
+}
+
+// y = relu(alpha1 conv + alpha2 z + bias) through cudnnConvolutionBiasActivationForward with `algo` and the
+// workspace it asks for; z is y itself when `z_is_y`.
+inline void check_fused(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt19937_64& rng, bool z_is_y,
+                        double tol, const std::string& tag) {
+  cudnnActivationDescriptor_t act = nullptr;
+  ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
+            CUDNN_STATUS_SUCCESS);
+  const cudnnDataType_t t = p.dt;
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  ft::HostTensor zsep = p.y, bias(t, {1, p.s.k, 1, 1}, false);
+  if (p.xdims.size() == 5) bias = ft::HostTensor(t, {1, p.s.k, 1, 1, 1}, false);
+  ft::HostTensor& z = z_is_y ? p.y : zsep;
+  z.fill_uniform(rng, -1, 1);
+  if (!z_is_y) p.y.poison();
+  bias.fill_uniform(rng, -1, 1);
+  const auto zv = z.values();
+  ft::TensorDesc zd(z), bd(bias);
+  const double a1 = 0.75, a2 = -0.5;
+  float a1f = 0.75f, a2f = -0.5f;
+  const bool dbl = t == CUDNN_DATA_DOUBLE;
+  size_t ws = 0;
+  ASSERT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                    static_cast<cudnnConvolutionFwdAlgo_t>(algo), &ws),
+            CUDNN_STATUS_SUCCESS);
+  ft::Bytes buf(ws);
+  ASSERT_EQ(cudnnConvolutionBiasActivationForward(
+                h, dbl ? static_cast<const void*>(&a1) : &a1f, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
+                static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws ? buf.data() : nullptr, ws,
+                dbl ? static_cast<const void*>(&a2) : &a2f, zd, z_is_y ? p.y.data() : zsep.data(), bd, bias.data(),
+                act, p.yd, p.y.data()),
+            CUDNN_STATUS_SUCCESS)
+      << tag << " " << p.str();
+  auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
+  for (int64_t i = 0; i < r.count(); ++i)
+    r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
+  EXPECT_TRUE(ft::near(p.y.values(), r.v, tol, "fused " + tag + (z_is_y ? " z=y " : " ") + p.str()));
+  cudnnDestroyActivationDescriptor(act);
+}
+
+}  // namespace ft_conv_gpu

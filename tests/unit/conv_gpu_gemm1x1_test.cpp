@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:gemm_1x1 forced by id (GPU test mode only): random 1x1 problems in NCHW and NHWC, every float type,
+// stride 1 and 2, 2-D and 3-D, alpha/beta, the three directions against the double reference; the NCHW
+// backward filter with several rounds of partial-sum slots; TF32; the fused bias + ReLU forward (z apart and
+// z = y); and the problems it must decline.
+#include "unit/conv_gpu_check.h"
+
+namespace {
+
+using ft_conv::OnlyImpl;
+using ft_conv::Problem;
+using ft_conv::Shape;
+
+constexpr const char* kId = "cuda:gemm_1x1";
+const ft_conv_gpu::Algos kAlgos{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
+
+// Reduction lengths here are at most a few hundred: the type's tolerance with some headroom.
+double tol(cudnnDataType_t t) { return ft::tolerance(t) * (t == CUDNN_DATA_FLOAT ? 8 : 2); }
+
+Shape random_1x1(std::mt19937_64& rng, int stride, bool three_d) {
+  auto u = [&](int lo, int hi) { return ft::uniform_int(rng, lo, hi); };
+  const int nsp = three_d ? 3 : 2;
+  Shape s{"1x1s" + std::to_string(stride), u(1, 3), u(1, 13), u(1, 11), 1, {}, {}, {}, {}, {}};
+  for (int i = 0; i < nsp; ++i) {
+    s.in.push_back(u(1, 9) | (i == 0 ? 1 : 0));  // odd sizes among them
+    s.ker.push_back(1);
+    s.pad.push_back(0);
+    s.stride.push_back(three_d && i == 0 ? 1 : stride);
+    s.dil.push_back(u(1, 2));  // no effect on a 1x1 filter
+  }
+  return s;
+}
+
+TEST(ConvGpuGemm1x1, RandomProblemsEveryTypeLayoutStride) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    for (bool nhwc : {false, true}) {
+      for (int stride : {1, 2}) {
+        for (int rep = 0; rep < 2; ++rep, ++i) {
+          Problem p(random_1x1(rng, stride, rep == 1 && i % 4 == 1), t, nhwc, false, i % 3 == 0, rng);
+          const bool blend = rep == 1;
+          ft_conv_gpu::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+        }
+      }
+    }
+  }
+}
+
+// IMPLICIT_PRECOMP_GEMM is served too; a larger channel count (K x C GEMM tiles) and N = 1.
+TEST(ConvGpuGemm1x1, PrecompAlgoLargerChannels) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  const ft_conv_gpu::Algos algos{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, kAlgos.bwd_data,
+                                 kAlgos.bwd_filter};
+  for (bool nhwc : {false, true}) {
+    Shape s{"1x1big", 1, 96, 72, 1, {7, 5}, {1, 1}, {0, 0}, {nhwc ? 1 : 2, 2}, {1, 1}};
+    Problem p(s, CUDNN_DATA_HALF, nhwc, false, false, rng);
+    ft_conv_gpu::check_directions(h, p, algos, rng, 1.0, 0.25, tol(CUDNN_DATA_HALF) * 2, kId);
+  }
+}
+
+// NCHW backward filter sums images in slots (32 MB of K x C partial sums): K = C = 1024 gives 8 slots, so 10
+// images take two rounds, the second one partial.
+TEST(ConvGpuGemm1x1, NchwBackwardFilterSeveralSlotRounds) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  Shape s{"slots", 10, 1024, 1024, 1, {1, 2}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+  Problem p(s, CUDNN_DATA_FLOAT, false, false, false, rng);
+  p.x.fill_uniform(rng, -1, 1);
+  p.y.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  const auto prior = p.w.values();
+  ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.5, 0.5), CUDNN_STATUS_SUCCESS);
+  const auto dwref =
+      ref::conv_backward_filter(ft_conv_gpu::as_ref(p.x), ft_conv_gpu::as_ref(p.y), p.wdims, p.params);
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, 1.5, 0.5), tol(CUDNN_DATA_FLOAT), "slots dw"));
+}
+
+// Float data with CUDNN_DEFAULT_MATH: TF32 tensor cores (10-bit mantissas), so about 2e-3 relative.
+TEST(ConvGpuGemm1x1, DefaultMathFloatTf32) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  for (bool nhwc : {false, true}) {
+    Shape s{"tf32", 3, 64, 40, 1, {9, 7}, {1, 1}, {0, 0}, {nhwc ? 2 : 1, nhwc ? 2 : 1}, {1, 1}};
+    Problem p(s, CUDNN_DATA_FLOAT, nhwc, false, false, rng);
+    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+    ft_conv_gpu::check_directions(h, p, kAlgos, rng, 1.0, nhwc ? 0.5 : 0.0, 3e-3, kId);
+  }
+}
+
+TEST(ConvGpuGemm1x1, FusedBiasRelu) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_DOUBLE}) {
+    for (bool nhwc : {false, true}) {
+      for (bool z_is_y : {false, true}) {
+        Problem p(random_1x1(rng, ++i % 3 == 0 ? 2 : 1, false), t, nhwc, false, false, rng);
+        ft_conv_gpu::check_fused(h, p, i % 2 ? CUDNN_CONVOLUTION_FWD_ALGO_GEMM
+                                             : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                                 rng, z_is_y, tol(t) * 2, kId);
+      }
+    }
+  }
+}
+
+// Forced on problems it does not take: NOT_SUPPORTED for the query and the call, every direction.
+TEST(ConvGpuGemm1x1, Declines) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  const std::vector<Shape> shapes = {
+      {"3x3", 2, 4, 6, 1, {5, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"1x1pad", 2, 4, 6, 1, {5, 6}, {1, 1}, {1, 0}, {1, 1}, {1, 1}},
+      {"1x1groups", 2, 4, 6, 2, {5, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+  };
+  for (const Shape& s : shapes) {
+    Problem p(s, CUDNN_DATA_FLOAT, false, false, false, rng);
+    size_t ws = 0;
+    EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, &ws),
+              CUDNN_STATUS_NOT_SUPPORTED)
+        << s.name;
+    EXPECT_EQ(ft_conv::forward(h, p, kAlgos.fwd, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
+    EXPECT_EQ(ft_conv::backward_data(h, p, kAlgos.bwd_data, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
+    EXPECT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
+  }
+  // x NCHW, y NHWC: no common packed layout
+  Problem p(Shape{"1x1mixed", 2, 4, 6, 1, {5, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, false,
+            false, rng);
+  FT_OK(cudnnSetTensor4dDescriptor(p.yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, 2, 6, 5, 6));
+  EXPECT_EQ(ft_conv::forward(h, p, kAlgos.fwd, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  // algorithms it does not serve
+  Problem q(Shape{"1x1", 2, 4, 6, 1, {5, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, false, false,
+            rng);
+  EXPECT_EQ(ft_conv::forward(h, q, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(ft_conv::backward_data(h, q, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(ft_conv::backward_filter(h, q, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+}  // namespace
