@@ -6,7 +6,9 @@
 # Usage: tools/gpu/h200_check.sh [tests|bench|sanitize|all]...  (several modes may be given)
 # Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
-# BATCH (default tools/bench/batches/ops_resnet50.txt).
+# BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
+# default "f16:nhwc:default bf16:nhwc:default f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
+# tools/bench/batches/resnet50.txt), TORCH=0 to skip PyTorch.
 set -uo pipefail
 modes=" ${*:-all} "
 has() { [[ "$modes" == *" $1 "* || "$modes" == *" all "* ]]; }
@@ -31,6 +33,21 @@ if has bench; then
       --vs="$nv/libcudnn.so.9" --batch="${BATCH:-tools/bench/batches/ops_resnet50.txt}" \
       --json="$out/ops_${dt}_$layout.json" > "$out/ops_${dt}_$layout.txt" 2>&1
     grep -E "^tests:" "$out/ops_${dt}_$layout.txt"
+  done
+fi
+if [[ "$modes" == *" conv "* ]]; then
+  # Convolutions: both libraries choose with Find (--algo=any), same math type; then PyTorch (cudnn.benchmark).
+  for cfg in ${CONV_CONFIGS:-f16:nhwc:default bf16:nhwc:default f32:nchw:default f32:nchw:fma}; do
+    IFS=: read -r dt layout math <<< "$cfg"; tag=${dt}_${layout}_${math}
+    timeout "${CONV_TIMEOUT:-200}" $build/tools/bench/freednn-bench --mode=P --algo=any --dt="$dt" --layout="$layout" \
+      --math="$math" --max-ms="${MAX_MS:-20}" --vs="$nv/libcudnn.so.9" --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" \
+      --json="$out/conv_$tag.json" > "$out/conv_$tag.txt" 2>&1
+    echo "conv $tag rc=$?"; grep -E "^tests:" "$out/conv_$tag.txt"
+    if [ "${TORCH:-1}" = 1 ]; then
+      timeout 120 python3 tools/bench_torch.py --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" --dt="$dt" \
+        --layout="$layout" --math="$math" --json="$out/torch_$tag.json" > "$out/torch_$tag.txt" 2>&1
+      echo "torch $tag rc=$?"
+    fi
   done
 fi
 if [[ "$modes" == *" sanitize "* ]]; then
