@@ -42,7 +42,13 @@
   X(cudnnGetConvolutionBackwardFilterWorkspaceSize) X(cudnnGetConvolutionForwardAlgorithm_v7)               \
   X(cudnnGetConvolutionBackwardDataAlgorithm_v7) X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)           \
   X(cudnnFindConvolutionForwardAlgorithm) X(cudnnFindConvolutionBackwardDataAlgorithm)                      \
-  X(cudnnFindConvolutionBackwardFilterAlgorithm)
+  X(cudnnFindConvolutionBackwardFilterAlgorithm)                                                            \
+  X(cudnnNormalizationForwardInference) X(cudnnNormalizationForwardTraining) X(cudnnNormalizationBackward)  \
+  X(cudnnGetNormalizationForwardTrainingWorkspaceSize) X(cudnnGetNormalizationBackwardWorkspaceSize)        \
+  X(cudnnGetNormalizationTrainingReserveSpaceSize)                                                          \
+  X(cudnnCreateSpatialTransformerDescriptor) X(cudnnSetSpatialTransformerNdDescriptor)                      \
+  X(cudnnDestroySpatialTransformerDescriptor) X(cudnnSpatialTfGridGeneratorForward)                         \
+  X(cudnnSpatialTfGridGeneratorBackward) X(cudnnSpatialTfSamplerForward) X(cudnnSpatialTfSamplerBackward)
 
 namespace bench {
 

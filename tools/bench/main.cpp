@@ -29,6 +29,7 @@ const char* kUsage =
     "  --vs=PATH          a second cuDNN-API library (NVIDIA's libcudnn.so.9, another freednn build)\n"
     "  --dt=T --layout=L --dir=D   override the data type (f32 f16 bf16 f64 ...), layout (nchw nhwc), direction\n"
     "  --algo=NAME|any    convolution algorithm (enum name, any case, prefix optional); any: Find, else _v7\n"
+    "  --math=M           convolution math type: default, tensor_op, tensor_op_allow_conversion, fma\n"
     "  --impl=ID          freednn implementation id (sets FREEDNN_ONLY_IMPL for the library under test)\n"
     "  --alpha=A --beta=B override the scales\n"
     "  --seed=N --iters=N --max-ms=MS   data seed, timing samples, timing budget per case\n"
@@ -87,6 +88,8 @@ int main(int argc, char** argv) {
         cfg.dir = v;
       } else if (starts(a, "--algo=", &v)) {
         cfg.opt.algo = v;
+      } else if (starts(a, "--math=", &v)) {
+        cfg.opt.math = v;
       } else if (starts(a, "--impl=", &v)) {
         cfg.opt.impl = v;
       } else if (starts(a, "--alpha=", &v)) {
@@ -174,9 +177,17 @@ int main(int argc, char** argv) {
     std::printf(", vs %s (cuDNN %zu%s, %s memory)", vs_path.c_str(), vs.version, vs.is_freednn ? ", freednn" : "",
                 vs.host_memory ? "host" : "device");
   std::printf(", mode %s, seed %llu\n", mode.c_str(), static_cast<unsigned long long>(cfg.seed));
-  if (cfg.perf)
-    std::printf("# %s: copy bandwidth %.1f GB/s (measured)\n", info.device.c_str(),
+  if (cfg.perf) {
+    // The yardsticks, measured once per run (here, before the first case).
+    std::printf("# %s: copy bandwidth %.1f GB/s (measured)", info.device.c_str(),
                 bench::copy_bandwidth_gbs(info.device_timing));
+    if (info.device_timing) {
+      const double f16 = bench::gemm_peak_tflops(true, CUDNN_DATA_HALF);
+      if (f16 > 0) std::printf(", GEMM f16 %.1f TFLOP/s (cuBLAS, measured)", f16);
+      else std::printf(", no cuBLAS: no %% peak");
+    }
+    std::printf("\n");
+  }
   bench::Reporter rep(info, csv, json);
   int index = 0;
   for (const std::string& l : lines) rep.add(runner.run(l, index++));

@@ -2,6 +2,7 @@
 // Copyright 2026 The freednn Authors
 #include "op.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -37,6 +38,26 @@ double Op::bytes() const {
     b += a.io == Io::inout ? 2 * n : n;
   }
   return b;
+}
+
+double Op::bytes_moved() const {
+  if (!pass_model_) return -1;
+  double b = moved_extra_;
+  for (const Arg& a : args) {
+    if (!a.counted) continue;
+    const double n = static_cast<double>(a.spec.count()) * static_cast<double>(dtype_size(a.spec.dtype));
+    if (a.io != Io::out) b += a.reads * n;
+    if (a.io != Io::in) b += n;
+  }
+  return b;
+}
+
+int Op::passes() const {
+  if (!pass_model_) return 0;
+  int p = 1;
+  for (const Arg& a : args)
+    if (a.counted && a.io != Io::out) p = std::max(p, a.reads);
+  return p;
 }
 
 int Op::add(const std::string& role, const TensorSpec& s, Io io, double lo, double hi) {
@@ -75,34 +96,63 @@ cudnnStatus_t make_filter(const Api& api, const TensorSpec& s, Desc<cudnnFilterD
   return api.call(api.cudnnSetFilterNdDescriptor, out->d, s.dtype, f, s.rank(), d.data());
 }
 
-ref::Tensor to_logical(const TensorSpec& s, const void* data) {
-  ref::Tensor t(s.dims_int());
+namespace {
+
+// Calls f(i, offset) for every logical index i of s (row-major over the dims) and its stored offset, split over
+// the OpenMP threads in contiguous ranges (each range starts from its unravelled index, then steps).
+template <class F>
+void for_each_offset(const TensorSpec& s, int64_t count, F f) {
   const int r = s.rank();
-  std::vector<int64_t> idx(r, 0);
-  for (int64_t i = 0; i < t.count(); ++i) {
-    int64_t off = 0;
-    for (int k = 0; k < r; ++k) off += idx[k] * s.strides[k];
-    t[i] = load(s.dtype, data, off);
+  const int64_t grain = 1 << 16;
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>((count + grain - 1) / grain, 256));
+#pragma omp parallel for schedule(dynamic, 1) if (parts > 1)
+  for (int64_t part = 0; part < parts; ++part) {
+    const int64_t b = count * part / parts, e = count * (part + 1) / parts;
+    std::vector<int64_t> idx(r, 0);
+    int64_t rest = b, off = 0;
     for (int k = r - 1; k >= 0; --k) {
-      if (++idx[k] < s.dims[k]) break;
-      idx[k] = 0;
+      idx[k] = s.dims[k] ? rest % s.dims[k] : 0;
+      rest = s.dims[k] ? rest / s.dims[k] : 0;
+      off += idx[k] * s.strides[k];
+    }
+    for (int64_t i = b; i < e; ++i) {
+      f(i, off);
+      for (int k = r - 1; k >= 0; --k) {
+        off += s.strides[k];
+        if (++idx[k] < s.dims[k]) break;
+        off -= idx[k] * s.strides[k];
+        idx[k] = 0;
+      }
     }
   }
+}
+
+}  // namespace
+
+ref::Tensor to_logical(const TensorSpec& s, const void* data) {
+  ref::Tensor t(s.dims_int());
+  for_each_offset(s, t.count(), [&](int64_t i, int64_t off) { t[i] = load(s.dtype, data, off); });
   return t;
 }
 
 void from_logical(const TensorSpec& s, const ref::Tensor& t, void* data) {
+  for_each_offset(s, t.count(), [&](int64_t i, int64_t off) { store(s.dtype, data, off, t[i]); });
+}
+
+ref::Tensor gather_logical(const TensorSpec& s, const void* data, const std::vector<int64_t>& idx) {
+  ref::Tensor t({static_cast<int>(idx.size())});
   const int r = s.rank();
-  std::vector<int64_t> idx(r, 0);
-  for (int64_t i = 0; i < t.count(); ++i) {
-    int64_t off = 0;
-    for (int k = 0; k < r; ++k) off += idx[k] * s.strides[k];
-    store(s.dtype, data, off, t[i]);
+  const int64_t n = static_cast<int64_t>(idx.size());
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t rest = idx[j], off = 0;
     for (int k = r - 1; k >= 0; --k) {
-      if (++idx[k] < s.dims[k]) break;
-      idx[k] = 0;
+      off += (rest % s.dims[k]) * s.strides[k];
+      rest /= s.dims[k];
     }
+    t[j] = load(s.dtype, data, off);
   }
+  return t;
 }
 
 TensorSpec tensor_arg(const Problem& p, const std::string& role, const TensorSpec* fallback) {

@@ -29,11 +29,13 @@ struct Arg {
   bool positive = false;   // inputs: strictly positive (variances)
   bool compare = true;     // outputs: checked against the reference and between libraries
   bool counted = true;     // counted by Op::bytes (false: passed to the call, but the op need not touch it)
+  int reads = 1;           // inputs: how many passes of freednn's kernels read it (Op::bytes_moved)
 };
 
 struct Options {
   std::string algo = "any";  // conv: enum name (any case, with or without the prefix) or "any"
   std::string impl;          // freednn implementation id (FREEDNN_ONLY_IMPL while it runs)
+  std::string math;          // conv: math type override (default, tensor_op, tensor_op_allow_conversion, fma)
   bool alpha_set = false, beta_set = false;
   double alpha = 1, beta = 0;
 };
@@ -61,12 +63,21 @@ class Op {
   virtual std::string str() const = 0;           // the problem line, normalized
   virtual double flops() const { return 0; }     // 2 x the direct algorithm's multiply-adds
   virtual double bytes() const;                  // every counted input read once, every output written once
+  // The bytes freednn's kernels move: each counted input times its Arg::reads, outputs written once, plus scratch
+  // traffic (moved_extra_); -1 where the family has no pass model (convolutions).
+  virtual double bytes_moved() const;
+  int passes() const;                            // the most passes over one input (0: no model)
   // Descriptors for one library. Returns a status (NOT_SUPPORTED, BAD_PARAM ...) and *why on failure.
   virtual cudnnStatus_t bind(Env& env, std::unique_ptr<Bound>* out, std::string* why) = 0;
   // Expected outputs (by Arg index) from the inputs (logical order, double). Returns "" or why it cannot.
   virtual std::string reference(const std::vector<ref::Tensor>& in, std::vector<ref::Tensor>* out) = 0;
   // Host inputs after the random fill (e.g. consistent saved statistics). Logical values, writable.
+  // prepare_io() names the arguments prepare() reads and writes (inputs only); in performance mode only those are
+  // converted (the others are empty tensors), and nothing at all when both lists are empty.
   virtual void prepare(std::vector<ref::Tensor>& /*values*/) {}
+  virtual void prepare_io(std::vector<int>* /*reads*/, std::vector<int>* /*writes*/) const {}
+  // Float results that may come from TF32 tensor cores on a GPU (convolutions with a math type other than FMA).
+  virtual bool allows_tf32() const { return false; }
   // Tolerance multiplier for long reductions.
   virtual double tol_scale() const { return 1; }
   // Custom check instead of the reference (dropout's random mask). Empty: use reference().
@@ -80,6 +91,8 @@ class Op {
   int add(const std::string& role, const TensorSpec& s, Io io, double lo = -1, double hi = 1);
   // beta != 0 turns outputs into in/out (y is read).
   void blend_outputs();
+  bool pass_model_ = true;   // false: bytes_moved() is unknown
+  double moved_extra_ = 0;   // scratch bytes written + read by freednn's kernels
 };
 
 // Families register a factory: family name -> Op from a parsed problem (throws ParseError).
@@ -111,6 +124,8 @@ cudnnStatus_t make_filter(const Api& api, const TensorSpec& s, Desc<cudnnFilterD
 // Reads a stored tensor into logical order (double) and back.
 ref::Tensor to_logical(const TensorSpec& s, const void* data);
 void from_logical(const TensorSpec& s, const ref::Tensor& t, void* data);
+// The elements at the given logical indices (row-major over the dims), as a 1-D tensor.
+ref::Tensor gather_logical(const TensorSpec& s, const void* data, const std::vector<int64_t>& idx);
 
 // A number as the problem strings print it (%.9g).
 std::string fnum(double v);

@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string>
 #include <vector>
 
+#include "dtype.h"
 #include "memory.h"
 
 #ifdef BENCH_WITH_CUDA
 #include <cublas_v2.h>
+#include <dlfcn.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -46,26 +49,75 @@ double cpu_gemm_tflops() {
 }
 
 #ifdef BENCH_WITH_CUDA
-double gpu_gemm_tflops(cudnnDataType_t t) {
+// cuBLAS through dlopen: the bench does not link it; without it the % peak columns stay empty.
+struct Cublas {
+  void* dl = nullptr;
+  cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
+  cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                            const void*, cudaDataType_t, int, const void*, cudaDataType_t, int, const void*, void*,
+                            cudaDataType_t, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  std::string name;
+};
+
+const Cublas& cublas() {
+  static const Cublas c = [] {
+    Cublas r;
+    for (const char* n : {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}) {
+      r.dl = dlopen(n, RTLD_NOW | RTLD_LOCAL);
+      if (r.dl) {
+        r.name = n;
+        break;
+      }
+    }
+    if (!r.dl) return r;
+    r.create = reinterpret_cast<decltype(r.create)>(dlsym(r.dl, "cublasCreate_v2"));
+    r.destroy = reinterpret_cast<decltype(r.destroy)>(dlsym(r.dl, "cublasDestroy_v2"));
+    r.gemm_ex = reinterpret_cast<decltype(r.gemm_ex)>(dlsym(r.dl, "cublasGemmEx"));
+    if (!r.create || !r.destroy || !r.gemm_ex) r.gemm_ex = nullptr;
+    return r;
+  }();
+  return c;
+}
+
+// C = A B with n x n random matrices (zeros would let the clocks run higher than real data does), the best of a
+// few timed groups of calls.
+double gpu_gemm_tflops(cudnnDataType_t t, bool tf32) {
+  const Cublas& cb = cublas();
+  if (!cb.gemm_ex) return 0;
   cublasHandle_t h = nullptr;
-  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 0;
-  const int n = t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_FLOAT ? 4096 : 8192;
+  if (cb.create(&h) != CUBLAS_STATUS_SUCCESS) return 0;
+  const int n = t == CUDNN_DATA_DOUBLE || (t == CUDNN_DATA_FLOAT && !tf32) ? 4096 : 8192;
   cudaDataType_t dt = CUDA_R_32F;
-  cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
-  size_t es = 4;
-  if (t == CUDNN_DATA_HALF) { dt = CUDA_R_16F; es = 2; }
-  if (t == CUDNN_DATA_BFLOAT16) { dt = CUDA_R_16BF; es = 2; }
-  if (t == CUDNN_DATA_DOUBLE) { dt = CUDA_R_64F; ct = CUBLAS_COMPUTE_64F; es = 8; }
-  Buffer a(es * n * n, true), b(es * n * n, true), c(es * n * n, true);
-  a.fill_zero();
-  b.fill_zero();
+  cublasComputeType_t ct = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  cudnnDataType_t et = CUDNN_DATA_FLOAT;
+  if (t == CUDNN_DATA_HALF) { dt = CUDA_R_16F; et = t; ct = CUBLAS_COMPUTE_32F; }
+  if (t == CUDNN_DATA_BFLOAT16) { dt = CUDA_R_16BF; et = t; ct = CUBLAS_COMPUTE_32F; }
+  if (t == CUDNN_DATA_DOUBLE) { dt = CUDA_R_64F; et = t; ct = CUBLAS_COMPUTE_64F; }
+  const size_t es = dtype_size(et), bytes = es * n * size_t(n);
+  Buffer a(bytes, true), b(bytes, true), c(bytes, true);
+  {
+    // One random tile of 1M elements, repeated over the matrices.
+    const int64_t tile = int64_t{1} << 20;
+    Buffer h_rand = Buffer::staging(es * tile);
+    uint64_t z = 0x2545f4914f6cdd1dull;
+    for (int64_t i = 0; i < tile; ++i) {
+      z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+      store(et, h_rand.get(), i, static_cast<double>(z >> 11) * 0x1p-53 - 0.5);
+    }
+    for (size_t off = 0; off < bytes; off += es * tile) {
+      const size_t n_off = std::min(es * tile, bytes - off);
+      cudaMemcpy(static_cast<char*>(a.get()) + off, h_rand.get(), n_off, cudaMemcpyDefault);
+      cudaMemcpy(static_cast<char*>(b.get()) + off, h_rand.get(), n_off, cudaMemcpyDefault);
+    }
+  }
   const double one_d = 1, zero_d = 0;
   const float one_f = 1, zero_f = 0;
   const void* alpha = t == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&one_d) : &one_f;
   const void* beta = t == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&zero_d) : &zero_f;
   auto gemm = [&] {
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a.get(), dt, n, b.get(), dt, n, beta, c.get(),
-                        dt, n, ct, CUBLAS_GEMM_DEFAULT);
+    return cb.gemm_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a.get(), dt, n, b.get(), dt, n, beta, c.get(),
+                      dt, n, ct, CUBLAS_GEMM_DEFAULT);
   };
   double best = 0;
   if (gemm() == CUBLAS_STATUS_SUCCESS) {
@@ -78,7 +130,8 @@ double gpu_gemm_tflops(cudnnDataType_t t) {
       best = std::max(best, 2.0 * n * n * double(n) / (ms * 1e-3) / 1e12);
     }
   }
-  cublasDestroy(h);
+  cudaDeviceSynchronize();
+  cb.destroy(h);
   return best;
 }
 #endif
@@ -123,15 +176,16 @@ double copy_bandwidth_gbs(bool device) {
   return gbs;
 }
 
-double gemm_peak_tflops(bool device, cudnnDataType_t t) {
+double gemm_peak_tflops(bool device, cudnnDataType_t t, bool tf32) {
+  tf32 = tf32 && device && t == CUDNN_DATA_FLOAT;
   static std::map<std::pair<bool, int>, double> cache;
-  const auto key = std::make_pair(device, static_cast<int>(t));
+  const auto key = std::make_pair(device, static_cast<int>(t) * 2 + (tf32 ? 1 : 0));
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   double v = 0;
   if (t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16) {
 #ifdef BENCH_WITH_CUDA
-    if (device) v = gpu_gemm_tflops(t);
+    if (device) v = gpu_gemm_tflops(t, tf32);
 #endif
     if (!device) v = t == CUDNN_DATA_DOUBLE ? cpu_gemm_tflops<double>() : cpu_gemm_tflops<float>();
   }

@@ -3,10 +3,11 @@
 #include "runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <random>
 
 #include "dtype.h"
 #include "memory.h"
@@ -59,6 +60,74 @@ struct ImplScope {
 
 size_t arg_bytes(const Arg& a) { return static_cast<size_t>(a.spec.span()) * dtype_size(a.spec.dtype); }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Counter-based random numbers (splitmix64 of key + k): element k of a stream does not depend on the thread
+// that computes it, so the data are the same for any thread count.
+inline uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Fills the whole stored span of an argument (gaps too): inputs uniform in [lo, hi] (integers rounded), outputs
+// poisoned (NaN; integers 0x55).
+void fill_arg(const Arg& a, void* data, uint64_t key) {
+  const int64_t n = a.spec.span();
+  const cudnnDataType_t t = a.spec.dtype;
+  const bool fl = dtype_is_float(t), poison = a.io == Io::out;
+  const double lo = a.positive ? std::max(a.lo, 0.1) : a.lo, width = a.hi - lo;
+  const uint64_t k0 = mix64(key);
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t k = 0; k < n; ++k) {
+    double v;
+    if (poison) {
+      v = fl ? std::numeric_limits<double>::quiet_NaN() : 0x55;
+    } else {
+      v = lo + width * static_cast<double>(mix64(k0 + static_cast<uint64_t>(k)) >> 11) * 0x1p-53;
+      if (!fl) v = std::round(v);
+    }
+    store(t, data, k, v);
+  }
+}
+
+// Logical indices compared between libraries: all of them up to kSample, else one per stride, jittered inside
+// the stride so that a regular structure (channels, rows) cannot hide from the sample.
+std::vector<int64_t> sample_indices(int64_t count) {
+  std::vector<int64_t> idx;
+  if (count <= kSample) {
+    idx.resize(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) idx[static_cast<size_t>(i)] = i;
+    return idx;
+  }
+  const int64_t step = (count + kSample - 1) / kSample;
+  for (int64_t b = 0; b < count; b += step) {
+    const int64_t j = b + static_cast<int64_t>(mix64(static_cast<uint64_t>(b)) % static_cast<uint64_t>(step));
+    idx.push_back(std::min(j, count - 1));
+  }
+  return idx;
+}
+
+// -v: the phases of each case on stderr, with their wall time since the previous mark.
+struct Phases {
+  bool on;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void mark(const char* what) {
+    if (!on) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "  [%s %.3f s]", what, std::chrono::duration<double>(now - t).count());
+    t = now;
+  }
+};
+
+bool tf32_disabled_by_env() {
+  const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
+  return e != nullptr && std::string(e) == "0";
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -99,7 +168,8 @@ Runner::~Runner() = default;
 
 bool Runner::device_timing() const { return !lib_->host(); }
 
-LibResult Runner::run_lib(Library& L, Op& op, const std::vector<std::vector<unsigned char>>& host, bool perf) {
+LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, bool perf, bool full,
+                          bool sample) {
   LibResult r;
   r.ran = true;
   if (L.status() != CUDNN_STATUS_SUCCESS) {
@@ -108,6 +178,8 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<std::vector<unsi
     return r;
   }
   const bool device = !L.host();
+  Phases ph{cfg_.verbose};
+  r.tf32 = device && op.allows_tf32() && !tf32_disabled_by_env();
   ImplScope impl_scope(L.api(), cfg_.opt.impl);
   std::vector<Buffer> scratch;  // outlives the Bound
   std::unique_ptr<Bound> bound;
@@ -121,7 +193,9 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<std::vector<unsi
     if (r.status != CUDNN_STATUS_SUCCESS) return r;
   }
   r.impl = bound->impl;
-  // One buffer set, or several (rotated) for timing so that nothing stays in the cache between calls.
+  ph.mark("bind");
+  // One buffer set, or several (rotated) for timing so that nothing stays in the cache between calls. The first
+  // set is copied from the host data, the others from the first (on the device when the data live there).
   size_t total = 0;
   for (const Arg& a : op.args) total += arg_bytes(a);
   int sets = 1;
@@ -134,27 +208,45 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<std::vector<unsi
   std::vector<std::vector<void*>> ptrs(sets);
   for (int s = 0; s < sets; ++s) {
     for (size_t i = 0; i < op.args.size(); ++i) {
-      bufs[s].emplace_back(arg_bytes(op.args[i]), device);
-      bufs[s].back().upload(host[i].data(), host[i].size());
+      const size_t n = arg_bytes(op.args[i]);
+      bufs[s].emplace_back(n, device);
+      if (s == 0) bufs[s].back().upload(host[i].get(), n);
+      else bufs[s].back().copy_from(bufs[0][i], n);
       ptrs[s].push_back(bufs[s].back().get());
     }
   }
+  ph.mark("buffers");
   r.status = bound->run(ptrs[0].data());
   device_synchronize();
+  ph.mark("first call");
   if (r.status != CUDNN_STATUS_SUCCESS) {
     r.why = "the call returned " + std::string(status_name(r.status));
     return r;
   }
+  // Outputs: every element for the correctness check, a sample for the comparison with --vs.
   r.out.resize(op.args.size());
-  for (size_t i = 0; i < op.args.size(); ++i) {
-    if (op.args[i].io == Io::in) continue;
-    std::vector<unsigned char> b(host[i].size());
-    bufs[0][i].download(b.data(), b.size());
-    r.out[i] = to_logical(op.args[i].spec, b.data());
+  r.sampled.resize(op.args.size());
+  if (full || sample) {
+    for (size_t i = 0; i < op.args.size(); ++i) {
+      const Arg& a = op.args[i];
+      if (a.io == Io::in) continue;
+      const size_t n = arg_bytes(a);
+      Buffer staged;
+      const void* data = bufs[0][i].get();
+      if (device) {
+        staged = Buffer::staging(n);
+        bufs[0][i].download(staged.get(), n);
+        data = staged.get();
+      }
+      if (full) r.out[i] = to_logical(a.spec, data);
+      if (sample) r.sampled[i] = gather_logical(a.spec, data, sample_indices(a.spec.count()));
+    }
   }
+  ph.mark("outputs");
   if (!perf) return r;
 
   // Warm-up, then samples of back-to-back calls between two device events (the wall clock on the CPU).
+  const auto t_timing = std::chrono::steady_clock::now();
   Timer timer(device);
   for (int w = 0; w < 2; ++w) bound->run(ptrs[w % sets].data());
   timer.start();
@@ -177,17 +269,27 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<std::vector<unsi
     }
     times.push_back(timer.stop_ms() / reps);
     if (st != CUDNN_STATUS_SUCCESS) {
+      r.timed_s = seconds_since(t_timing);
       r.status = st;
       r.why = "a timed call returned " + std::string(status_name(st));
       return r;
     }
   }
+  r.timed_s = seconds_since(t_timing);
+  ph.mark("timing");
   r.t_min = *std::min_element(times.begin(), times.end());
   r.t_med = median(times);
   return r;
 }
 
 CaseResult Runner::run(const std::string& line, int index) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CaseResult c = run_case(line, index);
+  c.wall_s = seconds_since(t0);
+  return c;
+}
+
+CaseResult Runner::run_case(const std::string& line, int index) {
   CaseResult c;
   c.index = index;
   c.problem = line;
@@ -204,6 +306,8 @@ CaseResult Runner::run(const std::string& line, int index) {
   }
   c.flops = op->flops();
   c.bytes = op->bytes();
+  c.bytes_moved = op->bytes_moved();
+  c.passes = op->passes();
   if (!op->args.empty()) c.dtype = op->args[0].spec.dtype;
   if (cfg_.list) {
     c.verdict = "LISTED";
@@ -218,36 +322,48 @@ CaseResult Runner::run(const std::string& line, int index) {
   }
 
   // Seeded inputs: the whole stored span random (gaps too); outputs poisoned unless they are read (beta != 0).
-  std::mt19937_64 rng(cfg_.seed * 1000003u + static_cast<uint64_t>(index));
-  std::vector<std::vector<unsigned char>> host(op->args.size());
-  std::vector<ref::Tensor> values(op->args.size());
-  for (size_t i = 0; i < op->args.size(); ++i) {
-    const Arg& a = op->args[i];
-    host[i].assign(arg_bytes(a), 0);
-    const bool random = a.io != Io::out;
-    std::uniform_real_distribution<double> u(a.positive ? std::max(a.lo, 0.1) : a.lo, a.hi);
-    for (int64_t k = 0; k < a.spec.span(); ++k) {
-      double v = random ? u(rng) : std::numeric_limits<double>::quiet_NaN();
-      if (!dtype_is_float(a.spec.dtype)) v = random ? std::round(v) : 0x55;
-      store(a.spec.dtype, host[i].data(), k, v);
-    }
-    values[i] = to_logical(a.spec, host[i].data());
+  // Filled in place in (page-locked) staging buffers by a counter-based generator over the OpenMP threads; logical
+  // (double) copies only where something needs them: the reference, or an op's prepare().
+  Phases ph{cfg_.verbose};
+  const uint64_t case_key = cfg_.seed * 1000003u + static_cast<uint64_t>(index);
+  const size_t nargs = op->args.size();
+  std::vector<Buffer> host;
+  host.reserve(nargs);
+  for (size_t i = 0; i < nargs; ++i) {
+    host.push_back(Buffer::staging(arg_bytes(op->args[i])));
+    fill_arg(op->args[i], host[i].get(), mix64(case_key) + 0x1000193u * (i + 1));
   }
-  op->prepare(values);
-  for (size_t i = 0; i < op->args.size(); ++i) {
-    if (op->args[i].io == Io::out) continue;
-    from_logical(op->args[i].spec, values[i], host[i].data());
-    values[i] = to_logical(op->args[i].spec, host[i].data());
+  std::vector<ref::Tensor> values(nargs);
+  std::vector<int> prep_reads, prep_writes;
+  op->prepare_io(&prep_reads, &prep_writes);
+  if (cfg_.correctness) {
+    for (size_t i = 0; i < nargs; ++i) values[i] = to_logical(op->args[i].spec, host[i].get());
+  } else {
+    for (int i : prep_reads) values[i] = to_logical(op->args[i].spec, host[i].get());
+  }
+  ph.mark("fill");
+  if (!prep_reads.empty() || !prep_writes.empty()) {
+    op->prepare(values);
+    ph.mark("prepare");
+    for (int i : prep_writes) {
+      if (op->args[i].io == Io::out) continue;
+      from_logical(op->args[i].spec, values[i], host[i].get());
+      if (cfg_.correctness) values[i] = to_logical(op->args[i].spec, host[i].get());
+    }
   }
 
+  ph.mark("inputs");
+  const bool full = cfg_.correctness;
   try {
-    c.lib = run_lib(*lib_, *op, host, cfg_.perf);
-    if (vs_) c.vs = run_lib(*vs_, *op, host, cfg_.perf);
+    c.lib = run_lib(*lib_, *op, host, cfg_.perf, full, vs_ != nullptr);
+    if (vs_) c.vs = run_lib(*vs_, *op, host, cfg_.perf, false, true);
   } catch (const std::exception& e) {
     c.verdict = "FAILED";
     c.reason = e.what();
     return c;
   }
+  c.tf32 = c.lib.tf32;
+  ph.mark("libraries");
   if (c.lib.status != CUDNN_STATUS_SUCCESS) {
     c.verdict = c.lib.status == CUDNN_STATUS_NOT_SUPPORTED ? "NOT_SUPPORTED" : "FAILED";
     c.reason = std::string(status_name(c.lib.status)) + ": " + c.lib.why;
@@ -270,7 +386,7 @@ CaseResult Runner::run(const std::string& line, int index) {
         c.reason = why;
       }
     } else if (cpu_ref_) {
-      LibResult cr = run_lib(*cpu_ref_, *op, host, false);
+      LibResult cr = run_lib(*cpu_ref_, *op, host, false, true, false);
       if (cr.status != CUDNN_STATUS_SUCCESS) {
         why = std::string("the CPU reference returned ") + status_name(cr.status);
       } else {
@@ -287,10 +403,12 @@ CaseResult Runner::run(const std::string& line, int index) {
       c.reason = "no reference: " + why;
     } else if (have_expected) {
       double worst_ratio = 0;
-      for (size_t i = 0; i < op->args.size(); ++i) {
+      for (size_t i = 0; i < nargs; ++i) {
         const Arg& a = op->args[i];
         if (a.io == Io::in || !a.compare) continue;
-        const double tol = tolerance(a.spec.dtype) * (dtype_is_float(a.spec.dtype) ? op->tol_scale() : 1.0);
+        // TF32 keeps 10 mantissa bits, as f16 does: float results of a TF32-capable call get f16's tolerance.
+        const cudnnDataType_t tt = c.tf32 && a.spec.dtype == CUDNN_DATA_FLOAT ? CUDNN_DATA_HALF : a.spec.dtype;
+        const double tol = tolerance(tt) * (dtype_is_float(a.spec.dtype) ? op->tol_scale() : 1.0);
         const double e = compare(c.lib.out[i], expected[i], a.spec.dtype);
         if (e / tol >= worst_ratio) {
           worst_ratio = e / tol;
@@ -304,13 +422,15 @@ CaseResult Runner::run(const std::string& line, int index) {
       }
     }
   }
-  // The second library: the difference of its outputs from ours.
+  ph.mark("check");
+  if (cfg_.verbose) std::fprintf(stderr, "\n");
+  // The second library: the difference of its outputs from ours, on the sampled elements.
   if (vs_ && c.vs.status == CUDNN_STATUS_SUCCESS) {
     c.diff = 0;
-    for (size_t i = 0; i < op->args.size(); ++i) {
+    for (size_t i = 0; i < nargs; ++i) {
       const Arg& a = op->args[i];
       if (a.io == Io::in || !a.compare) continue;
-      c.diff = std::max(c.diff, compare(c.vs.out[i], c.lib.out[i], a.spec.dtype));
+      c.diff = std::max(c.diff, compare(c.vs.sampled[i], c.lib.sampled[i], a.spec.dtype));
     }
   }
   return c;

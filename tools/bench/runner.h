@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api.h"
+#include "memory.h"
 #include "op.h"
 
 namespace bench {
@@ -28,8 +29,14 @@ struct LibResult {
   cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
   std::string why, impl;
   double t_min = -1, t_med = -1;  // ms per call
-  std::vector<ref::Tensor> out;   // by Arg index; outputs only
+  double timed_s = 0;             // wall seconds spent in the warm-up and the timed loops
+  bool tf32 = false;              // float results may come from TF32 tensor cores (the tolerance allows it)
+  std::vector<ref::Tensor> out;   // by Arg index; outputs only, every element (correctness mode)
+  std::vector<ref::Tensor> sampled;  // by Arg index; outputs only, at most kSample elements (for --vs)
 };
+
+// Outputs compared between two libraries: at most this many elements each (a jittered stride over the tensor).
+constexpr int64_t kSample = int64_t{1} << 20;
 
 struct CaseResult {
   int index = 0;
@@ -39,6 +46,10 @@ struct CaseResult {
   double err = -1, tol = -1;  // worst output vs reference (relative to max |ref|), and its tolerance
   double diff = -1;           // worst output difference lib vs --vs
   double flops = 0, bytes = 0;
+  double bytes_moved = -1;  // what freednn's kernels move (each pass over memory); -1: no model
+  int passes = 0;
+  bool tf32 = false;        // the tolerance allowed for TF32 tensor cores
+  double wall_s = 0;        // the whole case, data preparation included
   cudnnDataType_t dtype = CUDNN_DATA_FLOAT;  // the first tensor's (for the GEMM peak)
   LibResult lib, vs;
 };
@@ -53,7 +64,8 @@ class Runner {
   bool device_timing() const;
 
  private:
-  LibResult run_lib(Library& L, Op& op, const std::vector<std::vector<unsigned char>>& host, bool perf);
+  CaseResult run_case(const std::string& line, int index);
+  LibResult run_lib(Library& L, Op& op, const std::vector<Buffer>& host, bool perf, bool full, bool sample);
   std::unique_ptr<Library> lib_, vs_, cpu_ref_;
   Config cfg_;
 };

@@ -62,9 +62,15 @@ class Act : public Op {
     return s;
   }
 
+  void prepare_io(std::vector<int>* reads, std::vector<int>* writes) const override {
+    if (bwd_) *reads = {x_}, *writes = {y_};
+  }
   void prepare(std::vector<ref::Tensor>& v) override {
     if (!bwd_) return;
-    for (int64_t i = 0; i < v[x_].count(); ++i) v[y_][i] = ref::activation(a_, v[x_][i]);
+    v[y_] = ref::Tensor(v[x_].dims);
+    const int64_t n = v[x_].count();
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; ++i) v[y_][i] = ref::activation(a_, v[x_][i]);
   }
 
   std::string reference(const std::vector<ref::Tensor>& in, std::vector<ref::Tensor>* out) override {

@@ -73,6 +73,7 @@ class Conv : public Op {
     if (dir_ < 0) throw ParseError("conv: direction must be fwd, bwd_d, bwd_w or bwd_b");
     alpha = scale_opt(p, o, "alpha", false);
     beta = scale_opt(p, o, "beta", true);
+    pass_model_ = dir_ == BWD_B;  // a convolution's traffic depends on its algorithm: no pass model
     if (dir_ == BWD_B) {
       const TensorSpec dy = tensor_arg(p, "dy", nullptr);
       TensorSpec db = dy;
@@ -135,10 +136,15 @@ class Conv : public Op {
     const bool int8 = xdt == CUDNN_DATA_INT8 || xdt == CUDNN_DATA_UINT8;
     ct_ = int8 ? CUDNN_DATA_INT32 : low ? CUDNN_DATA_FLOAT : xdt;
     if (p.has("ct") && !dtype_parse(p.get("ct"), &ct_)) throw ParseError("conv: bad ct=" + p.get("ct"));
-    math_s_ = p.get("math", "default");
-    math_ = math_s_ == "tensor_op" ? CUDNN_TENSOR_OP_MATH
-            : math_s_ == "tensor_op_allow_conversion" ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
-            : math_s_ == "fma" ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+    // math=default|tensor (= tensor_op)|tensor_op_allow_conversion (= allow_conversion)|fma; --math overrides.
+    math_s_ = lower(o.math.empty() ? p.get("math", "default") : o.math);
+    if (math_s_ == "tensor") math_s_ = "tensor_op";
+    if (math_s_ == "allow_conversion") math_s_ = "tensor_op_allow_conversion";
+    if (math_s_ == "default") math_ = CUDNN_DEFAULT_MATH;
+    else if (math_s_ == "tensor_op") math_ = CUDNN_TENSOR_OP_MATH;
+    else if (math_s_ == "tensor_op_allow_conversion") math_ = CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    else if (math_s_ == "fma") math_ = CUDNN_FMA_MATH;
+    else throw ParseError("conv: math=" + math_s_ + " (want default, tensor_op, tensor_op_allow_conversion or fma)");
     algo_ = algo_from(dir_, o.algo != "any" ? o.algo : p.get("alg", "any"));
     post_ = p.get("post", "");
     if (!post_.empty() && (dir_ != FWD || (post_ != "bias+relu" && post_ != "bias+identity")))
@@ -191,6 +197,11 @@ class Conv : public Op {
         blend_outputs();
         break;
     }
+  }
+
+  bool allows_tf32() const override {
+    return dir_ != BWD_B && args[x_].spec.dtype == CUDNN_DATA_FLOAT && ct_ == CUDNN_DATA_FLOAT &&
+           math_ != CUDNN_FMA_MATH;
   }
 
   int64_t ksp() const { return ker_[0] * ker_[1] * ker_[2]; }

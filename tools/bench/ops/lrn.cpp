@@ -43,6 +43,18 @@ class Lrn : public Op {
       }
     }
     blend_outputs();
+    // Passes of freednn's kernels: LRN forward one; LRN backward reads x and dy twice (y is recomputed from x, not
+    // read) and writes then reads two scratch tensors in the compute type; divisive normalization: several passes
+    // over scratch buffers, not modelled.
+    if (div_) {
+      pass_model_ = false;
+    } else if (bwd_) {
+      args[x_].reads = 2;
+      args[dy_].reads = 2;
+      args[y_].reads = 0;
+      const double cs = x.dtype == CUDNN_DATA_DOUBLE ? 8 : 4;
+      moved_extra_ = 4 * cs * static_cast<double>(x.count());
+    }
   }
 
   std::string str() const override {
@@ -57,6 +69,9 @@ class Lrn : public Op {
   }
   std::string p_family() const { return div_ ? "divnorm" : "lrn"; }
 
+  void prepare_io(std::vector<int>* reads, std::vector<int>* writes) const override {
+    if (!div_ && bwd_) *reads = {x_}, *writes = {y_};
+  }
   void prepare(std::vector<ref::Tensor>& v) override {
     if (!div_ && bwd_) v[y_] = ref::lrn_forward(lp_, v[x_]);
   }

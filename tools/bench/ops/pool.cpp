@@ -2,6 +2,9 @@
 // Copyright 2026 The freednn Authors
 // pool fwd|bwd mode=<max|avg_incl|avg_excl|max_det> nan=<0|1> win=RxS pad=PxQ stride=UxV alpha= beta= x= y=
 //   (bwd: x= dy= dx=; y is the forward's output, computed from x)
+#include <algorithm>
+#include <cmath>
+
 #include "op.h"
 #include "ref/pooling.h"
 
@@ -78,8 +81,65 @@ class Pool : public Op {
     return o;
   }
 
+  void prepare_io(std::vector<int>* reads, std::vector<int>* writes) const override {
+    if (bwd_) *reads = {x_}, *writes = {y_};
+  }
+  // y: the forward's output for x (max modes: the backward finds each window's maximum by it).
   void prepare(std::vector<ref::Tensor>& v) override {
-    if (bwd_) v[y_] = ref::pooling_forward(pp_, v[x_], out_spatial());
+    if (!bwd_) return;
+    const ref::Tensor& x = v[x_];
+    bool finite = true;
+    for (int64_t i = 0; i < x.count() && finite; ++i) finite = std::isfinite(x[i]);
+    v[y_] = finite ? forward_finite(x) : ref::pooling_forward(pp_, x, out_spatial());
+  }
+
+  // The forward pooling of finite data (ref::pooling_forward's definition without the NaN rules), one thread per
+  // block of planes: the prepare step of real-size problems.
+  ref::Tensor forward_finite(const ref::Tensor& x) const {
+    const std::vector<int> os = out_spatial();
+    const int ns = static_cast<int>(os.size());
+    int in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
+    for (int d = 0; d < ns; ++d) {
+      const int k = 3 - ns + d;
+      in[k] = x.dims[2 + d];
+      out[k] = os[d];
+      win[k] = pp_.window[d];
+      pad[k] = pp_.pad[d];
+      str[k] = pp_.stride[d];
+    }
+    std::vector<int> ydims = {x.dims[0], x.dims[1]};
+    ydims.insert(ydims.end(), os.begin(), os.end());
+    ref::Tensor y(ydims);
+    const int64_t planes = int64_t{x.dims[0]} * x.dims[1], ip = int64_t{in[0]} * in[1] * in[2],
+                  op = int64_t{out[0]} * out[1] * out[2];
+    const bool is_max = pp_.mode == 0 || pp_.mode == 3, incl = pp_.mode == 1;
+#pragma omp parallel for schedule(static) if (planes * op > 65536)
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const double* xp = x.v.data() + pl * ip;
+      double* yp = y.v.data() + pl * op;
+      for (int o0 = 0; o0 < out[0]; ++o0)
+        for (int o1 = 0; o1 < out[1]; ++o1)
+          for (int o2 = 0; o2 < out[2]; ++o2) {
+            const int b0 = o0 * str[0] - pad[0], b1 = o1 * str[1] - pad[1], b2 = o2 * str[2] - pad[2];
+            double best = -HUGE_VAL, sum = 0;
+            int64_t read = 0, inside = 0;
+            for (int i0 = b0; i0 < b0 + win[0]; ++i0)
+              for (int i1 = b1; i1 < b1 + win[1]; ++i1)
+                for (int i2 = b2; i2 < b2 + win[2]; ++i2) {
+                  // Positions in [-pad, in + pad) count for avg_incl's divisor.
+                  if (i0 < in[0] + pad[0] && i1 < in[1] + pad[1] && i2 < in[2] + pad[2]) ++inside;
+                  if (i0 < 0 || i1 < 0 || i2 < 0 || i0 >= in[0] || i1 >= in[1] || i2 >= in[2]) continue;
+                  const double e = xp[(int64_t{i0} * in[1] + i1) * in[2] + i2];
+                  best = std::max(best, e);
+                  sum += e;
+                  ++read;
+                }
+            const int64_t div = incl ? inside : read;
+            yp[(int64_t{o0} * out[1] + o1) * out[2] + o2] =
+                is_max ? (read ? best : 0.0) : (div > 0 ? sum / static_cast<double>(div) : 0.0);
+          }
+    }
+    return y;
   }
 
   std::string reference(const std::vector<ref::Tensor>& in, std::vector<ref::Tensor>* out) override {

@@ -53,6 +53,9 @@ class Softmax : public Op {
     return s;
   }
 
+  void prepare_io(std::vector<int>* reads, std::vector<int>* writes) const override {
+    if (bwd_) *reads = {y_}, *writes = {y_};
+  }
   void prepare(std::vector<ref::Tensor>& v) override {
     if (!bwd_) return;
     // y: a real softmax output (of random logits), so the backward sees consistent data.
