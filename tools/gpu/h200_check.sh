@@ -45,7 +45,7 @@ if [[ "$modes" == *" conv "* ]]; then
     echo "conv $tag rc=$?"; grep -E "^tests:" "$out/conv_$tag.txt"
     if [ "${TORCH:-1}" = 1 ]; then
       timeout 120 python3 tools/bench_torch.py --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" --dt="$dt" \
-        --layout="$layout" --math="$math" --json="$out/torch_$tag.json" > "$out/torch_$tag.txt" 2>&1
+        --layout="$layout" --math="$math" --max-ms="${MAX_MS:-20}" --json="$out/torch_$tag.json" > "$out/torch_$tag.txt" 2>&1
       echo "torch $tag rc=$?"
     fi
   done
