@@ -367,6 +367,108 @@ TEST(BatchNorm, ExActivationRandom) {
   }
 }
 
+// Shapes of the GPU fast paths: every tensor in x's layout (NHWC: statistics of 16-byte channel vectors, ReLU mask
+// in memory order; NCHW: planes with and without 16-byte loads; per activation on packed NCHW; channel counts that
+// need two channel chunks), and one case with y in another layout than x (mask written element by element), for
+// ops BN, BN + ReLU and BN + add + ReLU through the Ex calls: y, the saved statistics, dx, dScale, dBias, dz.
+TEST(BatchNorm, ExFastPathShapes) {
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  BNT_REQUIRE_ACTIVATION(act);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t t;
+    cudnnBatchNormMode_t m;
+    std::vector<int> dims;
+    int layout, y_layout;
+  };
+  const auto S = CUDNN_BATCHNORM_SPATIAL;
+  const Shape shapes[] = {
+      {CUDNN_DATA_BFLOAT16, S, {2, 16, 5, 7}, 1, 1},      // NHWC, 8 channels per vector
+      {CUDNN_DATA_BFLOAT16, S, {2, 256, 8, 8}, 1, 1},     // NHWC, several row splits
+      {CUDNN_DATA_BFLOAT16, S, {3, 2064, 1, 1}, 1, 1},    // two channel chunks, the second partial
+      {CUDNN_DATA_HALF, S, {3, 12, 3, 5}, 1, 1},          // NHWC, C % 8 != 0: scalar rows
+      {CUDNN_DATA_FLOAT, S, {3, 8, 4, 5}, 1, 1},          // NHWC float
+      {CUDNN_DATA_DOUBLE, S, {3, 6, 3, 3}, 1, 1},         // NHWC double, 2 per vector
+      {CUDNN_DATA_FLOAT, S, {2, 4, 6, 6}, 0, 0},          // NCHW, planes of 36: 16-byte loads
+      {CUDNN_DATA_FLOAT, S, {3, 5, 7, 7}, 0, 0},          // NCHW, odd planes: scalar loads, per-element channels
+      {CUDNN_DATA_BFLOAT16, S, {2, 3, 8, 8}, 0, 0},       // NCHW bf16
+      {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION, {4, 8, 2, 2}, 0, 0},  // per activation, rows of 32
+      {CUDNN_DATA_BFLOAT16, S, {2, 16, 3, 5}, 1, 0},      // y NCHW, x NHWC: the generic apply pass
+      {CUDNN_DATA_FLOAT, S, {3, 4, 5, 3}, 3, 3},          // padded NHWC: the generic kernels
+  };
+  for (const Shape& sh : shapes) {
+    const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
+    const bool pa = per_act(sh.m);
+    for (cudnnBatchNormOps_t ops :
+         {CUDNN_BATCHNORM_OPS_BN, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION}) {
+      const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, relu = ops != CUDNN_BATCHNORM_OPS_BN;
+      HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = bnt::make_tensor(rng, t, sh.dims, sh.y_layout);
+      HostTensor z = bnt::make_tensor(rng, t, sh.dims, sh.layout);
+      x.fill_uniform(rng, -2, 3);
+      z.fill_uniform(rng, -1, 1);
+      HostTensor scale(pt, bnt::param_dims(sh.dims, pa));
+      HostTensor bias = scale, save_m = scale, save_i = scale, ds = scale, db = scale;
+      scale.fill_uniform(rng, 0.5, 1.5);
+      bias.fill_uniform(rng, -1, 1);
+      save_m.poison();
+      save_i.poison();
+      const auto [a, b] = bnt::random_blend(rng);
+      const Scale alpha(a), beta(b), one(1), zero(0);
+      const auto prior = bnt::prepare_output(rng, y, b);
+      const double eps = 1e-5;
+      TensorDesc xd(x), yd(y), zd(z), pd(scale);
+      cudnnActivationDescriptor_t ad = relu ? act.d : nullptr;
+      size_t rs = 0, ws = 0;
+      FT_OK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, sh.m, ops, ad, xd, &rs));
+      FT_OK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, sh.m, ops, xd, add ? zd.d : nullptr, yd, pd,
+                                                                      ad, &ws));
+      ft::Buffer<unsigned char> reserve(rs + 1, 0xA5), workspace(ws + 1);
+      FT_OK(cudnnBatchNormalizationForwardTrainingEx(h, sh.m, ops, alpha.ptr(t), beta.ptr(t), xd, x.data(),
+                                                     add ? zd.d : nullptr, add ? z.data() : nullptr, yd, y.data(), pd,
+                                                     scale.data(), bias.data(), 0.1, nullptr, nullptr, eps,
+                                                     save_m.data(), save_i.data(), ad, workspace.data(), ws,
+                                                     rs ? reserve.data() : nullptr, rs));
+      const auto xr = bnt::to_ref(x), zr = bnt::to_ref(z);
+      ref::BnFusion fusion;
+      fusion.relu = relu;
+      fusion.z = add ? &zr : nullptr;
+      const auto st = ref::bn_batch_stats(xr, pa, eps);
+      const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa, fusion);
+      const std::string what = std::string(ft::type_name(t)) + " ops=" + std::to_string(ops) + " layout " +
+                               std::to_string(sh.layout) + "/" + std::to_string(sh.y_layout) + " dims " +
+                               std::to_string(sh.dims[0]) + "x" + std::to_string(sh.dims[1]) + "x" +
+                               std::to_string(sh.dims[2]) + "x" + std::to_string(sh.dims[3]);
+      EXPECT_TRUE(ft::near(y.values(), ref::blend(r.v, prior, a, b), ft::tolerance(t), "y " + what));
+      EXPECT_TRUE(ft::near(save_m.values(), st.mean, ft::tolerance(pt), "saveMean " + what));
+      EXPECT_TRUE(ft::near(save_i.values(), st.inv_std, ft::tolerance(pt), "saveInvVariance " + what));
+
+      HostTensor dy = bnt::make_tensor(rng, t, sh.dims, sh.layout), dx = dy, dz = dy;
+      dy.fill_uniform(rng, -1, 1);
+      const auto [ad2, bd2] = bnt::random_blend(rng);
+      const Scale alpha_d(ad2), beta_d(bd2);
+      const auto prior_dx = bnt::prepare_output(rng, dx, bd2);
+      const auto prior_dz = bnt::prepare_output(rng, dz, bd2);
+      ds.poison();
+      db.poison();
+      TensorDesc dyd(dy);
+      FT_OK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, sh.m, ops, xd, yd, dyd, add ? dyd.d : nullptr, dyd,
+                                                              pd, ad, &ws));
+      workspace.assign(ws + 1, 0);
+      FT_OK(cudnnBatchNormalizationBackwardEx(
+          h, sh.m, ops, alpha_d.ptr(t), beta_d.ptr(t), one.ptr(t), zero.ptr(t), xd, x.data(), yd, y.data(), dyd,
+          dy.data(), add ? dyd.d : nullptr, add ? dz.data() : nullptr, dyd, dx.data(), pd, scale.data(), bias.data(),
+          ds.data(), db.data(), eps, save_m.data(), save_i.data(), ad, workspace.data(), ws,
+          rs ? reserve.data() : nullptr, rs));
+      const auto g = ref::bn_backward(xr, bnt::to_ref(dy), scale.values(), bias.values(), eps, pa, fusion);
+      EXPECT_TRUE(ft::near(dx.values(), ref::blend(g.dx.v, prior_dx, ad2, bd2), ft::tolerance(t) * 4, "dx " + what));
+      EXPECT_TRUE(ft::near(ds.values(), g.dscale, ft::tolerance(pt) * 4, "dScale " + what));
+      EXPECT_TRUE(ft::near(db.values(), g.dbias, ft::tolerance(pt) * 4, "dBias " + what));
+      if (add) EXPECT_TRUE(ft::near(dz.values(), ref::blend(g.dz.v, prior_dz, ad2, bd2), ft::tolerance(t), "dz " + what));
+    }
+  }
+}
+
 // Finite differences through the fused add + ReLU: loss = sum(dy * y) with y from the forward Ex.
 TEST(BatchNorm, ExActivationFiniteDifference) {
   bnt::ActDesc act(CUDNN_ACTIVATION_RELU);

@@ -112,14 +112,16 @@ void fill(std::mt19937_64& rng, ft::HostTensor& t, bool with_nan) {
     for (int k = 0; k < 2; ++k) t.set(ft::uniform_int(rng, 0, static_cast<int>(t.count() - 1)), NAN);
 }
 
-void run_forward(std::mt19937_64& rng, const Case& c, bool with_nan) {
+// out_layout: the layout of y (-1: random); ties: x holds small integers (many equal maxima).
+void run_forward(std::mt19937_64& rng, const Case& c, bool with_nan, int out_layout = -1, bool ties = false) {
   SCOPED_TRACE(c.str());
   ft::Handle h;
   PoolDesc pd;
   ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
   ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout);
-  ft::HostTensor y = make_tensor(rng, c.dt, c.ydims, ft::uniform_int(rng, 0, 3));
+  ft::HostTensor y = make_tensor(rng, c.dt, c.ydims, out_layout >= 0 ? out_layout : ft::uniform_int(rng, 0, 3));
   fill(rng, x, with_nan);
+  if (ties) x.fill_ints(rng, -2, 2);
   if (c.beta != 0) {
     fill(rng, y, false);
   } else {
@@ -199,16 +201,17 @@ TEST(Pooling, ForwardRandom) {
       }
 }
 
-void run_backward(std::mt19937_64& rng, const Case& c) {
+void run_backward(std::mt19937_64& rng, const Case& c, int out_layout = -1, bool ties = false) {
   SCOPED_TRACE(c.str());
   ft::Handle h;
   PoolDesc pd;
   ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
   ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout);
   ft::HostTensor y = make_tensor(rng, c.dt, c.ydims, c.layout);
-  ft::HostTensor dy = make_tensor(rng, c.dt, c.ydims, ft::uniform_int(rng, 0, 3));
-  ft::HostTensor dx = make_tensor(rng, c.dt, c.xdims, ft::uniform_int(rng, 0, 3));
+  ft::HostTensor dy = make_tensor(rng, c.dt, c.ydims, out_layout >= 0 ? out_layout : ft::uniform_int(rng, 0, 3));
+  ft::HostTensor dx = make_tensor(rng, c.dt, c.xdims, out_layout >= 0 ? out_layout : ft::uniform_int(rng, 0, 3));
   fill(rng, x, false);
+  if (ties) x.fill_ints(rng, -2, 2);
   fill(rng, dy, false);
   if (c.beta != 0) {
     fill(rng, dx, false);
@@ -237,6 +240,70 @@ TEST(Pooling, BackwardRandom) {
         run_backward(rng, random_case(rng, dt, m));
         if (HasFatalFailure()) return;
       }
+}
+
+// Shapes of the GPU fast paths (tiles of 16-byte channel vectors for NHWC with C % (16 / size) == 0; tiles of
+// whole rows or planes for NCHW, odd widths included; several tiles per plane; windows that overlap and that do
+// not), every tensor in one layout, against the reference; ties and NaNs included.
+TEST(Pooling, FastPathShapes) {
+  auto rng = ft::make_rng();
+  struct Shape {
+    cudnnDataType_t dt;
+    int layout;  // of every tensor
+    std::vector<int> x;
+    int win, pad, stride;
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_BFLOAT16, 1, {2, 16, 13, 11}, 3, 1, 2},  // NHWC, 16-byte vectors of 8 channels
+      {CUDNN_DATA_BFLOAT16, 1, {1, 16, 40, 37}, 3, 1, 2},  // several tiles along H and W
+      {CUDNN_DATA_HALF, 1, {2, 24, 9, 9}, 2, 0, 2},        // non-overlapping windows
+      {CUDNN_DATA_FLOAT, 1, {2, 8, 12, 12}, 3, 1, 1},      // 4 floats per vector, stride 1
+      {CUDNN_DATA_DOUBLE, 1, {1, 6, 7, 7}, 7, 0, 1},       // global pooling, 2 doubles per vector
+      {CUDNN_DATA_BFLOAT16, 1, {2, 12, 10, 9}, 3, 1, 2},   // NHWC, C % 8 != 0: scalar channels-last tiles
+      {CUDNN_DATA_BFLOAT16, 1, {1, 48, 7, 7}, 7, 0, 1},    // NHWC global pooling: channel groups grow
+      {CUDNN_DATA_FLOAT, 0, {2, 3, 13, 11}, 3, 1, 2},      // NCHW, odd width: unaligned rows copied
+      {CUDNN_DATA_FLOAT, 0, {1, 2, 70, 37}, 3, 1, 1},      // NCHW, several row tiles
+      {CUDNN_DATA_FLOAT, 0, {2, 40, 7, 7}, 7, 0, 1},       // NCHW global pooling: many planes per tile
+      {CUDNN_DATA_HALF, 0, {2, 5, 8, 8}, 2, 0, 2},         // NCHW, 16-bit, non-overlapping
+      {CUDNN_DATA_FLOAT, 2, {2, 3, 11, 9}, 3, 1, 2},       // padded NCHW: strided row loads
+      {CUDNN_DATA_BFLOAT16, 3, {1, 16, 9, 9}, 3, 1, 2},    // padded NHWC
+  };
+  for (const Shape& sh : shapes)
+    for (auto m : kModes) {
+      Case c;
+      c.dt = sh.dt;
+      c.mode = m;
+      c.nan = ft::uniform_int(rng, 0, 1) ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (int d = 0; d < 2; ++d) {
+        c.win.push_back(sh.win);
+        c.pad.push_back(sh.pad);
+        c.stride.push_back(sh.stride);
+        c.ydims.push_back(ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
+      }
+      c.layout = sh.layout;
+      c.alpha = ft::uniform(rng, 0.5, 2);
+      c.beta = ft::uniform_int(rng, 0, 1) ? ft::uniform(rng, -1, 1) : 0.0;
+      const bool ties = m == CUDNN_POOLING_MAX || m == CUDNN_POOLING_MAX_DETERMINISTIC;
+      run_forward(rng, c, true, sh.layout, false);
+      run_forward(rng, c, false, sh.layout, ties);
+      run_backward(rng, c, sh.layout, ties);
+      if (HasFatalFailure()) return;
+    }
+  // int8 forward, NHWC with 16 channels per vector.
+  Case c;
+  c.dt = CUDNN_DATA_INT8;
+  c.mode = CUDNN_POOLING_MAX;
+  c.xdims = {2, 32, 9, 8};
+  c.win = {3, 3};
+  c.pad = {1, 1};
+  c.stride = {2, 2};
+  c.ydims = {2, 32, ref::pool_out_dim(9, 3, 1, 2), ref::pool_out_dim(8, 3, 1, 2)};
+  c.layout = 1;
+  run_forward(rng, c, false, 1);
+  c.mode = CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+  run_forward(rng, c, false, 1);
 }
 
 // Central differences of the library's own forward, projected on dy, against the library's backward.

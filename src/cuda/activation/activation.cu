@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // cudnnActivationForward / Backward on the GPU: one pass, the definitions of src/cpu/activation/activation.cpp.
+// Bytes per element: forward reads x, writes y (2 elements; +1 read of y when beta != 0); backward reads dy and
+// x or y (RELU-like modes: x; SIGMOID/TANH: y), writes dx (3 elements; +1 when beta != 0).
 // A dense kernel (every tensor in the output's packed layout, 16-byte accesses when aligned) and a generic strided
 // one (runtime storage types through the dyn helpers).
 #include "cuda/activation/activation.h"
@@ -74,9 +76,15 @@ __device__ __forceinline__ uint4 load16(const S* p, int64_t i) {
 }
 
 // Forward when `dy` is null (x in `x`), backward otherwise. Every tensor at the same offsets as the output.
-template <class S, class C>
-__global__ void act_dense(Act a, const S* y, const S* dy, const S* x, S* out, int64_t n, bool vec, C alpha,
-                          C beta) {
+// kMode >= 0: the activation mode as a constant (RELU, the common case: no per-element mode switch); -1: a.mode.
+// One pass: each element of the inputs read once, the output written once (read too when beta != 0). With `vec`,
+// 16-byte accesses, kU vectors in flight per thread; the grid is one wave of resident blocks (grid-stride loop),
+// so that no partial second wave is left at the end.
+template <class S, class C, int kMode>
+__global__ void __launch_bounds__(kBlock) act_dense(Act a, const S* y, const S* dy, const S* x, S* out, int64_t n,
+                                                    bool vec, C alpha, C beta) {
+  constexpr int kU = 2;
+  if (kMode >= 0) a.mode = kMode;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t t0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   const bool fwd = dy == nullptr;
@@ -90,19 +98,33 @@ __global__ void act_dense(Act a, const S* y, const S* dy, const S* x, S* out, in
   if (vec) {
     constexpr int kPer = 16 / sizeof(S);
     const int64_t chunks = n / kPer;
-    for (int64_t i = t0; i < chunks; i += stride) {
-      const uint4 yr = load16(fwd ? nullptr : y, i), gr = load16(dy, i), xr = load16(x, i);
-      uint4 orr = beta != C(0) ? load16<S>(out, i) : uint4{};
-      const S* ys = reinterpret_cast<const S*>(&yr);
-      const S* gs = reinterpret_cast<const S*>(&gr);
-      const S* xs = reinterpret_cast<const S*>(&xr);
-      S* os = reinterpret_cast<S*>(&orr);
+    for (int64_t i0 = t0; i0 < chunks; i0 += kU * stride) {
+      uint4 yr[kU], gr[kU], xr[kU], orr[kU];
 #pragma unroll
-      for (int k = 0; k < kPer; ++k)
-        Storage<S>::store(os, k,
-                          one(Storage<S>::load(ys, k), Storage<S>::load(gs, k), Storage<S>::load(xs, k),
-                              beta != C(0) ? Storage<S>::load(os, k) : C(0)));
-      reinterpret_cast<uint4*>(out)[i] = orr;
+      for (int u = 0; u < kU; ++u) {
+        const int64_t i = i0 + u * stride;
+        if (i < chunks) {
+          yr[u] = load16(fwd ? nullptr : y, i);
+          gr[u] = load16(dy, i);
+          xr[u] = load16(x, i);
+          orr[u] = beta != C(0) ? load16<S>(out, i) : uint4{};
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        const int64_t i = i0 + u * stride;
+        if (i >= chunks) continue;
+        const S* ys = reinterpret_cast<const S*>(&yr[u]);
+        const S* gs = reinterpret_cast<const S*>(&gr[u]);
+        const S* xs = reinterpret_cast<const S*>(&xr[u]);
+        S* os = reinterpret_cast<S*>(&orr[u]);
+#pragma unroll
+        for (int k = 0; k < kPer; ++k)
+          Storage<S>::store(os, k,
+                            one(Storage<S>::load(ys, k), Storage<S>::load(gs, k), Storage<S>::load(xs, k),
+                                beta != C(0) ? Storage<S>::load(os, k) : C(0)));
+        reinterpret_cast<uint4*>(out)[i] = orr[u];
+      }
     }
     done = chunks * kPer;
   }
@@ -150,10 +172,12 @@ cudnnStatus_t run(cudaStream_t stream, int device, const Act& a, const cudnnTens
     const bool known = with_storage_type(od.dtype, [&](auto tag) {
       using S = decltype(tag);
       using C = decltype(Storage<S>::load(nullptr, 0));
-      const int64_t items = vec ? n / (16 / sizeof(S)) + 1 : n;
-      act_dense<S, C><<<grid_size(items, kBlock, device), kBlock, 0, stream>>>(
-          a, static_cast<const S*>(y), static_cast<const S*>(dy), static_cast<const S*>(x), static_cast<S*>(out), n,
-          vec, static_cast<C>(alpha), static_cast<C>(beta));
+      const int64_t items = vec ? n / (16 / sizeof(S)) / 2 + 1 : n;
+      auto kern = a.mode == CUDNN_ACTIVATION_RELU ? act_dense<S, C, CUDNN_ACTIVATION_RELU> : act_dense<S, C, -1>;
+      const int grid = resident_grid(reinterpret_cast<const void*>(kern), items, kBlock, kBlock, 0, device);
+      kern<<<grid, kBlock, 0, stream>>>(a, static_cast<const S*>(y), static_cast<const S*>(dy),
+                                        static_cast<const S*>(x), static_cast<S*>(out), n, vec, static_cast<C>(alpha),
+                                        static_cast<C>(beta));
     });
     FD_CHECK_SUPPORTED(known, "no CUDA activation for %s", enum_name(od.dtype));
     FD_CUDA_LAUNCHED();

@@ -7,7 +7,9 @@
 //   inference:        finalize (coefficients from the estimates)       -> apply (one pass)
 // Shifted sums: each statistic k subtracts a shift K_k (x[0,k,0], or the saved mean in backward) before
 // summing, so that var = (S2 - S1^2/m)/m does not cancel catastrophically.
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/handle.h"
 #include "cuda/batchnorm/batchnorm.h"
@@ -22,9 +24,6 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int kColsX = 32;  // "cols" reduction: 32 statistics per block, kBlock / 32 rows at a time
-
-template <class S>
-using Comp = decltype(Storage<S>::load(nullptr, 0));
 
 // Offsets of element (n, k, j) of one tensor.
 struct BnMap {
@@ -74,7 +73,7 @@ __device__ __forceinline__ bool mask_bit(const uint32_t* mask, int64_t i) { retu
 // dy' = dy masked by the ReLU. partial[(q * splits + split) * s + k].
 template <class S>
 __global__ void __launch_bounds__(kBlock) stats_kernel(Geo g, BnMap xm, const S* x, BnMap dym, const S* dy,
-                                                       const uint32_t* mask, TensorView mv,
+                                                       const uint32_t* mask, bool mask_by_offset, TensorView mv,
                                                        const Comp<S>* shift, bool bwd, bool cols, int64_t per_split,
                                                        Comp<S>* partial) {
   using C = Comp<S>;
@@ -101,12 +100,13 @@ __global__ void __launch_bounds__(kBlock) stats_kernel(Geo g, BnMap xm, const S*
     const int64_t step_n = step / g.inner, step_j = step - step_n * g.inner;
     int64_t n = g.inner_div.div(e), j = e - n * g.inner;
     for (; e < hi; e += step) {
-      const C v = Storage<S>::load(x, n * xm.sn + xs + xm.in.offset(j)) - K;
+      const int64_t xo = n * xm.sn + xs + xm.in.offset(j);
+      const C v = Storage<S>::load(x, xo) - K;
       q0 += v;
       q1 += v * v;
       if (bwd) {
         C d = Storage<S>::load(dy, n * dym.sn + dys + dym.in.offset(j));
-        if (mask != nullptr && !mask_bit(mask, (n * g.s + k) * g.inner + j)) d = C(0);
+        if (mask != nullptr && !mask_bit(mask, mask_by_offset ? xo : (n * g.s + k) * g.inner + j)) d = C(0);
         q2 += d;
         q3 += d * v;
       }
@@ -173,18 +173,34 @@ __device__ __forceinline__ void blend_store(C* p, int64_t off, C v, double alpha
 // coefficients of the apply pass: coef[q * s + k].
 //   forward: A = scale * inv, B = bias - A * mean                    (y = A x + B)
 //   backward: A = scale * inv, B = mean, C = mean(dy'), D = mean(dy' xhat), E = inv
+// One warp per statistic: lane l adds splits l, l + 32, ... in order, then a fixed shuffle tree; lane 0 finishes.
+// Partial sums of statistic k: partial[(q * splits + sp) * ps + k * fold + j], j < fold (fold > 1: per-column
+// sums of NCHW planes), added in (sp, j) order per lane.
 template <class S>
-__global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x, int64_t splits,
-                                const Comp<S>* partial, Comp<S>* coef) {
+__global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x, int64_t splits, int64_t ps,
+                                int64_t fold, const Comp<S>* partial, Comp<S>* coef) {
   using C = Comp<S>;
-  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < g.s; k += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x >> 5) + (threadIdx.x >> 5); k < g.s; k += warps) {
     C q[4] = {0, 0, 0, 0};
     if (a.dir != 0) {
       const int nq = a.dir == 2 ? 4 : 2;
-      for (int i = 0; i < nq; ++i)
-        for (int64_t sp = 0; sp < splits; ++sp) q[i] += partial[(i * splits + sp) * g.s + k];
+      for (int i = 0; i < nq; ++i) {
+        C t = C(0);
+        if (fold == 1) {
+          for (int64_t sp = lane; sp < splits; sp += 32) t += partial[(i * splits + sp) * ps + k];
+        } else {
+          for (int64_t e = lane; e < splits * fold; e += 32) {
+            const int64_t sp = e / fold;
+            t += partial[(i * splits + sp) * ps + k * fold + (e - sp * fold)];
+          }
+        }
+        q[i] = warp_sum(t);
+      }
     }
+    if (lane != 0) continue;
+    const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
     const C rm = C(1) / static_cast<C>(g.m);
     C mean, var, inv;
     if (a.dir == 0) {
@@ -262,7 +278,7 @@ struct ApplyMaps {
 template <class S>
 __global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S* x, const S* z, S* y,
                                                     const Comp<S>* coef, bool relu, bool keep_nan, uint32_t* mask,
-                                                    double alpha, double beta) {
+                                                    bool mask_by_offset, double alpha, double beta) {
   using C = Comp<S>;
   const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -273,25 +289,28 @@ __global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S
       const int64_t r = i - n * g.s * g.inner;
       const int64_t k = g.inner_div.div(r);
       const int64_t j = r - k * g.inner;
-      C v = coef[k] * Storage<S>::load(x, mp.x.off(n, k, j)) + coef[g.s + k];
+      const int64_t xo = mp.x.off(n, k, j);
+      C v = coef[k] * Storage<S>::load(x, xo) + coef[g.s + k];
       if (z != nullptr) v += Storage<S>::load(z, mp.z.off(n, k, j));
       if (relu) {
         pos = v > C(0);
         if (!pos && !(keep_nan && isnan(v))) v = C(0);
       }
+      // mask bits at x's offsets (packed x): set with atomics into the zeroed mask
+      if (mask_by_offset && pos) atomicOr(mask + (xo >> 5), 1u << (xo & 31));
       const int64_t yo = mp.y.off(n, k, j);
       C out = alpha == 1.0 ? v : al * v;
       if (beta != 0.0) out += be * Storage<S>::load(y, yo);
       Storage<S>::store(y, yo, out);
     }
-    if (mask != nullptr) store_mask(mask, i & ~int64_t(31), pos, g.count);
+    if (mask != nullptr && !mask_by_offset) store_mask(mask, i & ~int64_t(31), pos, g.count);
   }
 }
 
 template <class S>
 __global__ void __launch_bounds__(kBlock) bwd_apply(Geo g, ApplyMaps mp, const S* x, const S* dy, S* dx, S* dz,
-                                                    const Comp<S>* coef, const uint32_t* mask, double alpha,
-                                                    double beta) {
+                                                    const Comp<S>* coef, const uint32_t* mask, bool mask_by_offset,
+                                                    double alpha, double beta) {
   using C = Comp<S>;
   const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -301,7 +320,7 @@ __global__ void __launch_bounds__(kBlock) bwd_apply(Geo g, ApplyMaps mp, const S
     const int64_t k = g.inner_div.div(r);
     const int64_t j = r - k * g.inner;
     C d = Storage<S>::load(dy, mp.z.off(n, k, j));
-    if (mask != nullptr && !mask_bit(mask, i)) d = C(0);
+    if (mask != nullptr && !mask_bit(mask, mask_by_offset ? mp.x.off(n, k, j) : i)) d = C(0);
     if (dz != nullptr) {
       const int64_t zo = mp.dz.off(n, k, j);
       C out = alpha == 1.0 ? d : al * d;
@@ -358,44 +377,76 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   const bool bwd = c.dir == NormDir::backward;
   const bool train = c.dir == NormDir::training;
   const Geo g = make_geo(c);
-  const BnMap xm = make_map(*c.x_desc, per_act);
-  const StatsPlan plan = plan_stats(g, xm, h->device);
+  const cudnnTensorStruct& xd = *c.x_desc;
+  const BnMap xm = make_map(xd, per_act);
   const bool need_stats = train || bwd;
   const int nq = bwd ? 4 : 2;
-  const uint32_t* in_mask = bwd && c.has_activation() ? static_cast<const uint32_t*>(c.reserve) : nullptr;
   constexpr int kV = 16 / sizeof(S);
+  const DeviceInfo& di = device_info(h->device);
+  const int64_t target_blocks = int64_t(di.sm_count) * (di.max_threads_per_sm / kBlock) * 2;
+  // ReLU mask (reserve space): the bit of an element is its offset in x when x is packed (spatial modes), else
+  // its logical index; for NCHW the two agree. Forward and backward see the same x descriptor.
+  const bool mask_by_offset = !per_act && xd.is_packed() && xd.vect() == 1;
+  const uint32_t* in_mask = bwd && c.has_activation() ? static_cast<const uint32_t*>(c.reserve) : nullptr;
+  uint32_t* out_mask = train && c.has_activation() ? static_cast<uint32_t*>(c.reserve) : nullptr;
+  // Statistic index innermost in memory ("rows": statistic k of row r at r * s + k): spatial modes with a packed,
+  // channels-last x; per activation with a row-major packed x. The statistic map of the elementwise passes.
+  const bool row_major = make_view(xd).row_major_packed;
+  const bool stat_inner = per_act ? row_major : (xd.is_packed() && xd.vect() == 1 && xd.strides[1] == 1);
+  const int64_t ew_cs = per_act ? 1 : xd.strides[1];
+  const bool ew_stats = !per_act || row_major;  // the elementwise passes know the statistic of an offset
 
-  // Pass 1 over contiguous channel planes (NCHW-like), vectorized where the layout allows.
+  const S* x = static_cast<const S*>(c.x);
+  const S* dy = static_cast<const S*>(c.dy);
   BnMap dym;
   if (bwd) dym = make_map(*c.dy_desc, per_act);
-  bool planes = need_stats && !per_act && in_mask == nullptr && g.inner > 1 &&
-                planes_ok(*c.x_desc, xm, g.inner, c.x, 1) && (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, 1));
-  const int pv = planes && planes_ok(*c.x_desc, xm, g.inner, c.x, kV) &&
-                         (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, kV))
+
+  // Pass 1 plan: rows, planes, or the generic kernel.
+  const bool same_dy = !bwd || same_packed_layout(xd, *c.dy_desc);
+  // NCHW with small planes: rows of C * HW columns, per-column sums folded per channel by finalize.
+  const int64_t fold = need_stats && !per_act && row_major && g.inner > 1 && g.inner < 512 && same_dy ? g.inner : 1;
+  const bool rows = need_stats && ((stat_inner && g.s > 1) || fold > 1) && same_dy;
+  const int64_t rs = g.s * fold;  // columns of a row
+  int rv = 1, cw = 1;
+  int64_t chunks = 1, nrows = 1;
+  if (rows) {
+    const bool al = reinterpret_cast<uintptr_t>(c.x) % 16 == 0 && (!bwd || reinterpret_cast<uintptr_t>(c.dy) % 16 == 0);
+    rv = al && rs % kV == 0 ? kV : 1;
+    cw = static_cast<int>(std::min<int64_t>(rs / rv, fold > 1 ? 32 : kBlock));
+    chunks = (rs / rv + cw - 1) / cw;
+    nrows = g.count / rs;
+  }
+  const bool planes = need_stats && !rows && !per_act && g.inner > 1 && planes_ok(xd, xm, g.inner, c.x, 1) &&
+                      (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, 1));
+  const int pv = planes && planes_ok(xd, xm, g.inner, c.x, kV) && (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, kV))
                      ? kV
                      : 1;
-  int64_t splits = plan.splits, per_split_v = 1;
-  if (planes) {
-    const DeviceInfo& di = device_info(h->device);
+  const StatsPlan plan = plan_stats(g, xm, h->device);
+  int64_t splits = plan.splits, per_split = plan.per_split;
+  if (rows) {
+    const int R = kBlock / cw;
+    int64_t sp = target_blocks / chunks;
+    const int64_t by_size = (nrows + int64_t(R) * 16 - 1) / (int64_t(R) * 16);  // >= 16 rows per thread
+    sp = std::max<int64_t>(1, std::min<int64_t>({sp, by_size, 4096}));
+    per_split = (nrows + sp - 1) / sp;
+    splits = (nrows + per_split - 1) / per_split;
+  } else if (planes) {
     const int64_t m_v = g.m / pv;
-    const int64_t target = int64_t(di.sm_count) * (di.max_threads_per_sm / kBlock) * 2;
-    int64_t sp = target / g.s;
+    int64_t sp = target_blocks / g.s;
     const int64_t by_size = (m_v + kBlock * 4 - 1) / (kBlock * 4);
-    if (sp > by_size) sp = by_size;
-    if (sp > 65535) sp = 65535;
-    if (sp < 1) sp = 1;
-    per_split_v = (m_v + sp - 1) / sp;
-    splits = (m_v + per_split_v - 1) / per_split_v;
+    sp = std::max<int64_t>(1, std::min<int64_t>({sp, by_size, 65535}));
+    per_split = (m_v + sp - 1) / sp;
+    splits = (m_v + per_split - 1) / per_split;
   }
 
   const size_t coef_bytes = align_up(sizeof(C) * 5 * static_cast<size_t>(g.s));
-  const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(splits * g.s) : 0;
+  const int64_t ps = rows ? rs : g.s;  // partial sums per (q, split)
+  const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(splits * ps) : 0;
   void* scratch = nullptr;
   FD_TRY(handle_scratch(h, coef_bytes + partial_bytes, &scratch));
   C* coef = static_cast<C*>(scratch);
   C* partial = reinterpret_cast<C*>(static_cast<char*>(scratch) + coef_bytes);
 
-  const S* x = static_cast<const S*>(c.x);
   FinalArgs<C> fa;
   fa.dir = c.dir == NormDir::inference ? 0 : train ? 1 : 2;
   fa.sb = make_view(*c.scale_bias_desc);
@@ -418,77 +469,83 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   fa.beta_param = c.beta_param;
 
   cudaStream_t st = h->stream;
-  if (planes) {
+  const C* shift = bwd ? fa.saved_mean : nullptr;
+  const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
+  if (rows) {
+    const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
+    auto launch = [&](auto kern) {
+      kern<<<grid, kBlock, 0, st>>>(nrows, rs, fold, cw, x, dy, in_mask8, fa.mv, shift, per_split, partial);
+    };
+    if (rv > 1) bwd ? launch(stats_rows<S, kV, true>) : launch(stats_rows<S, kV, false>);
+    else bwd ? launch(stats_rows<S, 1, true>) : launch(stats_rows<S, 1, false>);
+    FD_CUDA_LAUNCHED();
+  } else if (planes) {
     const dim3 grid(static_cast<unsigned>(g.s), static_cast<unsigned>(splits));
     const int64_t inner_v = g.inner / pv, m_v = g.m / pv;
     const int64_t dsn = bwd ? dym.sn : 0, dsk = bwd ? dym.stat.strides[0] : 0;
-    const S* dy = static_cast<const S*>(c.dy);
-    const C* shift = bwd ? fa.saved_mean : nullptr;
-    if (pv > 1)
-      stats_planes<S, kV><<<grid, kBlock, 0, st>>>(inner_v, m_v, g.s, xm.sn, xm.stat.strides[0], x, dsn, dsk, dy,
-                                                   fa.mv, shift, bwd, per_split_v, partial);
-    else
-      stats_planes<S, 1><<<grid, kBlock, 0, st>>>(inner_v, m_v, g.s, xm.sn, xm.stat.strides[0], x, dsn, dsk, dy,
-                                                  fa.mv, shift, bwd, per_split_v, partial);
+    // mask bit of (n, k, j): x's offset, or the logical index
+    const int64_t msn = mask_by_offset ? xm.sn : g.s * g.inner, msk = mask_by_offset ? xm.stat.strides[0] : g.inner;
+    auto launch = [&](auto kern) {
+      kern<<<grid, kBlock, 0, st>>>(inner_v, m_v, g.s, xm.sn, xm.stat.strides[0], x, dsn, dsk, dy, in_mask8, msn, msk,
+                                    fa.mv, shift, per_split, partial);
+    };
+    if (pv > 1) bwd ? launch(stats_planes<S, kV, true>) : launch(stats_planes<S, kV, false>);
+    else bwd ? launch(stats_planes<S, 1, true>) : launch(stats_planes<S, 1, false>);
     FD_CUDA_LAUNCHED();
   } else if (need_stats) {
     const dim3 grid(static_cast<unsigned>(plan.blocks_k), static_cast<unsigned>(plan.splits));
-    stats_kernel<S><<<grid, kBlock, 0, st>>>(g, xm, x, dym, static_cast<const S*>(c.dy), in_mask, fa.mv,
-                                             bwd ? fa.saved_mean : nullptr, bwd, plan.cols, plan.per_split, partial);
+    stats_kernel<S><<<grid, kBlock, 0, st>>>(g, xm, x, dym, dy, in_mask, mask_by_offset, fa.mv, shift, bwd, plan.cols,
+                                             plan.per_split, partial);
     FD_CUDA_LAUNCHED();
   }
-  finalize_kernel<S><<<grid_size(g.s, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, splits, partial, coef);
+  finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, splits, ps, fold,
+                                                                                    partial, coef);
   FD_CUDA_LAUNCHED();
 
+  // Pass 2 (inference: the only pass): memory-order elementwise kernels when every tensor shares x's packed layout.
+  if (bwd && ew_stats) {
+    const cudnnTensorStruct* others[3] = {c.dy_desc, c.dx_desc, c.has_add() ? c.z_desc : nullptr};
+    const void* ptrs[4] = {c.dy, c.dx, c.has_add() ? c.dz : nullptr, c.x};
+    const EwPlan ew = plan_ew(xd, g.s, ew_cs, others, ptrs, 3, kV);
+    if (ew.ok) {
+      S* dx = static_cast<S*>(c.dx);
+      S* dz = c.has_add() ? static_cast<S*>(c.dz) : nullptr;
+      auto kern = ew.v > 1 ? apply_bwd<S, kV> : apply_bwd<S, 1>;
+      const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
+      kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, dy, dx, dz, in_mask8, coef, c.alpha, c.beta);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+  }
+  if (!bwd && ew_stats) {
+    const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
+    const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
+    const EwPlan ew = plan_ew(xd, g.s, ew_cs, others, ptrs, 2, kV);
+    if (ew.ok) {
+      const S* z = c.has_add() ? static_cast<const S*>(c.z) : nullptr;
+      S* y = static_cast<S*>(c.y);
+      uint8_t* mask8 = reinterpret_cast<uint8_t*>(out_mask);
+      const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
+      auto kern = ew.v > 1 ? apply_fwd<S, kV> : apply_fwd<S, 1>;
+      const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
+      kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, relu, keep_nan, mask8, c.alpha, c.beta);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+  }
   ApplyMaps mp;
   mp.x = xm;
   const int blocks = grid_size(g.count, kBlock, h->device);
-  if (bwd && !per_act && in_mask == nullptr && !c.has_add()) {
-    const cudnnTensorStruct* others[2] = {c.dy_desc, c.dx_desc};
-    const void* ptrs[3] = {c.dy, c.dx, c.x};
-    const EwPlan ew = plan_ew(*c.x_desc, others, ptrs, 2, kV);
-    if (ew.ok) {
-      const int grid = grid_size(ew.nvec, kBlock, h->device);
-      const S* dy = static_cast<const S*>(c.dy);
-      S* dx = static_cast<S*>(c.dx);
-      if (ew.v > 1)
-        apply_bwd<S, kV><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, dy, dx, coef, c.alpha, c.beta);
-      else
-        apply_bwd<S, 1><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, dy, dx, coef, c.alpha, c.beta);
-      FD_CUDA_LAUNCHED();
-      return CUDNN_STATUS_SUCCESS;
-    }
-  }
-  const bool fwd_mask = train && c.has_activation();
-  if (!bwd && !per_act && !fwd_mask) {
-    const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
-    const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
-    const EwPlan ew = plan_ew(*c.x_desc, others, ptrs, 2, kV);
-    if (ew.ok) {
-      const int grid = grid_size(ew.nvec, kBlock, h->device);
-      const S* z = c.has_add() ? static_cast<const S*>(c.z) : nullptr;
-      S* y = static_cast<S*>(c.y);
-      const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
-      if (ew.v > 1)
-        apply_fwd<S, kV><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, relu, keep_nan, c.alpha,
-                                                  c.beta);
-      else
-        apply_fwd<S, 1><<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, relu, keep_nan, c.alpha,
-                                                 c.beta);
-      FD_CUDA_LAUNCHED();
-      return CUDNN_STATUS_SUCCESS;
-    }
-  }
   if (bwd) {
-    mp.z = make_map(*c.dy_desc, per_act);
+    mp.z = dym;
     mp.y = make_map(*c.dx_desc, per_act);
     S* dz = nullptr;
     if (c.has_add()) {
       mp.dz = make_map(*c.z_desc, per_act);
       dz = static_cast<S*>(c.dz);
     }
-    bwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, static_cast<const S*>(c.dy), static_cast<S*>(c.dx), dz, coef,
-                                            in_mask, c.alpha, c.beta);
+    bwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, dy, static_cast<S*>(c.dx), dz, coef, in_mask, mask_by_offset,
+                                            c.alpha, c.beta);
   } else {
     mp.y = make_map(*c.y_desc, per_act);
     const S* z = nullptr;
@@ -496,9 +553,11 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       mp.z = make_map(*c.z_desc, per_act);
       z = static_cast<const S*>(c.z);
     }
-    uint32_t* mask = train && c.has_activation() ? static_cast<uint32_t*>(c.reserve) : nullptr;
+    if (out_mask != nullptr && mask_by_offset)
+      FD_CUDA_CHECK(cudaMemsetAsync(out_mask, 0, norm_reserve_size(xd, c.op), st));
     fwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, z, static_cast<S*>(c.y), coef, c.has_activation(),
-                                            c.act.nan == CUDNN_PROPAGATE_NAN, mask, c.alpha, c.beta);
+                                            c.act.nan == CUDNN_PROPAGATE_NAN, out_mask, mask_by_offset, c.alpha,
+                                            c.beta);
   }
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;

@@ -1,54 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Batch normalization fast paths (included by batchnorm.cu only), per-channel statistics:
-//   stats_planes  pass 1 when each channel's elements are contiguous planes (NCHW-like: n * sn + k * sk + j),
+// Batch normalization fast paths (included by batchnorm.cu only). Passes and bytes per element of x:
+//   training forward: stats (read x) + apply (read x [, z], write y [, ReLU mask bit]): two passes over x,
+//                     (2 + z) reads and 1 write per element;
+//   backward:         stats (read x, dy [, mask bit]) + apply (read x, dy [, mask bit], write dx [, dz]): two
+//                     passes over x and dy, 4 reads and 1 (2 with dz) writes per element;
+//   inference:        apply only: one pass, 1 (2 with z) reads and 1 write.
+// Kernels:
+//   stats_planes  pass 1 when each statistic's elements are contiguous planes (NCHW-like: n * sn + k * sk + j),
 //                 V elements per 16-byte load, four loads in flight per thread;
-//   apply_fwd / apply_bwd  pass 2 (and inference's single pass) when x, y (dy, dx) share one packed layout:
-//                 a plain walk over memory with 16-byte accesses, the channel of an element from its offset
-//                 (NHWC: offset % C, V consecutive channels per vector; NCHW: (offset / HW) % C, one channel
-//                 per vector when HW % V == 0, else per element). No ReLU mask (that needs the logical element order): the generic kernels do it.
-// Same arithmetic and partial-sum layout as the generic kernels, so finalize_kernel serves both.
+//   stats_rows    pass 1 when the statistic is the unit-stride index (NHWC-like, or per activation on NCHW):
+//                 x is [rows x s]; a block reduces a [rows x (cw * V)] strip, one 16-byte vector of V statistics
+//                 per thread and four rows in flight per thread; also NCHW with small planes, as [N x (C * HW)]
+//                 with per-column partial sums that finalize folds per channel;
+//   apply_fwd / apply_bwd  pass 2 (and inference's single pass) when x, y (dy, dx, z, dz) share one packed
+//                 layout: a plain walk over memory with 16-byte accesses, the statistic of an element from its
+//                 offset (NHWC: offset % C, V consecutive channels per vector; NCHW: (offset / HW) % C, one channel
+//                 per vector when HW % V == 0, else per element), the ReLU mask bits in memory order.
+// Partial sums as the generic kernels (partial[(q * splits + split) * s + k]), so finalize_kernel serves both.
+// Every reduction has a fixed order (per thread, then per block in thread order, then per statistic in split
+// order): results are deterministic.
 #pragma once
 
 namespace fd::cuda {
 namespace {
 
-template <class S, int V>
-__device__ __forceinline__ void bn_load(const S* p, Comp<S>* v) {
-  if constexpr (V == 1) {
-    v[0] = Storage<S>::load(p, 0);
-  } else {
-    static_assert(V * sizeof(S) == 16, "16-byte vectors");
-    alignas(16) S a[V];
-    *reinterpret_cast<uint4*>(a) = *reinterpret_cast<const uint4*>(p);
-#pragma unroll
-    for (int k = 0; k < V; ++k) v[k] = Storage<S>::load(a, k);
-  }
-}
-
-template <class S, int V>
-__device__ __forceinline__ void bn_store(S* p, const Comp<S>* v, double alpha, double beta) {
-  using C = Comp<S>;
-  C r[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) r[k] = alpha == 1.0 ? v[k] : static_cast<C>(alpha) * v[k];
-  if (beta != 0.0) {
-    C old[V];
-    bn_load<S, V>(p, old);
-#pragma unroll
-    for (int k = 0; k < V; ++k) r[k] += static_cast<C>(beta) * old[k];
-  }
-  if constexpr (V == 1) {
-    Storage<S>::store(p, 0, r[0]);
-  } else {
-    alignas(16) S a[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) Storage<S>::store(a, k, r[k]);
-    *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(a);
-  }
-}
-
-// Channels of the V elements of vector i (elements i*V ..) of a packed tensor whose channel stride is cs:
+// Channels of the V elements of vector i (elements i*V ..) of a packed tensor whose statistic stride is cs:
 //   mode 0, NHWC-like (cs == 1, C % V == 0): V consecutive channels from (i % (C/V)) * V;
 //   mode 1, cs % V == 0: one channel (i / (cs/V)) % C for the whole vector;
 //   mode 2, otherwise: each element's own channel ((i*V + k) / cs) % C.
@@ -97,8 +74,49 @@ __device__ __forceinline__ void chans(const ChanMap& cm, int64_t i, int64_t* ch)
   }
 }
 
+// The V mask bits of elements e .. e+V-1 (e % V == 0, V divides 8: inside one byte).
+template <int V>
+__device__ __forceinline__ unsigned mask_bits(const uint8_t* m, int64_t e) {
+  return (static_cast<unsigned>(m[e >> 3]) >> (e & 7)) & ((1u << V) - 1u);
+}
+
+// Writes the V mask bits of elements e = i*V .. of the lane's vector i; the whole warp calls it with consecutive
+// i (i % 32 == lane). V == 1: one 32-bit word per warp; V < 8: the lanes of a byte combine their bits; V == 8: a
+// byte per lane.
+template <int V>
+__device__ __forceinline__ void put_mask_bits(uint8_t* m, int64_t e, unsigned bits, bool valid) {
+  const int lane = threadIdx.x & 31;
+  if constexpr (V == 1) {
+    const unsigned w = __ballot_sync(0xffffffffu, valid && bits != 0u);
+    if (lane == 0 && valid) reinterpret_cast<uint32_t*>(m)[e >> 5] = w;
+  } else if constexpr (V >= 8) {
+    static_assert(V == 8, "at most 8 bits per vector");
+    if (valid) m[e >> 3] = static_cast<uint8_t>(bits);
+  } else {
+    constexpr int kG = 8 / V;  // lanes per byte
+    unsigned w = valid ? bits << ((lane % kG) * V) : 0u;
+#pragma unroll
+    for (int o = 1; o < kG; o <<= 1) w |= __shfl_xor_sync(0xffffffffu, w, o);
+    if (valid && lane % kG == 0) m[e >> 3] = static_cast<uint8_t>(w);
+  }
+}
+
+// Raw loads of V elements (one 16-byte vector, or one scalar), converted where used: fewer live registers
+// than converted values while several loads are in flight.
+template <class S, int V>
+using RawT = std::conditional_t<V == 1, S, uint4>;
+template <class S, int V>
+__device__ __forceinline__ RawT<S, V> raw_load(const S* p) {
+  return *reinterpret_cast<const RawT<S, V>*>(p);
+}
+template <class S, int V>
+__device__ __forceinline__ Comp<S> raw_elem(const RawT<S, V>& r, int k) {
+  return Storage<S>::load(reinterpret_cast<const S*>(&r), k);
+}
+
 // Fast elementwise plan: the n tensors `others` (null: absent) share x's packed layout; ptrs: their n data
-// pointers then x's. V and the channel map.
+// pointers then x's. V and the statistic map; s statistics at stride cs (spatial: C at x's channel stride; per
+// activation on a row-major packed x: C*H*W at stride 1).
 struct EwPlan {
   bool ok = false;
   int v = 1;
@@ -106,14 +124,14 @@ struct EwPlan {
   ChanMap map;
 };
 
-EwPlan plan_ew(const cudnnTensorStruct& x, const cudnnTensorStruct* const* others, const void* const* ptrs, int n,
-               int vmax) {
+EwPlan plan_ew(const cudnnTensorStruct& x, int64_t C, int64_t cs, const cudnnTensorStruct* const* others,
+               const void* const* ptrs, int n, int vmax) {
   EwPlan p;
   if (!x.is_packed() || x.vect() != 1) return p;
   for (int i = 0; i < n; ++i)
     if (others[i] != nullptr && !same_packed_layout(x, *others[i])) return p;
   const int64_t count = x.element_count();
-  const int64_t C = x.dims[1], cs = C > 1 ? x.strides[1] : count;
+  if (C <= 1) cs = count;
   bool aligned = true;
   for (int i = 0; i <= n; ++i)
     if (ptrs[i] != nullptr && reinterpret_cast<uintptr_t>(ptrs[i]) % 16 != 0) aligned = false;
@@ -139,36 +157,50 @@ EwPlan plan_ew(const cudnnTensorStruct& x, const cudnnTensorStruct* const* other
   return p;
 }
 
+// y = relu?(A x + B [+ z]) blended; mask (training with an activation): bit e set where the pre-activation of
+// the element at offset e was positive. Loop bounds are warp-uniform (the mask writes are warp-collective).
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, int64_t s, const S* x, const S* z, S* y,
-                                                    const Comp<S>* coef, bool relu, bool keep_nan, double alpha,
-                                                    double beta) {
+                                                    const Comp<S>* coef, bool relu, bool keep_nan, uint8_t* mask,
+                                                    double alpha, double beta) {
   using C = Comp<S>;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t ch[V];
-    chans<V>(cm, i, ch);
-    alignas(16) C a[V];
-    alignas(16) C b[V];
-    C v[V];
-    bn_load<S, V>(x + i * V, v);
-    coef_load<C, V>(coef, cm.mode, ch, a);
-    coef_load<C, V>(coef + s, cm.mode, ch, b);
-    C zz[V];
-    if (z != nullptr) bn_load<S, V>(z + i * V, zz);
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i - (threadIdx.x & 31) < nvec; i += stride) {
+    const bool valid = i < nvec;
+    unsigned bits = 0;
+    if (valid) {
+      int64_t ch[V];
+      chans<V>(cm, i, ch);
+      alignas(16) C a[V];
+      alignas(16) C b[V];
+      C v[V];
+      load_vec<S, V>(x + i * V, v);
+      coef_load<C, V>(coef, cm.mode, ch, a);
+      coef_load<C, V>(coef + s, cm.mode, ch, b);
+      C zz[V];
+      if (z != nullptr) load_vec<S, V>(z + i * V, zz);
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      C r = a[k] * v[k] + b[k];
-      if (z != nullptr) r += zz[k];
-      if (relu && !(r > C(0)) && !(keep_nan && isnan(r))) r = C(0);
-      v[k] = r;
+      for (int k = 0; k < V; ++k) {
+        C r = a[k] * v[k] + b[k];
+        if (z != nullptr) r += zz[k];
+        if (relu) {
+          if (r > C(0)) bits |= 1u << k;
+          else if (!(keep_nan && isnan(r))) r = C(0);
+        }
+        v[k] = r;
+      }
+      blend_store_vec<S, V>(y + i * V, v, alpha, beta);
     }
-    bn_store<S, V>(y + i * V, v, alpha, beta);
+    if (mask != nullptr) put_mask_bits<V>(mask, i * V, bits, valid);
   }
 }
 
+// dy' = dy masked by the ReLU bits (mask: bit e for the element at offset e); dz = blend(dy'); dx from dy', x and
+// the coefficients of finalize_kernel.
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, int64_t s, const S* x, const S* dy, S* dx,
-                                                    const Comp<S>* coef, double alpha, double beta) {
+                                                    S* dz, const uint8_t* mask, const Comp<S>* coef, double alpha,
+                                                    double beta) {
   using C = Comp<S>;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
     int64_t ch[V];
@@ -179,29 +211,37 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
     alignas(16) C Dm[V];
     alignas(16) C Dx[V];
     alignas(16) C I[V];
-    bn_load<S, V>(x + i * V, xv);
-    bn_load<S, V>(dy + i * V, d);
+    load_vec<S, V>(x + i * V, xv);
+    load_vec<S, V>(dy + i * V, d);
+    const unsigned bits = mask != nullptr ? mask_bits<V>(mask, i * V) : 0u;
     coef_load<C, V>(coef, cm.mode, ch, A);
     coef_load<C, V>(coef + s, cm.mode, ch, M);
     coef_load<C, V>(coef + 2 * s, cm.mode, ch, Dm);
     coef_load<C, V>(coef + 3 * s, cm.mode, ch, Dx);
     coef_load<C, V>(coef + 4 * s, cm.mode, ch, I);
+    if (mask != nullptr) {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (!((bits >> k) & 1u)) d[k] = C(0);
+      if (dz != nullptr) blend_store_vec<S, V>(dz + i * V, d, alpha, beta);
+    }
 #pragma unroll
     for (int k = 0; k < V; ++k) {
       const C xhat = (xv[k] - M[k]) * I[k];
       xv[k] = A[k] * (d[k] - Dm[k] - xhat * Dx[k]);
     }
-    bn_store<S, V>(dx + i * V, xv, alpha, beta);
+    blend_store_vec<S, V>(dx + i * V, xv, alpha, beta);
   }
 }
 
 // Pass 1 over contiguous channel planes: element j of plane (n, k) at n * sn + k * sk + j (units of S; sn, sk
-// and inner multiples of V). Block (k, split) sums the vectors [lo, hi) of channel k's N * inner / V.
-template <class S, int V>
+// and inner multiples of V). Block (k, split) sums the vectors [lo, hi) of channel k's N * inner / V. Backward
+// with a mask: the bit of element (n, k, j) is n * msn + k * msk + j.
+template <class S, int V, bool bwd>
 __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t m_v, int64_t s, int64_t xsn,
                                                        int64_t xsk, const S* x, int64_t dsn, int64_t dsk, const S* dy,
-                                                       TensorView mv, const Comp<S>* shift, bool bwd,
-                                                       int64_t per_split, Comp<S>* partial) {
+                                                       const uint8_t* mask, int64_t msn, int64_t msk, TensorView mv,
+                                                       const Comp<S>* shift, int64_t per_split, Comp<S>* partial) {
   using C = Comp<S>;
   constexpr int kU = 4;
   __shared__ C red[32];
@@ -216,14 +256,19 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
   int64_t n = e / inner_v, j = e - n * inner_v;
   C q0 = 0, q1 = 0, q2 = 0, q3 = 0;
   for (; e < hi; e += kU * step) {
-    C xv[kU][V], dv[kU][V];
+    RawT<S, V> xv[kU], dv[kU];
+    unsigned mb[kU];
     bool ok[kU];
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
       ok[u] = e + u * step < hi;
+      mb[u] = ~0u;
       if (ok[u]) {
-        bn_load<S, V>(xk + n * xsn + j * V, xv[u]);
-        if (bwd) bn_load<S, V>(dk + n * dsn + j * V, dv[u]);
+        xv[u] = raw_load<S, V>(xk + n * xsn + j * V);
+        if (bwd) {
+          dv[u] = raw_load<S, V>(dk + n * dsn + j * V);
+          if (mask != nullptr) mb[u] = mask_bits<V>(mask, n * msn + k * msk + j * V);
+        }
       }
       n += step_n;
       j += step_j;
@@ -237,12 +282,13 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
       if (!ok[u]) continue;
 #pragma unroll
       for (int t = 0; t < V; ++t) {
-        const C v = xv[u][t] - K;
+        const C v = raw_elem<S, V>(xv[u], t) - K;
         q0 += v;
         q1 += v * v;
         if (bwd) {
-          q2 += dv[u][t];
-          q3 += dv[u][t] * v;
+          const C d = (mb[u] >> t) & 1u ? raw_elem<S, V>(dv[u], t) : C(0);
+          q2 += d;
+          q3 += d * v;
         }
       }
     }
@@ -260,6 +306,98 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
     if (bwd) {
       partial[(2 * splits + split) * s + k] = q2;
       partial[(3 * splits + split) * s + k] = q3;
+    }
+  }
+}
+
+// Pass 1 when statistic k of row r sits at r * s + k (packed, statistic index innermost; dy in the same layout;
+// mask bit r * s + k). Block (split, chunk) covers rows [split * per_split, ...) and the statistics
+// [chunk * cw * V, + cw * V): thread (row tr, vector tc) of an R x cw arrangement (R = kBlock / cw) sums rows
+// tr, tr + R, ... with four rows in flight; the R partial sums of each statistic are then added in row order.
+// fold > 1 (NCHW with small planes): the s "statistics" are the columns of x viewed as [N x (C * HW)], fold = HW
+// columns per channel: the shift of column j is channel j / fold's, and finalize_kernel adds the fold columns of
+// a channel (in column order) after the splits.
+template <class S, int V, bool bwd>
+__global__ void __launch_bounds__(kBlock) stats_rows(int64_t rows, int64_t s, int64_t fold, int cw, const S* x,
+                                                     const S* dy, const uint8_t* mask, TensorView mv,
+                                                     const Comp<S>* shift, int64_t per_split, Comp<S>* partial) {
+  using C = Comp<S>;
+  constexpr int kU = 4;
+  __shared__ C red[kBlock * V];
+  const int64_t splits = gridDim.x, split = blockIdx.x;
+  const int64_t k0 = int64_t(blockIdx.y) * cw * V;
+  const int nvec = static_cast<int>(min(int64_t(cw), (s - k0) / V));  // vectors of this chunk
+  const int R = kBlock / cw;
+  const int tc = threadIdx.x % cw, tr = threadIdx.x / cw;
+  const bool active = tr < R && tc < nvec;
+  const int64_t k = k0 + int64_t(tc) * V;
+  C K[V];
+  C q0[V], q1[V], q2[V], q3[V];
+#pragma unroll
+  for (int t = 0; t < V; ++t) {
+    q0[t] = q1[t] = q2[t] = q3[t] = C(0);
+    K[t] = C(0);
+  }
+  const int64_t lo = split * per_split;
+  const int64_t hi = lo + per_split < rows ? lo + per_split : rows;
+  if (active) {
+    if (shift != nullptr) {
+#pragma unroll
+      for (int t = 0; t < V; ++t) K[t] = shift[mv.offset((k + t) / fold)];
+    } else if (fold == 1) {
+      load_vec<S, V>(x + k, K);
+    } else {
+#pragma unroll
+      for (int t = 0; t < V; ++t) K[t] = Storage<S>::load(x, (k + t) / fold * fold);
+    }
+    for (int64_t r = lo + tr; r < hi; r += int64_t(kU) * R) {
+      RawT<S, V> xv[kU], dv[kU];
+      unsigned mb[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        const int64_t rr = r + int64_t(u) * R;
+        mb[u] = ~0u;
+        if (rr < hi) {
+          const int64_t off = rr * s + k;
+          xv[u] = raw_load<S, V>(x + off);
+          if (bwd) {
+            dv[u] = raw_load<S, V>(dy + off);
+            if (mask != nullptr) mb[u] = mask_bits<V>(mask, off);
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        if (r + int64_t(u) * R >= hi) continue;
+#pragma unroll
+        for (int t = 0; t < V; ++t) {
+          const C v = raw_elem<S, V>(xv[u], t) - K[t];
+          q0[t] += v;
+          q1[t] += v * v;
+          if (bwd) {
+            const C d = (mb[u] >> t) & 1u ? raw_elem<S, V>(dv[u], t) : C(0);
+            q2[t] += d;
+            q3[t] += d * v;
+          }
+        }
+      }
+    }
+  }
+  const int nq = bwd ? 4 : 2;
+#pragma unroll
+  for (int qi = 0; qi < 4; ++qi) {
+    if (qi >= nq) break;
+    const C* q = qi == 0 ? q0 : qi == 1 ? q1 : qi == 2 ? q2 : q3;  // compile-time choice (unrolled)
+    __syncthreads();
+    if (tr < R) {
+#pragma unroll
+      for (int t = 0; t < V; ++t) red[(tr * cw + tc) * V + t] = q[t];
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < nvec * V; c += blockDim.x) {
+      C sum = C(0);
+      for (int r2 = 0; r2 < R; ++r2) sum += red[r2 * cw * V + c];
+      partial[(qi * splits + split) * s + k0 + c] = sum;
     }
   }
 }

@@ -41,6 +41,44 @@ int grid_size(int64_t items, int block, int device, int waves) {
   return static_cast<int>(std::max<int64_t>(1, std::min(need, cap)));
 }
 
+int resident_blocks(const void* kernel, int block, size_t dyn_smem, int device) {
+  struct Key {
+    const void* k;
+    int block;
+    size_t smem;
+    int device;
+    bool operator<(const Key& o) const {
+      if (k != o.k) return k < o.k;
+      if (block != o.block) return block < o.block;
+      if (smem != o.smem) return smem < o.smem;
+      return device < o.device;
+    }
+  };
+  static std::mutex mutex;
+  static std::map<Key, int> cache;
+  const Key key{kernel, block, dyn_smem, device};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, dyn_smem) != cudaSuccess) {
+    (void)cudaGetLastError();
+    n = 1;
+  }
+  n = std::max(n, 1);
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(key, n);
+  return n;
+}
+
+int resident_grid(const void* kernel, int64_t items, int64_t per_block, int block, size_t dyn_smem, int device) {
+  const int64_t cap = int64_t(device_info(device).sm_count) * resident_blocks(kernel, block, dyn_smem, device);
+  const int64_t need = (items + per_block - 1) / std::max<int64_t>(per_block, 1);
+  return static_cast<int>(std::max<int64_t>(1, std::min(need, cap)));
+}
+
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out) {
   if (bytes > h->scratch_bytes) {
     size_t want = std::max<size_t>(size_t{1} << 20, h->scratch_bytes * 2);

@@ -37,6 +37,13 @@ const DeviceInfo& device_info(int device);
 // the work needs.
 int grid_size(int64_t items, int block, int device, int waves = 4);
 
+// Blocks of `kernel` (a __global__ function) with `block` threads and `dyn_smem` bytes of dynamic shared memory
+// that fit on one SM at once (the occupancy calculator; cached per kernel, shape and device; at least 1).
+int resident_blocks(const void* kernel, int block, size_t dyn_smem, int device);
+// Blocks for a grid-stride loop over `items` work items of `per_block` items per block: one full wave of resident
+// blocks (no partial second wave), no more than the work needs.
+int resident_grid(const void* kernel, int64_t items, int64_t per_block, int block, size_t dyn_smem, int device);
+
 // At least `bytes` of device scratch memory owned by the handle, valid for work queued on h->stream after this
 // call. Grows stream-ordered (cudaFreeAsync / cudaMallocAsync on the handle's stream): no host synchronization.
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out);

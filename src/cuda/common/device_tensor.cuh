@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Device-side tensor access: a by-value view of a descriptor (passed as a kernel argument) and scalar
-// loads/stores that convert between the storage type and the compute type.
+// Device-side tensor access: a by-value view of a descriptor (passed as a kernel argument), scalar loads/stores
+// that convert between the storage type and the compute type, and 16-byte vector loads / blended stores.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -93,6 +93,54 @@ template <> struct Storage<int32_t> {
     p[i] = static_cast<int32_t>(v);
   }
 };
+
+// The compute type of storage type S: float for the 8- and 16-bit floats and int8, double for DOUBLE / INT32.
+template <class S>
+using Comp = decltype(Storage<S>::load(nullptr, 0));
+
+// V consecutive elements at p as compute values: one 16-byte access when V * sizeof(S) == 16 (p 16-byte aligned),
+// a scalar access when V == 1.
+template <class S, int V>
+__device__ __forceinline__ void load_vec(const S* p, Comp<S>* v) {
+  if constexpr (V == 1) {
+    v[0] = Storage<S>::load(p, 0);
+  } else {
+    static_assert(V * sizeof(S) == 16, "16-byte vectors");
+    alignas(16) S a[V];
+    *reinterpret_cast<uint4*>(a) = *reinterpret_cast<const uint4*>(p);
+#pragma unroll
+    for (int k = 0; k < V; ++k) v[k] = Storage<S>::load(a, k);
+  }
+}
+
+template <class S, int V>
+__device__ __forceinline__ void store_vec(S* p, const Comp<S>* v) {
+  if constexpr (V == 1) {
+    Storage<S>::store(p, 0, v[0]);
+  } else {
+    static_assert(V * sizeof(S) == 16, "16-byte vectors");
+    alignas(16) S a[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) Storage<S>::store(a, k, v[k]);
+    *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(a);
+  }
+}
+
+// p[k] = alpha * v[k] + beta * p[k] for the V elements at p (as load_vec); p is not read when beta == 0.
+template <class S, int V>
+__device__ __forceinline__ void blend_store_vec(S* p, const Comp<S>* v, double alpha, double beta) {
+  using C = Comp<S>;
+  C r[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) r[k] = alpha == 1.0 ? v[k] : static_cast<C>(alpha) * v[k];
+  if (beta != 0.0) {
+    C old[V];
+    load_vec<S, V>(p, old);
+#pragma unroll
+    for (int k = 0; k < V; ++k) r[k] += static_cast<C>(beta) * old[k];
+  }
+  store_vec<S, V>(p, r);
+}
 
 // Calls f(S{}) with S the C++ storage type of a cuDNN scalar type; returns false for types without one.
 template <class F>

@@ -16,9 +16,6 @@ namespace {
 
 constexpr int kBlock = 256;
 
-template <class S>
-using Comp = decltype(Storage<S>::load(nullptr, 0));
-
 struct PoolGeo {
   int64_t n = 1, c = 1;
   int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};

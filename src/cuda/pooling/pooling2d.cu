@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Fast pooling path for 4-D tensors (two spatial dims) whose offsets fit in 32 bits: one pass over x and one over
-// y (forward), one pass over x/dy and one over dx (backward), no scratch memory.
-//  * forward: one thread per output (V channels of it);
-//  * backward: one thread per dx element (V channels of it) gathering, in output order, the dy of the windows
-//    that contain it; for the max modes the argmax of each such window is recomputed from x (deterministic, no
-//    argmax pass; a 3x3 stride-2 window set covers an input at most 4 times, mostly from L1).
+// Pooling of 4-D tensors (two spatial dims) whose offsets fit in 32 bits. Semantics as src/cpu/pooling/pooling.h
+// (ties to the first element in scan order, NaN options, divisors, alpha/beta with y not read when beta == 0).
+// Main path: shared-memory tiles (fwd_tile / bwd_tile below), one pass over memory:
+//   forward:  x read once (+ a one-window halo per tile edge, mostly from L2), y written once;
+//             bytes per output: (stride_h * stride_w) x elements + 1 y element (+ 1 y read when beta != 0);
+//   backward: dy read once, x read once (max modes only; average needs no x), dx written once; no scratch.
 // V = 16 bytes / element size when every tensor has unit channel stride (NHWC and alike), C % V == 0 and the
-// pointers and the other strides allow 16-byte accesses: threads run along C with one 16-byte load per window
-// element. Otherwise V = 1 and threads run along the innermost dim of the walked tensor (W for NCHW, C for
-// NHWC), so a warp reads neighbouring addresses. Semantics as in src/cpu/pooling/pooling.h (ties to the first
-// element in scan order, NaN options, divisors, alpha/beta with y not read when beta == 0).
+// pointers and the other strides allow 16-byte accesses: tiles hold 16-byte vectors of V channels. Otherwise V = 1:
+// channels-last tiles when C has the smallest stride, else planar tiles of whole rows (NCHW: a tile of rows, or of
+// whole planes when they are small, is one contiguous range copied with 16-byte loads).
+// Fallback when a tile does not fit in 48 KB of shared memory (huge windows): the direct kernels fwd2d / bwd2d, one
+// thread per output (forward) or per dx element (backward), reading windows straight from global memory.
+#include <algorithm>
+#include <type_traits>
+
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
@@ -21,9 +25,6 @@ namespace fd::cuda {
 namespace {
 
 constexpr int kBlock = 256;
-
-template <class S>
-using Comp = decltype(Storage<S>::load(nullptr, 0));
 
 struct Geo2 {
   int in_h = 1, in_w = 1, out_h = 1, out_w = 1;
@@ -74,41 +75,6 @@ Walk make_walk(bool c_inner, int64_t n, int64_t cgroups, int64_t h, int64_t w) {
   k.dh = Divider(h, total);
   k.dw = Divider(w, total);
   return k;
-}
-
-template <class S, int V>
-__device__ __forceinline__ void load_v(const S* p, Comp<S>* v) {
-  if constexpr (V == 1) {
-    v[0] = Storage<S>::load(p, 0);
-  } else {
-    static_assert(V * sizeof(S) == 16, "16-byte vectors");
-    alignas(16) S a[V];
-    *reinterpret_cast<uint4*>(a) = *reinterpret_cast<const uint4*>(p);
-#pragma unroll
-    for (int k = 0; k < V; ++k) v[k] = Storage<S>::load(a, k);
-  }
-}
-
-template <class S, int V>
-__device__ __forceinline__ void blend_store_v(S* p, const Comp<S>* v, double alpha, double beta) {
-  using C = Comp<S>;
-  C r[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) r[k] = alpha == 1.0 ? v[k] : static_cast<C>(alpha) * v[k];
-  if (beta != 0.0) {
-    C old[V];
-    load_v<S, V>(p, old);
-#pragma unroll
-    for (int k = 0; k < V; ++k) r[k] += static_cast<C>(beta) * old[k];
-  }
-  if constexpr (V == 1) {
-    Storage<S>::store(p, 0, r[0]);
-  } else {
-    alignas(16) S a[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) Storage<S>::store(a, k, r[k]);
-    *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(a);
-  }
 }
 
 struct Win2 {
@@ -189,7 +155,7 @@ __global__ void __launch_bounds__(kBlock) fwd2d(Geo2 g, Walk wk, T4 xt, const S*
 #pragma unroll 3
         for (int b = w.w0; b < w.w1; ++b) {
           C v[V];
-          load_v<S, V>(xb + a * xt.sh + b * xt.sw, v);
+          load_vec<S, V>(xb + a * xt.sh + b * xt.sw, v);
 #pragma unroll
           for (int k = 0; k < V; ++k) m[k].add(v[k], 0, g.propagate_nan);
         }
@@ -204,7 +170,7 @@ __global__ void __launch_bounds__(kBlock) fwd2d(Geo2 g, Walk wk, T4 xt, const S*
 #pragma unroll 4
         for (int b = w.w0; b < w.w1; ++b) {
           C v[V];
-          load_v<S, V>(xb + a * xt.sh + b * xt.sw, v);
+          load_vec<S, V>(xb + a * xt.sh + b * xt.sw, v);
 #pragma unroll
           for (int k = 0; k < V; ++k) sum[k] += v[k];
         }
@@ -212,7 +178,7 @@ __global__ void __launch_bounds__(kBlock) fwd2d(Geo2 g, Walk wk, T4 xt, const S*
 #pragma unroll
       for (int k = 0; k < V; ++k) out[k] = w.divisor > 0 ? sum[k] / static_cast<C>(w.divisor) : C(0);
     }
-    blend_store_v<S, V>(y + yt.off(n, c, oh, ow), out, alpha, beta);
+    blend_store_vec<S, V>(y + yt.off(n, c, oh, ow), out, alpha, beta);
   }
 }
 
@@ -248,7 +214,7 @@ __global__ void __launch_bounds__(kBlock) bwd2d(Geo2 g, Walk wk, T4 xt, const S*
 #pragma unroll 3
             for (int b = w.w0; b < w.w1; ++b) {
               C v[V];
-              load_v<S, V>(xb + a * xt.sh + b * xt.sw, v);
+              load_vec<S, V>(xb + a * xt.sh + b * xt.sw, v);
               const int idx = a * g.in_w + b;
 #pragma unroll
               for (int k = 0; k < V; ++k) m[k].add(v[k], idx, g.propagate_nan);
@@ -259,20 +225,346 @@ __global__ void __launch_bounds__(kBlock) bwd2d(Geo2 g, Walk wk, T4 xt, const S*
           for (int k = 0; k < V; ++k) any |= m[k].arg == self;
           if (!any) continue;
           C d[V];
-          load_v<S, V>(dyb + oh * dyt.sh + ow * dyt.sw, d);
+          load_vec<S, V>(dyb + oh * dyt.sh + ow * dyt.sw, d);
 #pragma unroll
           for (int k = 0; k < V; ++k)
             if (m[k].arg == self) acc[k] += d[k];
         } else {
           if (w.divisor <= 0) continue;
           C d[V];
-          load_v<S, V>(dyb + oh * dyt.sh + ow * dyt.sw, d);
+          load_vec<S, V>(dyb + oh * dyt.sh + ow * dyt.sw, d);
 #pragma unroll
           for (int k = 0; k < V; ++k) acc[k] += d[k] / static_cast<C>(w.divisor);
         }
       }
     }
-    blend_store_v<S, V>(dx + dxt.off(n, c, ih, iw), acc, alpha, beta);
+    blend_store_vec<S, V>(dx + dxt.off(n, c, ih, iw), acc, alpha, beta);
+  }
+}
+
+// ---- Shared-memory tiled kernels (the main path) ----
+// A block takes one tile: a box of output (forward) or input (backward) rows x columns x channel vectors of one
+// image, stages the x (and dy) elements the box needs in shared memory with coalesced loads (16-byte vectors along
+// C for NHWC-like tensors; for NCHW-like tensors whole rows / planes are one contiguous range copied with 16-byte
+// loads), then computes from shared memory. Each element is read from global memory once per tile that needs it
+// (overlapping windows only add a one-window halo per tile edge); y / dx are written once.
+//   forward:  reads x once (+ halo), writes y once: (x + y) bytes per element pass, one pass.
+//   backward: reads dy once (+ halo), x once (+ halo; max modes only), writes dx once: one pass. The argmax of
+//             every covering window is recomputed from the staged x (ties: first in scan order; NaN rules as the
+//             CPU backend), then each dx element gathers, in output order, the dy of the windows whose argmax
+//             (average: every window) contains it. No atomics, deterministic.
+
+// Host-side plan of a tiled launch.
+struct TPlan {
+  bool c_inner = false;  // NHWC-like: channel vectors innermost in shared memory and in thread order
+  bool contig = false;   // planar tensors whose (x / dy) rows are packed: whole rows (planes) copied as one range
+  int th = 1, tw = 1, cv = 1;  // tile: rows, columns (output space forward, input space backward), vectors/planes
+  int nth = 1, ntw = 1, ncg = 1;
+  int cvecs = 1;               // channel vectors (c_inner) or channels (planar) in the tensor
+  int x_off = 0, d_off = 0;    // shared-memory byte offsets of the x and dy stages (argmax ints at 0)
+  int smem = 0;
+  int64_t tiles = 0;
+};
+
+__device__ __forceinline__ int cdiv_pos(int a, int b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+
+// Copies the box rows [r0, r0+nr) x columns [c0, c0+nc) x vectors [j0, j0+nj) of image n into s, in shared-memory
+// order: c_inner ((r * nc + c) * nj + j) * V, planar ((j * nr + r) * nc + c). When the box is one contiguous range of
+// memory (planar, unit column stride, whole rows, whole planes when nj > 1) it is copied with 16-byte loads; the
+// returned shift (elements) must then be added to every shared-memory index (it aligns shared and global memory).
+template <class S, int V>
+__device__ __forceinline__ int stage(S* s, bool c_inner, bool contig, const S* p, const T4& pt, int n, int j0,
+                                     int nj, int r0, int nr, int c0, int nc, int full_w, int full_h) {
+  const S* base = p + pt.off(n, j0 * V, r0, c0);
+  if constexpr (V == 1) {
+    if (!c_inner && contig && c0 == 0 && nc == full_w && (nj == 1 || nr == full_h)) {
+      constexpr int kE = 16 / sizeof(S);
+      const int len = nj * nr * nc;
+      const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(base) % 16) / sizeof(S));
+      S* d = s + shift;
+      const int head = min((kE - shift) % kE, len);
+      const int body = (len - head) / kE;
+      for (int i = threadIdx.x; i < head; i += blockDim.x) d[i] = base[i];
+      const uint4* src = reinterpret_cast<const uint4*>(base + head);
+      uint4* dst = reinterpret_cast<uint4*>(d + head);
+      int i = threadIdx.x;
+      for (; i + 3 * int(blockDim.x) < body; i += 4 * blockDim.x) {
+        const uint4 a = src[i], b = src[i + blockDim.x], c = src[i + 2 * blockDim.x], e = src[i + 3 * blockDim.x];
+        dst[i] = a;
+        dst[i + blockDim.x] = b;
+        dst[i + 2 * blockDim.x] = c;
+        dst[i + 3 * blockDim.x] = e;
+      }
+      for (; i < body; i += blockDim.x) dst[i] = src[i];
+      for (int k = head + body * kE + threadIdx.x; k < len; k += blockDim.x) d[k] = base[k];
+      return shift;
+    }
+  }
+  const int total = nr * nc * nj;
+  auto src = [&](int i) {
+    int r, c, j;
+    if (c_inner) {
+      j = i % nj;
+      const int q = i / nj;
+      c = q % nc;
+      r = q / nc;
+    } else {
+      c = i % nc;
+      const int q = i / nc;
+      r = q % nr;
+      j = q / nr;
+    }
+    return base + j * V * pt.sc + r * pt.sh + c * pt.sw;
+  };
+  using U = std::conditional_t<V == 1, S, uint4>;
+  U* dst = reinterpret_cast<U*>(s);
+  int i = threadIdx.x;
+  for (; i + 3 * int(blockDim.x) < total; i += 4 * blockDim.x) {
+    U v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) v[u] = *reinterpret_cast<const U*>(src(i + u * blockDim.x));
+#pragma unroll
+    for (int u = 0; u < 4; ++u) dst[i + u * blockDim.x] = v[u];
+  }
+  for (; i < total; i += blockDim.x) dst[i] = *reinterpret_cast<const U*>(src(i));
+  return 0;
+}
+
+// Running maximum of the forward pass with the CPU's rules (ties: the first element; PROPAGATE_NAN: the first NaN;
+// NOT_PROPAGATE_NAN: NaNs skipped, NaN only when every element is one).
+template <class C>
+__device__ __forceinline__ void max_fold(C& best, C v, bool propagate) {
+  if (propagate) {
+    if (v > best || v != v) best = best != best ? best : v;
+  } else if (v > best || best != best) {
+    best = v;
+  }
+}
+
+template <class S, int V>
+__global__ void __launch_bounds__(kBlock) fwd_tile(Geo2 g, TPlan t, T4 xt, const S* x, T4 yt, S* y, double alpha,
+                                                   double beta) {
+  using C = Comp<S>;
+  extern __shared__ uint4 smem4[];
+  S* sx = reinterpret_cast<S*>(reinterpret_cast<char*>(smem4) + t.x_off);
+  for (int64_t tile = blockIdx.x; tile < t.tiles; tile += gridDim.x) {
+    int r = static_cast<int>(tile % t.ntw);
+    int64_t q = tile / t.ntw;
+    const int ow0 = r * t.tw;
+    r = static_cast<int>(q % t.nth);
+    q /= t.nth;
+    const int oh0 = r * t.th;
+    const int j0 = static_cast<int>(q % t.ncg) * t.cv;
+    const int n = static_cast<int>(q / t.ncg);
+    const int nh = min(t.th, g.out_h - oh0), nw = min(t.tw, g.out_w - ow0), nj = min(t.cv, t.cvecs - j0);
+    // staged input rows / columns
+    const int hs = oh0 * g.str_h - g.pad_h, ws = ow0 * g.str_w - g.pad_w;
+    const int r0 = max(hs, 0), r1 = min(hs + (nh - 1) * g.str_h + g.win_h, g.in_h);
+    const int c0 = t.contig ? 0 : max(ws, 0);
+    const int c1 = t.contig ? g.in_w : min(ws + (nw - 1) * g.str_w + g.win_w, g.in_w);
+    const int nr = max(r1 - r0, 0), nc = max(c1 - c0, 0);
+    __syncthreads();  // the previous tile's reads of shared memory are done
+    const int shift = stage<S, V>(sx, t.c_inner, t.contig, x, xt, n, j0, nj, r0, nr, c0, nc, g.in_w, g.in_h);
+    __syncthreads();
+    const S* sb = sx + shift;
+    const int outs = nh * nw * nj;
+    for (int i = threadIdx.x; i < outs; i += blockDim.x) {
+      int oh, ow, j;
+      if (t.c_inner) {
+        j = i % nj;
+        const int k = i / nj;
+        ow = k % nw;
+        oh = k / nw;
+      } else {
+        ow = i % nw;
+        const int k = i / nw;
+        oh = k % nh;
+        j = k / nh;
+      }
+      const Win2 w = window2(g, oh0 + oh, ow0 + ow);
+      // shared-memory index of (row a, column b): ((a - r0) * nc + b - c0) * ej + jo
+      const int ej = t.c_inner ? nj * V : 1;
+      const int jo = t.c_inner ? j * V : j * nr * nc;
+      C out[V];
+      if (g.is_max) {
+        C best[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) best[k] = g.propagate_nan ? C(-INFINITY) : C(NAN);
+        for (int a = w.h0; a < w.h1; ++a) {
+          const S* row = sb + jo + (a - r0) * nc * ej;
+#pragma unroll 3
+          for (int b = w.w0; b < w.w1; ++b) {
+            C v[V];
+            load_vec<S, V>(row + (b - c0) * ej, v);
+#pragma unroll
+            for (int k = 0; k < V; ++k) max_fold(best[k], v[k], g.propagate_nan);
+          }
+        }
+        const bool any = w.h1 > w.h0 && w.w1 > w.w0;
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = any ? best[k] : C(0);
+      } else {
+        C sum[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) sum[k] = C(0);
+        for (int a = w.h0; a < w.h1; ++a) {
+          const S* row = sb + jo + (a - r0) * nc * ej;
+#pragma unroll 4
+          for (int b = w.w0; b < w.w1; ++b) {
+            C v[V];
+            load_vec<S, V>(row + (b - c0) * ej, v);
+#pragma unroll
+            for (int k = 0; k < V; ++k) sum[k] += v[k];
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < V; ++k) out[k] = w.divisor > 0 ? sum[k] / static_cast<C>(w.divisor) : C(0);
+      }
+      blend_store_vec<S, V>(y + yt.off(n, (j0 + j) * V, oh0 + oh, ow0 + ow), out, alpha, beta);
+    }
+  }
+}
+
+template <class S, int V>
+__global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const S* x, T4 dyt, const S* dy, T4 dxt,
+                                                   S* dx, double alpha, double beta) {
+  using C = Comp<S>;
+  extern __shared__ uint4 smem4[];
+  int* sarg = reinterpret_cast<int*>(smem4);
+  S* sx = reinterpret_cast<S*>(reinterpret_cast<char*>(smem4) + t.x_off);
+  S* sd = reinterpret_cast<S*>(reinterpret_cast<char*>(smem4) + t.d_off);
+  for (int64_t tile = blockIdx.x; tile < t.tiles; tile += gridDim.x) {
+    int r = static_cast<int>(tile % t.ntw);
+    int64_t q = tile / t.ntw;
+    const int iw0 = r * t.tw;
+    r = static_cast<int>(q % t.nth);
+    q /= t.nth;
+    const int ih0 = r * t.th;
+    const int j0 = static_cast<int>(q % t.ncg) * t.cv;
+    const int n = static_cast<int>(q / t.ncg);
+    const int nh = min(t.th, g.in_h - ih0), nw = min(t.tw, g.in_w - iw0), nj = min(t.cv, t.cvecs - j0);
+    // covering outputs [o_h0, o_h1) x [o_w0, o_w1)
+    const int o_h0 = cdiv_pos(ih0 + g.pad_h - g.win_h + 1, g.str_h);
+    const int o_h1 = min((ih0 + nh - 1 + g.pad_h) / g.str_h + 1, g.out_h);
+    const int o_w0 = cdiv_pos(iw0 + g.pad_w - g.win_w + 1, g.str_w);
+    const int o_w1 = min((iw0 + nw - 1 + g.pad_w) / g.str_w + 1, g.out_w);
+    const int ndr = max(o_h1 - o_h0, 0), ndc = max(o_w1 - o_w0, 0);
+    __syncthreads();
+    int dshift = 0, xshift = 0, xr0 = 0, xc0 = 0, nxr = 0, nxc = 0;
+    if (ndr > 0 && ndc > 0) {
+      dshift = stage<S, V>(sd, t.c_inner, t.contig, dy, dyt, n, j0, nj, o_h0, ndr, o_w0, ndc, g.out_w, g.out_h);
+      if (g.is_max) {
+        xr0 = max(o_h0 * g.str_h - g.pad_h, 0);
+        const int xr1 = min((o_h1 - 1) * g.str_h - g.pad_h + g.win_h, g.in_h);
+        xc0 = max(o_w0 * g.str_w - g.pad_w, 0);
+        const int xc1 = min((o_w1 - 1) * g.str_w - g.pad_w + g.win_w, g.in_w);
+        nxr = max(xr1 - xr0, 0);
+        nxc = max(xc1 - xc0, 0);
+        if (t.contig) {  // whole rows, as the dy stage
+          xc0 = 0;
+          nxc = g.in_w;
+        }
+        xshift = stage<S, V>(sx, t.c_inner, t.contig, x, xt, n, j0, nj, xr0, nxr, xc0, nxc, g.in_w, g.in_h);
+      }
+    }
+    __syncthreads();
+    const S* sdb = sd + dshift;
+    const int dej = t.c_inner ? nj * V : 1;  // shared-memory element step of one dy column
+    auto d_index = [&](int oh, int ow, int j) {  // element index of covering output (oh, ow), vector j
+      return t.c_inner ? ((oh - o_h0) * ndc + (ow - o_w0)) * dej + j * V : (j * ndr + oh - o_h0) * ndc + ow - o_w0;
+    };
+    if (g.is_max && ndr > 0 && ndc > 0) {
+      // Phase 1: the argmax (input plane index, -1: none) of every covering window, per vector lane.
+      const S* sxb = sx + xshift;
+      const int xej = t.c_inner ? nj * V : 1;
+      const int outs = ndr * ndc * nj;
+      for (int i = threadIdx.x; i < outs; i += blockDim.x) {
+        int oh, ow, j;
+        if (t.c_inner) {
+          j = i % nj;
+          const int k = i / nj;
+          ow = k % ndc;
+          oh = k / ndc;
+        } else {
+          ow = i % ndc;
+          const int k = i / ndc;
+          oh = k % ndr;
+          j = k / ndr;
+        }
+        oh += o_h0;
+        ow += o_w0;
+        const Win2 w = window2(g, oh, ow);
+        const int jo = t.c_inner ? j * V : j * nxr * nxc;
+        MaxLane<C> m[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) m[k].init();
+        for (int a = w.h0; a < w.h1; ++a) {
+          const S* row = sxb + jo + (a - xr0) * nxc * xej;
+#pragma unroll 3
+          for (int b = w.w0; b < w.w1; ++b) {
+            C v[V];
+            load_vec<S, V>(row + (b - xc0) * xej, v);
+            const int idx = a * g.in_w + b;
+#pragma unroll
+            for (int k = 0; k < V; ++k) m[k].add(v[k], idx, g.propagate_nan);
+          }
+        }
+        const int di = d_index(oh, ow, j);
+#pragma unroll
+        for (int k = 0; k < V; ++k) sarg[di + k] = m[k].arg;
+      }
+      __syncthreads();
+    }
+    // Phase 2: every dx element of the tile gathers from its covering windows.
+    const int ins = nh * nw * nj;
+    for (int i = threadIdx.x; i < ins; i += blockDim.x) {
+      int ih, iw, j;
+      if (t.c_inner) {
+        j = i % nj;
+        const int k = i / nj;
+        iw = k % nw;
+        ih = k / nw;
+      } else {
+        iw = i % nw;
+        const int k = i / nw;
+        ih = k % nh;
+        j = k / nh;
+      }
+      ih += ih0;
+      iw += iw0;
+      const int oh_a = max(cdiv_pos(ih + g.pad_h - g.win_h + 1, g.str_h), o_h0);
+      const int oh_b = min((ih + g.pad_h) / g.str_h + 1, o_h1);
+      const int ow_a = max(cdiv_pos(iw + g.pad_w - g.win_w + 1, g.str_w), o_w0);
+      const int ow_b = min((iw + g.pad_w) / g.str_w + 1, o_w1);
+      const int self = ih * g.in_w + iw;
+      C acc[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) acc[k] = C(0);
+      for (int oh = oh_a; oh < oh_b; ++oh) {
+        for (int ow = ow_a; ow < ow_b; ++ow) {
+          const int di = d_index(oh, ow, j);
+          if (g.is_max) {
+            bool any = false;
+#pragma unroll
+            for (int k = 0; k < V; ++k) any |= sarg[di + k] == self;
+            if (!any) continue;
+            C d[V];
+            load_vec<S, V>(sdb + di, d);
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              if (sarg[di + k] == self) acc[k] += d[k];
+          } else {
+            const Win2 w = window2(g, oh, ow);
+            if (w.divisor <= 0) continue;
+            C d[V];
+            load_vec<S, V>(sdb + di, d);
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc[k] += d[k] / static_cast<C>(w.divisor);
+          }
+        }
+      }
+      blend_store_vec<S, V>(dx + dxt.off(n, (j0 + j) * V, ih, iw), acc, alpha, beta);
+    }
   }
 }
 
@@ -354,6 +646,122 @@ bool with_pool_type(cudnnDataType_t t, F&& f) {
   }
 }
 
+constexpr int kSmemMax = 48 * 1024;  // no opt-in needed
+int align16(int64_t b) { return static_cast<int>((b + 15) / 16 * 16); }
+
+// Layout facts of a planar (NCHW-like) tensor: rows packed (unit column stride, row stride = width), and whole
+// planes packed too (channel stride = H * W).
+bool rows_packed(const cudnnTensorStruct& d) {
+  return (d.dims[3] == 1 || d.strides[3] == 1) && (d.dims[2] == 1 || d.strides[2] == d.dims[3]);
+}
+bool planes_packed(const cudnnTensorStruct& d) {
+  return rows_packed(d) && (d.dims[1] == 1 || d.strides[1] == d.dims[2] * d.dims[3]);
+}
+
+struct Extents {
+  int64_t in_h, in_w, out_h, out_w;
+};
+
+// Shared-memory bytes of a forward tile.
+int64_t fwd_smem(const Geo2& g, const TPlan& t, int V, int es) {
+  const int64_t nr = std::min<int64_t>(g.in_h, int64_t(t.th - 1) * g.str_h + g.win_h);
+  const int64_t nc = t.contig ? g.in_w : std::min<int64_t>(g.in_w, int64_t(t.tw - 1) * g.str_w + g.win_w);
+  return align16((nr * nc * t.cv * V + 16 / es) * es);
+}
+
+// Shared-memory layout of a backward tile: argmax ints (max modes), dy stage, x stage (max modes).
+int64_t bwd_layout(const Geo2& g, TPlan& t, int V, int es) {
+  const int64_t dr = std::min<int64_t>(g.out_h, (t.th + g.win_h - 2) / g.str_h + 1);
+  const int64_t dc = t.contig ? g.out_w : std::min<int64_t>(g.out_w, (t.tw + g.win_w - 2) / g.str_w + 1);
+  const int64_t xr = std::min<int64_t>(g.in_h, (dr - 1) * g.str_h + g.win_h);
+  const int64_t xc = t.contig ? g.in_w : std::min<int64_t>(g.in_w, (dc - 1) * g.str_w + g.win_w);
+  const int64_t douts = dr * dc * t.cv * V;
+  const int64_t args = g.is_max ? align16(douts * 4) : 0;
+  const int64_t dbytes = align16((douts + 16 / es) * es);
+  const int64_t xbytes = g.is_max ? align16((xr * xc * t.cv * V + 16 / es) * es) : 0;
+  if (args + dbytes + xbytes > kSmemMax) return args + dbytes + xbytes;
+  t.d_off = static_cast<int>(args);
+  t.x_off = static_cast<int>(args + dbytes);
+  return args + dbytes + xbytes;
+}
+
+// Tile sizes: grow the tile (columns first, then rows, then channel groups) towards `target` items per tile,
+// then shrink it until its shared memory fits. False when even a 1 x 1 x 1 tile does not fit.
+template <class SmemFn>
+bool size_tile(TPlan& t, int64_t rows, int64_t cols, int target, bool multi_plane, SmemFn smem) {
+  auto items = [&]() { return int64_t(t.th) * t.tw * t.cv; };
+  while (items() < target) {
+    if (t.tw < cols && (t.tw <= t.th || t.th >= rows)) t.tw = static_cast<int>(std::min<int64_t>(cols, t.tw * 2));
+    else if (t.th < rows) t.th = static_cast<int>(std::min<int64_t>(rows, t.th * 2));
+    else break;
+  }
+  if (multi_plane && t.th >= rows && t.tw >= cols && items() < target)
+    t.cv = static_cast<int>(std::min<int64_t>(t.cvecs, (int64_t(target) * t.cv + items() - 1) / items()));
+  while (smem() > kSmemMax) {
+    if (t.cv > 1) t.cv = (t.cv + 1) / 2;
+    else if (t.th > 1 && t.th >= t.tw) t.th = (t.th + 1) / 2;
+    else if (t.tw > 1 && !t.contig) t.tw = (t.tw + 1) / 2;
+    else if (t.th > 1) t.th = (t.th + 1) / 2;
+    else return false;
+  }
+  t.smem = static_cast<int>(smem());
+  t.nth = static_cast<int>((rows + t.th - 1) / t.th);
+  t.ntw = static_cast<int>((cols + t.tw - 1) / t.tw);
+  t.ncg = (t.cvecs + t.cv - 1) / t.cv;
+  return true;
+}
+
+// Forward plan. `vec`: 16-byte vectors of V channels (NHWC-like); otherwise V == 1, channels-last when C has the
+// smallest stride of x, else planar.
+bool plan_fwd(const Geo2& g, const cudnnTensorStruct& xd, bool vec, int V, int es, TPlan* out) {
+  TPlan t;
+  t.c_inner = vec || c_inner(xd);
+  t.cvecs = static_cast<int>(xd.dims[1] / V);
+  if (t.c_inner) {
+    t.cv = std::min(t.cvecs, vec ? 8 : 32);
+    t.th = std::min(g.out_h, 4);
+    t.tw = std::min(g.out_w, 4);
+  } else {
+    // whole rows as one range when a row of staged input is small enough
+    t.contig = rows_packed(xd) && int64_t(g.in_w) * es * std::min(g.in_h, g.win_h) <= kSmemMax / 2;
+    t.tw = t.contig ? g.out_w : std::min(g.out_w, 32);
+  }
+  auto smem = [&]() { return fwd_smem(g, t, V, es); };
+  const bool planes = t.c_inner || (t.contig && planes_packed(xd));
+  if (!size_tile(t, g.out_h, g.out_w, t.c_inner ? 512 : 1024, planes, smem))
+    return false;
+  t.tiles = xd.dims[0] * int64_t(t.ncg) * t.nth * t.ntw;
+  *out = t;
+  return true;
+}
+
+bool plan_bwd(const Geo2& g, const cudnnTensorStruct& xd, const cudnnTensorStruct& dyd, bool vec, int V, int es,
+              TPlan* out) {
+  TPlan t;
+  t.c_inner = vec || c_inner(xd);
+  t.cvecs = static_cast<int>(xd.dims[1] / V);
+  if (t.c_inner) {
+    t.cv = std::min(t.cvecs, vec ? 4 : 32);
+    t.th = std::min(g.in_h, 8);
+    t.tw = std::min(g.in_w, 8);
+  } else {
+    t.contig = rows_packed(dyd) && (!g.is_max || rows_packed(xd)) &&
+               int64_t(g.in_w) * es * std::min(g.in_h, g.win_h) <= kSmemMax / 4;
+    t.tw = t.contig ? g.in_w : std::min(g.in_w, 32);
+  }
+  auto smem = [&]() { return bwd_layout(g, t, V, es); };
+  const bool planes = t.c_inner || (t.contig && planes_packed(dyd) && (!g.is_max || planes_packed(xd)));
+  if (!size_tile(t, g.in_h, g.in_w, 1024, planes, smem)) return false;
+  t.tiles = xd.dims[0] * int64_t(t.ncg) * t.nth * t.ntw;
+  *out = t;
+  return true;
+}
+
+// One wave of resident blocks, each looping over tiles.
+int tile_grid(const void* kernel, const TPlan& t, int device) {
+  return resident_grid(kernel, t.tiles, 1, kBlock, t.smem, device);
+}
+
 }  // namespace
 
 bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
@@ -368,6 +776,17 @@ bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct
     constexpr int kV = 16 / sizeof(S);
     const bool vec = vec_ok(xd, x, kV) && vec_ok(yd, y, kV);
     const int v = vec ? kV : 1;
+    TPlan t;
+    if (plan_fwd(g, xd, vec, v, sizeof(S), &t)) {
+      auto kern = vec ? fwd_tile<S, kV> : fwd_tile<S, 1>;
+      const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
+      kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), alpha, beta);
+      *status = [&]() -> cudnnStatus_t {
+        FD_CUDA_LAUNCHED();
+        return CUDNN_STATUS_SUCCESS;
+      }();
+      return;
+    }
     const Walk wk = make_walk(vec || c_inner(yd), yd.dims[0], yd.dims[1] / v, yd.dims[2], yd.dims[3]);
     const int count = static_cast<int>(yd.element_count() / v);
     const int grid = grid_size(count, kBlock, device);
@@ -396,6 +815,18 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
     constexpr int kV = 16 / sizeof(S);
     const bool vec = vec_ok(xd, x, kV) && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV);
     const int v = vec ? kV : 1;
+    TPlan t;
+    if (plan_bwd(g, xd, dyd, vec, v, sizeof(S), &t)) {
+      auto kern = vec ? bwd_tile<S, kV> : bwd_tile<S, 1>;
+      const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
+      kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt,
+                                             static_cast<S*>(dx), alpha, beta);
+      *status = [&]() -> cudnnStatus_t {
+        FD_CUDA_LAUNCHED();
+        return CUDNN_STATUS_SUCCESS;
+      }();
+      return;
+    }
     const Walk wk = make_walk(vec || c_inner(dxd), dxd.dims[0], dxd.dims[1] / v, dxd.dims[2], dxd.dims[3]);
     const int count = static_cast<int>(dxd.element_count() / v);
     const int grid = grid_size(count, kBlock, device);

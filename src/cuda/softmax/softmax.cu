@@ -3,11 +3,13 @@
 // cudnnSoftmaxForward / Backward on the GPU, the definitions of src/cpu/softmax/softmax.cpp. A row is one
 // softmax group: INSTANCE rows are C x spatial long (one per image), CHANNEL rows are C long (one per image and
 // spatial position, stride H*W in NCHW, 1 in NHWC). Three kernels, each one pass over global memory when the
-// row fits on chip:
+// row fits on chip (x, or y and dy, read once; the output written once, and read when beta != 0):
 //   warp rows    rows of up to 1024 elements, one warp per row, the row in registers;
-//   block rows   longer rows, one block per row, the row in shared memory when it fits (else re-read);
+//   block rows   longer rows, one block per row, the row in shared memory when it fits (else two reads: an
+//                online max and sum of exp, then the output);
 //   columns      CHANNEL rows whose spatial positions are adjacent in memory (NCHW-like): a block takes 32
-//                adjacent positions, its warps split C, every load and store coalesced.
+//                adjacent positions, its warps split C, every load and store coalesced; the 32 rows in shared
+//                memory when small, else two reads as above (the second mostly from L2).
 // Storage types are runtime values (dyn helpers); compute in float, double for DOUBLE.
 #include "cuda/softmax/softmax.h"
 
@@ -57,6 +59,26 @@ __device__ __forceinline__ C cmax(C a, C b) {
 template <class C>
 __device__ __forceinline__ C neg_inf() {
   return -static_cast<C>(INFINITY);
+}
+
+// Online max and sum of exp (one read of x): the running (m, s) with s = sum(exp(v - m)) over the values seen.
+// -inf values add 0; a row of only -inf gives NaN as the two-pass formula (exp(-inf - -inf)) does: see ms_final.
+template <class C>
+__device__ __forceinline__ void ms_add(C& m, C& s, C v) {
+  if (v > m) {
+    s = m == neg_inf<C>() ? C(0) : s * exp(m - v);
+    m = v;
+  }
+  s += v == neg_inf<C>() ? C(0) : exp(v - m);
+}
+// A thread's s rescaled to the row maximum mx (>= m).
+template <class C>
+__device__ __forceinline__ C ms_rescale(C m, C s, C mx) {
+  return m == neg_inf<C>() ? C(0) : s * exp(m - mx);
+}
+template <class C>
+__device__ __forceinline__ C ms_final(C mx, C sum) {
+  return mx == neg_inf<C>() ? C(NAN) : sum;
 }
 
 // The final value of one element: forward from va = x (mx, sum: the row's max and sum of exp), backward from
@@ -170,20 +192,27 @@ __global__ void softmax_block_rows(Params p, C alpha, C beta, bool cached) {
     const int64_t ba = row_base(p, p.a, g), bb = p.bwd ? row_base(p, p.b, g) : 0, bo = row_base(p, p.o, g);
     auto A = [&](int64_t j) { return load_dyn<C>(p.t, p.a.p, elem(p, p.a, ba, g, j)); };
     auto B = [&](int64_t j) { return p.bwd ? load_dyn<C>(p.t, p.b.p, elem(p, p.b, bb, g, j)) : C(0); };
-    C mx = need_max ? neg_inf<C>() : C(0);
-    for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x) {
-      const C v = A(j);
-      if (cached) {
-        ca[j] = v;
-        if (p.bwd) cb[j] = B(j);
+    C mx = need_max ? neg_inf<C>() : C(0), sum = C(0);
+    if (!cached && need_max) {  // one read for the max and the sum, one for the output
+      C m = neg_inf<C>(), t = C(0);
+      for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x) ms_add(m, t, A(j));
+      mx = block_reduce(m, scratch, [](C x, C y) { return cmax(x, y); }, neg_inf<C>());
+      sum = block_reduce(ms_rescale(m, t, mx), scratch, [](C x, C y) { return x + y; }, C(0));
+      sum = ms_final(mx, sum);
+    } else {
+      for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x) {
+        const C v = A(j);
+        if (cached) {
+          ca[j] = v;
+          if (p.bwd) cb[j] = B(j);
+        }
+        mx = cmax(mx, v);
       }
-      mx = cmax(mx, v);
+      mx = need_max ? block_reduce(mx, scratch, [](C x, C y) { return cmax(x, y); }, neg_inf<C>()) : C(0);
+      for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x)
+        sum += cached ? term(p, ca[j], p.bwd ? cb[j] : C(0), mx) : term(p, A(j), B(j), mx);
+      sum = block_reduce(sum, scratch, [](C x, C y) { return x + y; }, C(0));
     }
-    mx = need_max ? block_reduce(mx, scratch, [](C x, C y) { return cmax(x, y); }, neg_inf<C>()) : C(0);
-    C sum = C(0);
-    for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x)
-      sum += cached ? term(p, ca[j], p.bwd ? cb[j] : C(0), mx) : term(p, A(j), B(j), mx);
-    sum = block_reduce(sum, scratch, [](C x, C y) { return x + y; }, C(0));
     for (int64_t j = threadIdx.x; j < p.L; j += blockDim.x) {
       const C va = cached ? ca[j] : A(j);
       const C vb = cached ? (p.bwd ? cb[j] : C(0)) : B(j);
@@ -219,22 +248,38 @@ __global__ void softmax_columns(Params p, C alpha, C beta, bool cached) {
     const int64_t ba = n * p.a.ns + s, bb = n * p.b.ns + s, bo = n * p.o.ns + s;
     auto A = [&](int64_t c) { return load_dyn<C>(p.t, p.a.p, ba + c * p.a.cs); };
     auto B = [&](int64_t c) { return p.bwd ? load_dyn<C>(p.t, p.b.p, bb + c * p.b.cs) : C(0); };
-    C mx = need_max ? neg_inf<C>() : C(0);
-    if (valid)
-      for (int64_t c = ty; c < p.C; c += ny) {
-        const C v = A(c);
-        if (cached) {
-          ca[c * 32 + tx] = v;
-          if (p.bwd) cb[c * 32 + tx] = B(c);
+    C mx = need_max ? neg_inf<C>() : C(0), sum = C(0);
+    if (!cached && need_max) {  // one read for the max and the sum, one for the output
+      C m = neg_inf<C>(), t = C(0);
+      if (valid) {
+        int64_t c = ty;
+        for (; c + 3 * ny < p.C; c += 4 * ny) {
+          const C v0 = A(c), v1 = A(c + ny), v2 = A(c + 2 * ny), v3 = A(c + 3 * ny);
+          ms_add(m, t, v0);
+          ms_add(m, t, v1);
+          ms_add(m, t, v2);
+          ms_add(m, t, v3);
         }
-        mx = cmax(mx, v);
+        for (; c < p.C; c += ny) ms_add(m, t, A(c));
       }
-    mx = need_max ? col_reduce(mx, true) : C(0);
-    C sum = C(0);
-    if (valid)
-      for (int64_t c = ty; c < p.C; c += ny)
-        sum += cached ? term(p, ca[c * 32 + tx], p.bwd ? cb[c * 32 + tx] : C(0), mx) : term(p, A(c), B(c), mx);
-    sum = col_reduce(sum, false);
+      mx = col_reduce(m, true);
+      sum = ms_final(mx, col_reduce(ms_rescale(m, t, mx), false));
+    } else {
+      if (valid)
+        for (int64_t c = ty; c < p.C; c += ny) {
+          const C v = A(c);
+          if (cached) {
+            ca[c * 32 + tx] = v;
+            if (p.bwd) cb[c * 32 + tx] = B(c);
+          }
+          mx = cmax(mx, v);
+        }
+      mx = need_max ? col_reduce(mx, true) : C(0);
+      if (valid)
+        for (int64_t c = ty; c < p.C; c += ny)
+          sum += cached ? term(p, ca[c * 32 + tx], p.bwd ? cb[c * 32 + tx] : C(0), mx) : term(p, A(c), B(c), mx);
+      sum = col_reduce(sum, false);
+    }
     if (valid)
       for (int64_t c = ty; c < p.C; c += ny) {
         const C va = cached ? ca[c * 32 + tx] : A(c);
@@ -288,13 +333,15 @@ cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cud
   for (int i = 0; i < ndesc && columns; ++i) columns = spatial_contiguous(*descs[i]) && descs[i]->strides[1] != 1;
   if (columns) {
     const int64_t tiles = (p.G / p.S) * ((p.S + 31) / 32);
+    // Cached in shared memory (one read) while that leaves several blocks per SM; else two reads (online max/sum,
+    // then the output; the second read mostly from L2).
     const size_t bytes = static_cast<size_t>(p.C) * 32 * sizeof(C) * per_tensor;
-    const bool cached = bytes <= smem_max;
+    const bool cached = bytes <= 24 * 1024 || (p.bwd && bytes <= smem_max);
     const size_t dyn = cached ? bytes : 0;
     if (dyn > 48 * 1024)
       FD_CUDA_CHECK(cudaFuncSetAttribute(softmax_columns<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(dyn)));
-    const int grid = static_cast<int>(std::min<int64_t>(tiles, int64_t(info.sm_count) * 16 + 1));
+    const int grid = resident_grid(reinterpret_cast<const void*>(softmax_columns<C>), tiles, 1, 256, dyn, device);
     softmax_columns<C><<<std::max(1, grid), dim3(32, 8), dyn, stream>>>(p, alpha, beta, cached);
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
