@@ -71,6 +71,8 @@ const std::vector<const ConvImpl*>& all_impls() {
 #ifdef FREEDNN_WITH_CUDA
       fd::cuda::conv::im2col_gemm_impl(),
       fd::cuda::conv::direct_impl(),
+      fd::cuda::conv::fft_impl(),
+      fd::cuda::conv::winograd_impl(),
 #endif
   };
   return list;

@@ -17,6 +17,8 @@ namespace fd::cuda::conv {
 
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
+const fd::conv::ConvImpl* fft_impl();          // cuda:fft (FFT, FFT_TILING; every direction)
+const fd::conv::ConvImpl* winograd_impl();     // cuda:winograd (F(2x2,3x3): WINOGRAD, WINOGRAD_NONFUSED)
 
 // cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
 // a fixed reduction order: deterministic).
