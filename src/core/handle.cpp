@@ -10,6 +10,8 @@
 #ifdef FREEDNN_WITH_CUDA
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+
+#include "cuda/conv/fft_plans.h"
 #endif
 
 namespace fd {
@@ -63,6 +65,7 @@ cudnnContext::~cudnnContext() {
 #ifdef FREEDNN_WITH_CUDA
   if (scratch != nullptr) (void)cudaFree(scratch);
   if (cublas != nullptr) (void)cublasDestroy(static_cast<cublasHandle_t>(cublas));
+  fd::cuda::conv::destroy_fft_plans(fft_plans);
 #endif
 }
 

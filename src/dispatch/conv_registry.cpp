@@ -73,6 +73,8 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cuda::conv::gemm_1x1_impl(),
       fd::cuda::conv::im2col_gemm_impl(),
       fd::cuda::conv::direct_impl(),
+      fd::cuda::conv::fft_impl(),
+      fd::cuda::conv::winograd_impl(),
 #endif
   };
   return list;

@@ -332,14 +332,10 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
 TEST(ConvImpl, WinogradF2x3Forward) {
   ft::Handle h;
   auto rng = ft::make_rng();
-  if (ft::gpu_mode()) {  // no CUDA Winograd yet: NOT_SUPPORTED, consistently
+  if (ft::gpu_mode()) {  // cuda:winograd serves WINOGRAD there (conv_gpu_fft_winograd_test.cpp)
     Problem p(ft_conv::edge_shapes()[1], CUDNN_DATA_FLOAT, false, false, false, rng);
-    size_t ws = 0;
-    EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
-                                                      &ws),
-              CUDNN_STATUS_NOT_SUPPORTED);
-    EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
     OnlyImpl only("cpu:winograd_f2x3");  // a CPU id never serves a GPU handle
+    EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
     EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
     return;
   }

@@ -19,6 +19,8 @@ const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
 const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1
 const fd::conv::ConvImpl* depthwise_impl();    // cuda:depthwise
+const fd::conv::ConvImpl* fft_impl();          // cuda:fft (FFT, FFT_TILING; every direction)
+const fd::conv::ConvImpl* winograd_impl();     // cuda:winograd (F(2x2,3x3): WINOGRAD, WINOGRAD_NONFUSED)
 
 // cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
 // a fixed reduction order: deterministic).

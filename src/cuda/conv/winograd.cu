@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:winograd: 2-D 3x3 stride-1 convolutions by Winograd's minimal filtering F(2x2, 3x3), in three kernels and
+// 16 batched GEMMs (one per point of the 4x4 transformed tile), over a chunk of images at a time:
+//   filter   U[e][co][ci]  = (G g G^T)[e]                         (once per call)
+//   input    V[e][c][t]    = (B^T d_t B)[e]                       d_t: the 4x4 input patch of 2x2 output tile t
+//   GEMM     M[e][k][t]    = sum_c U[e][k][c] V[e][c][t]          cublasGemmStridedBatchedEx, batch 16 (per group)
+//   output   y tile t      = A^T M_t A, with alpha/beta or the fused bias + activation epilogue
+// Backward data is the same computation (a stride-1 3x3 backward data is a forward convolution of dy with the
+// filter transposed (k <-> c) and rotated by 180 degrees, padding 2 - p; negative padding is an offset).
+// Backward filter transposes the forward tile product: with Z_t = A dy_t A^T (the 2x2 dy tile lifted to 4x4),
+//   P[e][k][c] = sum over tiles t of Z_t[e] V_t[e]   (16 GEMMs over the tiles, accumulated chunk after chunk)
+//   dw[k][c]   = G^T P[k][c] G.
+// Transforms and GEMM sums are in float (double for DOUBLE data); half/bf16 are widened when read. Float data use
+// TF32 in the GEMMs only when the math type allows it (as cuda:im2col_gemm). Any layout (strided reads), groups
+// (one GEMM call per group). Both the WINOGRAD and WINOGRAD_NONFUSED enums map to this three-kernel path: there
+// is no single fused kernel here. Deterministic: fixed-order GEMMs, no atomics.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "cuda/common/cublas_util.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/impls.h"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvDir;
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr size_t kAlign = 256;
+constexpr size_t kChunkBudget = size_t{256} << 20;  // bytes of transformed tiles (V and M, or V and Z) per chunk
+
+size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+size_t compute_size(const ConvProblem& p) { return p.xdt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
+
+bool tf32_allowed(const ConvProblem& p) {
+  if (p.xdt != CUDNN_DATA_FLOAT || p.math == CUDNN_FMA_MATH) return false;
+  const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
+  return !(e != nullptr && std::strcmp(e, "0") == 0);
+}
+
+// The forward-like computation of a problem: input `in` (cin channels, hin x win) -> output (cout channels,
+// hout x wout), padding pad (may be negative for backward data), filter transposed for backward data.
+struct Shape {
+  int64_t cin = 1, cout = 1, cin_g = 1, cout_g = 1;
+  int64_t hin = 1, win = 1, hout = 1, wout = 1, pad_h = 0, pad_w = 0;
+  int64_t th = 1, tw = 1;  // tiles per image
+  bool transpose = false, rot = false;
+};
+
+Shape shape(const ConvProblem& p) {
+  Shape s;
+  const bool flip = p.mode == CUDNN_CONVOLUTION;
+  if (p.dir == ConvDir::bwd_data) {
+    s.cin = p.oc, s.cout = p.ic, s.cin_g = p.ocg(), s.cout_g = p.icg();
+    s.hin = p.oh, s.win = p.ow, s.hout = p.ih, s.wout = p.iw;
+    s.pad_h = 2 - p.ph, s.pad_w = 2 - p.pw;
+    s.transpose = true, s.rot = !flip;
+  } else {  // fwd, and bwd_filter (x in, dy tiles)
+    s.cin = p.ic, s.cout = p.oc, s.cin_g = p.icg(), s.cout_g = p.ocg();
+    s.hin = p.ih, s.win = p.iw, s.hout = p.oh, s.wout = p.ow;
+    s.pad_h = p.ph, s.pad_w = p.pw;
+    s.rot = flip;
+  }
+  s.th = (s.hout + 1) / 2;
+  s.tw = (s.wout + 1) / 2;
+  return s;
+}
+
+struct Layout {
+  int64_t chunk = 1;           // images per chunk
+  size_t u = 0, v = 0, m = 0;  // offsets: filter transforms (or P), input transforms, products (or Z)
+  size_t total = 0;
+};
+
+Layout layout(const ConvProblem& p) {
+  const Shape s = shape(p);
+  const size_t e = compute_size(p);
+  const int64_t tiles = s.th * s.tw;
+  const size_t per_image = 16 * static_cast<size_t>((s.cin + s.cout) * tiles) * e;
+  Layout l;
+  l.chunk = static_cast<int64_t>(kChunkBudget / std::max<size_t>(per_image, 1));
+  l.chunk = std::min<int64_t>(l.chunk, INT_MAX / std::max<int64_t>(tiles, 1));
+  l.chunk = std::max<int64_t>(1, std::min<int64_t>(l.chunk, p.mb));
+  const auto T = static_cast<size_t>(l.chunk * tiles);
+  l.u = 0;
+  l.v = align_up(16 * static_cast<size_t>(s.cout * s.cin_g) * e);
+  l.m = l.v + align_up(16 * static_cast<size_t>(s.cin) * T * e);
+  l.total = kAlign + l.m + align_up(16 * static_cast<size_t>(s.cout) * T * e);
+  return l;
+}
+
+// --- kernels (grid-stride loops) ------------------------------------------------------------------------------
+
+// U[e][co][ci] = (G g G^T)[e], g the 3x3 filter of (co, ci): w[co][ci] or, transposed, w[k][c] with
+// k = group * cin_g + ci and c = co % cout_g; read rotated by 180 degrees when `rot`.
+template <class S, class E>
+__global__ void filter_transform_kernel(View5 wv, const S* w, int64_t cout, int64_t cin_g, int64_t cout_g,
+                                        bool transpose, bool rot, E* U) {
+  const int64_t total = cout * cin_g;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t co = i / cin_g, ci = i % cin_g;
+    int64_t wk = co, wc = ci;
+    if (transpose) wk = (co / cout_g) * cin_g + ci, wc = co % cout_g;
+    E g[3][3];
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) g[a][b] = load_as<E>(w, wv.at(wk, wc, 0, rot ? 2 - a : a, rot ? 2 - b : b));
+    E t[4][3];
+    for (int j = 0; j < 3; ++j) {
+      t[0][j] = g[0][j];
+      t[1][j] = (g[0][j] + g[1][j] + g[2][j]) * E(0.5);
+      t[2][j] = (g[0][j] - g[1][j] + g[2][j]) * E(0.5);
+      t[3][j] = g[2][j];
+    }
+    for (int r = 0; r < 4; ++r) {
+      const E u[4] = {t[r][0], (t[r][0] + t[r][1] + t[r][2]) * E(0.5), (t[r][0] - t[r][1] + t[r][2]) * E(0.5),
+                      t[r][2]};
+      for (int c = 0; c < 4; ++c) U[(r * 4 + c) * total + i] = u[c];
+    }
+  }
+}
+
+// V[e][c][t] = (B^T d B)[e] for the 4x4 patch d at (2 ty - pad_h, 2 tx - pad_w) of image n0 + img (0 outside).
+template <class S, class E>
+__global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t cin, int64_t hin, int64_t win,
+                                       int64_t pad_h, int64_t pad_w, int64_t th, int64_t tw, int64_t T, E* V) {
+  const int64_t total = cin * T;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t t = i % T, c = i / T;
+    const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
+    const int64_t h0 = ty * 2 - pad_h, w0 = tx * 2 - pad_w;
+    E d[4][4];
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        const int64_t hh = h0 + a, ww = w0 + b;
+        d[a][b] = hh >= 0 && hh < hin && ww >= 0 && ww < win ? load_as<E>(in, v.at(n, c, 0, hh, ww)) : E(0);
+      }
+    E r[4][4];
+    for (int b = 0; b < 4; ++b) {
+      r[0][b] = d[0][b] - d[2][b];
+      r[1][b] = d[1][b] + d[2][b];
+      r[2][b] = d[2][b] - d[1][b];
+      r[3][b] = d[1][b] - d[3][b];
+    }
+    for (int a = 0; a < 4; ++a) {
+      const E o[4] = {r[a][0] - r[a][2], r[a][1] + r[a][2], r[a][2] - r[a][1], r[a][1] - r[a][3]};
+      for (int b = 0; b < 4; ++b) V[((a * 4 + b) * cin + c) * T + t] = o[b];
+    }
+  }
+}
+
+// Output tile t of channel k: A^T M A (2x2), written where inside hout x wout.
+template <class S, class E>
+__global__ void output_transform_kernel(const E* M, int64_t n0, int64_t cout, int64_t hout, int64_t wout, int64_t th,
+                                        int64_t tw, int64_t T, View5 ov, S* out, E alpha, E beta, FusedDev f) {
+  const int64_t total = cout * T;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t t = i % T, k = i / T;
+    const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
+    E m[4][4];
+    for (int e = 0; e < 16; ++e) m[e / 4][e % 4] = M[(e * cout + k) * T + t];
+    E r[2][4];
+    for (int b = 0; b < 4; ++b) {
+      r[0][b] = m[0][b] + m[1][b] + m[2][b];
+      r[1][b] = m[1][b] - m[2][b] - m[3][b];
+    }
+    for (int a = 0; a < 2; ++a) {
+      const E y[2] = {r[a][0] + r[a][1] + r[a][2], r[a][1] - r[a][2] - r[a][3]};
+      for (int b = 0; b < 2; ++b) {
+        const int64_t oh = ty * 2 + a, ow = tx * 2 + b;
+        if (oh < hout && ow < wout) write_out<S, E>(out, ov.at(n, k, 0, oh, ow), y[b], alpha, beta, f, n, k, 0, oh, ow);
+      }
+    }
+  }
+}
+
+// Z[e][k][t] = (A dy_t A^T)[e] for the 2x2 dy tile t of channel k (0 outside hout x wout).
+template <class S, class E>
+__global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t cout, int64_t hout, int64_t wout,
+                                    int64_t th, int64_t tw, int64_t T, E* Z) {
+  const int64_t total = cout * T;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t t = i % T, k = i / T;
+    const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
+    E d[2][2];
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b) {
+        const int64_t oh = ty * 2 + a, ow = tx * 2 + b;
+        d[a][b] = oh < hout && ow < wout ? load_as<E>(dy, v.at(n, k, 0, oh, ow)) : E(0);
+      }
+    E r[4][2];
+    for (int b = 0; b < 2; ++b) {
+      r[0][b] = d[0][b];
+      r[1][b] = d[0][b] + d[1][b];
+      r[2][b] = d[0][b] - d[1][b];
+      r[3][b] = -d[1][b];
+    }
+    for (int a = 0; a < 4; ++a) {
+      const E z[4] = {r[a][0], r[a][0] + r[a][1], r[a][0] - r[a][1], -r[a][1]};
+      for (int b = 0; b < 4; ++b) Z[((a * 4 + b) * cout + k) * T + t] = z[b];
+    }
+  }
+}
+
+// dw[k][c] = G^T P[k][c] G (3x3), flipped back for CUDNN_CONVOLUTION, blended into w.
+template <class S, class E>
+__global__ void filter_grad_kernel(const E* P, int64_t cout, int64_t cin_g, bool flip, View5 wv, S* w, E alpha,
+                                   E beta) {
+  const int64_t total = cout * cin_g;
+  const FusedDev none;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t k = i / cin_g, c = i % cin_g;
+    E q[4][4];
+    for (int e = 0; e < 16; ++e) q[e / 4][e % 4] = P[e * total + i];
+    E s[3][4];
+    for (int b = 0; b < 4; ++b) {
+      s[0][b] = q[0][b] + (q[1][b] + q[2][b]) * E(0.5);
+      s[1][b] = (q[1][b] - q[2][b]) * E(0.5);
+      s[2][b] = (q[1][b] + q[2][b]) * E(0.5) + q[3][b];
+    }
+    for (int a = 0; a < 3; ++a) {
+      const E o[3] = {s[a][0] + (s[a][1] + s[a][2]) * E(0.5), (s[a][1] - s[a][2]) * E(0.5),
+                      (s[a][1] + s[a][2]) * E(0.5) + s[a][3]};
+      for (int b = 0; b < 3; ++b) {
+        const int fa = flip ? 2 - a : a, fb = flip ? 2 - b : b;
+        write_out<S, E>(w, wv.at(k, c, 0, fa, fb), o[b], alpha, beta, none, k, c, 0, fa, fb);
+      }
+    }
+  }
+}
+
+// --- host side ----------------------------------------------------------------------------------------------
+
+struct Gemm {
+  cublasHandle_t cb;
+  cudaDataType_t type;
+  cublasComputeType_t ct;
+  // Column-major C (m x n) = op(A) op(B) + beta C, batched over the 16 tile points.
+  template <class E>
+  cudnnStatus_t operator()(cublasOperation_t ta, int64_t m, int64_t n, int64_t k, const E* A, int64_t lda, int64_t sa,
+                           const E* B, int64_t ldb, int64_t sb, E beta, E* C, int64_t ldc, int64_t sc) const {
+    const E one = E(1);
+    FD_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cb, ta, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n),
+                                               static_cast<int>(k), &one, A, type, static_cast<int>(lda), sa, B, type,
+                                               static_cast<int>(ldb), sb, &beta, C, type, static_cast<int>(ldc), sc,
+                                               16, ct, CUBLAS_GEMM_DEFAULT));
+    return CUDNN_STATUS_SUCCESS;
+  }
+};
+
+template <class S>
+cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
+  using E = ComputeOf<S>;
+  cudnnContext* h = a.handle;
+  const cudaStream_t st = h->stream;
+  const int dev = h->device;
+  const Layout l = layout(p);
+  const Shape s = shape(p);
+  FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= l.total, "cuda:winograd needs %zu bytes of workspace",
+                 l.total);
+  auto base = reinterpret_cast<uintptr_t>(a.workspace);
+  base = (base + kAlign - 1) / kAlign * kAlign;
+  char* ws = reinterpret_cast<char*>(base);
+  E* U = reinterpret_cast<E*>(ws + l.u);  // P for backward filter
+  E* V = reinterpret_cast<E*>(ws + l.v);
+  E* M = reinterpret_cast<E*>(ws + l.m);  // Z for backward filter
+  Gemm gemm{};
+  FD_TRY(cublas_handle(h, &gemm.cb));
+  const bool dbl = std::is_same_v<E, double>;
+  gemm.type = dbl ? CUDA_R_64F : CUDA_R_32F;
+  gemm.ct = dbl ? CUBLAS_COMPUTE_64F : tf32_allowed(p) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  auto grid = [&](int64_t n) { return grid_size(n, kBlock, dev); };
+  const E alpha = static_cast<E>(a.alpha), beta = static_cast<E>(a.beta);
+  const View5 xv = view5(*p.x), yv = view5(*p.y), wv = view5(p.w->as_tensor);
+  const int64_t tiles = s.th * s.tw;
+  const int64_t G = p.g, cin_g = s.cin_g, cout_g = s.cout_g;
+
+  if (p.dir != ConvDir::bwd_filter) {
+    const bool fwd = p.dir == ConvDir::fwd;
+    const View5 iv = fwd ? xv : yv, ov = fwd ? yv : xv;
+    const S* in = static_cast<const S*>(a.in);
+    S* out = static_cast<S*>(a.out);
+    filter_transform_kernel<S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(
+        wv, static_cast<const S*>(a.in2), s.cout, cin_g, cout_g, s.transpose, s.rot, U);
+    FD_CUDA_LAUNCHED();
+    const FusedDev f = fwd ? fused_dev(a.fused) : FusedDev{};
+    for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
+      const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
+      input_transform_kernel<S, E><<<grid(s.cin * T), kBlock, 0, st>>>(iv, in, n0, s.cin, s.hin, s.win, s.pad_h,
+                                                                       s.pad_w, s.th, s.tw, T, V);
+      FD_CUDA_LAUNCHED();
+      // M_e (T x cout_g, per group) = V_e (T x cin_g) * U_e (cin_g x cout_g)
+      for (int64_t g = 0; g < G; ++g)
+        FD_TRY(gemm(CUBLAS_OP_N, T, cout_g, cin_g, V + g * cin_g * T, T, s.cin * T, U + g * cout_g * cin_g, cin_g,
+                    s.cout * cin_g, E(0), M + g * cout_g * T, T, s.cout * T));
+      output_transform_kernel<S, E><<<grid(s.cout * T), kBlock, 0, st>>>(M, n0, s.cout, s.hout, s.wout, s.th, s.tw,
+                                                                         T, ov, out, alpha, beta, f);
+      FD_CUDA_LAUNCHED();
+    }
+    return CUDNN_STATUS_SUCCESS;
+  }
+  // backward filter: s is the forward shape (x in, dy = the output tiles)
+  for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
+    const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
+    input_transform_kernel<S, E><<<grid(s.cin * T), kBlock, 0, st>>>(xv, static_cast<const S*>(a.in), n0, s.cin, s.hin,
+                                                                     s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
+    FD_CUDA_LAUNCHED();
+    dy_transform_kernel<S, E><<<grid(s.cout * T), kBlock, 0, st>>>(yv, static_cast<const S*>(a.in2), n0, s.cout,
+                                                                   s.hout, s.wout, s.th, s.tw, T, M);
+    FD_CUDA_LAUNCHED();
+    // P_e (cin_g x cout_g, per group) (+)= V_e^T (cin_g x T) * Z_e (T x cout_g)
+    for (int64_t g = 0; g < G; ++g)
+      FD_TRY(gemm(CUBLAS_OP_T, cin_g, cout_g, T, V + g * cin_g * T, T, s.cin * T, M + g * cout_g * T, T, s.cout * T,
+                  E(n0 == 0 ? 0 : 1), U + g * cout_g * cin_g, cin_g, s.cout * cin_g));
+  }
+  filter_grad_kernel<S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(U, s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv,
+                                                                    static_cast<S*>(a.out), alpha, beta);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+class Winograd final : public fd::conv::ConvImpl {
+ public:
+  const char* id() const override { return "cuda:winograd"; }
+  fd::Backend backend() const override { return fd::Backend::cuda; }
+  bool serves(ConvDir dir, int algo) const override {
+    switch (dir) {
+      case ConvDir::fwd:
+        return algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD || algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+      case ConvDir::bwd_data:
+        return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
+               algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+      case ConvDir::bwd_filter: return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+    }
+    return false;
+  }
+  fd::conv::Verdict applicable(const ConvProblem& p) const override {
+    using V = fd::conv::Verdict;
+    if (p.nsp != 2) return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(2x2,3x3) is 2-D only"};
+    if (p.kh != 3 || p.kw != 3) return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(2x2,3x3) needs a 3x3 filter"};
+    if (p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1)
+      return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(2x2,3x3) needs stride 1 and dilation 1"};
+    const bool floatish = p.xdt == CUDNN_DATA_FLOAT || p.xdt == CUDNN_DATA_DOUBLE || p.xdt == CUDNN_DATA_HALF ||
+                          p.xdt == CUDNN_DATA_BFLOAT16;
+    if (!floatish || p.wdt != p.xdt || p.ydt != p.xdt)
+      return V{CUDNN_STATUS_NOT_SUPPORTED, std::string("Winograd transforms are not exact for ") +
+                                               dtype_short_name(p.xdt) + " data; cuda:winograd takes float types only"};
+    const Shape s = shape(p);
+    if (std::max({s.cin, s.cout, s.th * s.tw}) > INT_MAX)
+      return V{CUDNN_STATUS_NOT_SUPPORTED, "a GEMM dimension exceeds cuBLAS's 32-bit sizes"};
+    return {};
+  }
+  size_t workspace_size(const ConvProblem& p) const override { return layout(p).total; }
+  bool deterministic() const override { return true; }
+  cudnnMathType_t math_type(const ConvProblem& p) const override {
+    return p.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  }
+  double cost_estimate(const ConvProblem& p) const override {
+    const Shape s = shape(p);
+    const Layout l = layout(p);
+    const double tiles = static_cast<double>(p.mb * s.th * s.tw);
+    const double e = static_cast<double>(compute_size(p));
+    // transforms: the input read and V written, M (or Z) written and read, the output written
+    const double bytes = e * (static_cast<double>(p.mb * s.cin * s.hin * s.win) + 16.0 * tiles * (s.cin + 2.0 * s.cout) +
+                              static_cast<double>(p.mb * s.cout * s.hout * s.wout));
+    const double chunks = static_cast<double>((p.mb + l.chunk - 1) / l.chunk);
+    return p.flops() / 2.25 / 150e12 + bytes / 3e12 + chunks * static_cast<double>(2 + p.g) * 4e-6 + 4e-6;
+  }
+  cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
+    FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:winograd called without a handle");
+    cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+    const bool known = with_float_storage(p.xdt, [&](auto tag) { st = run_typed<decltype(tag)>(p, a); });
+    FD_CHECK_SUPPORTED(known, "cuda:winograd has no kernels for %s", dtype_short_name(p.xdt));
+    return st;
+  }
+};
+
+}  // namespace
+
+const fd::conv::ConvImpl* winograd_impl() {
+  static const Winograd impl;
+  return &impl;
+}
+
+}  // namespace fd::cuda::conv

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The GPU FFT and Winograd convolutions (cuda:fft, cuda:winograd), forced by id: every direction and algorithm
+// enum they serve, against the double reference, over NCHW / NHWC / padded layouts, float and half (and bf16,
+// double for Winograd), cross-correlation and convolution, odd sizes, padding 0..3, alpha/beta with beta != 0,
+// the fused bias + activation epilogue; and their declines (stride 2, dilation 2, 3-D, wrong filter size,
+// unsupported data types) give NOT_SUPPORTED. GPU test mode only (skipped on the CPU backend, which has neither).
+//
+// Tolerance: FFT and Winograd round differently from a direct sum (transforms of whole planes / tiles), so the
+// float error grows with the reduction length L (taps x channels, or images x output pixels for dw). The check is
+// max |got - ref| <= tol * max |ref| with tol = 1e-4 * sqrt(L) for float (and double), and at least the storage
+// type's own tolerance (x2) for half and bf16 (results rounded to 11 / 8 bits).
+#include <cmath>
+
+#include "unit/conv_fixture.h"
+
+namespace {
+
+using ft_conv::OnlyImpl;
+using ft_conv::Problem;
+using ft_conv::Shape;
+
+ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
+
+struct Algos {
+  std::vector<int> fwd, bwd_data, bwd_filter;
+};
+
+Algos fft_algos() {
+  return {{CUDNN_CONVOLUTION_FWD_ALGO_FFT, CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING},
+          {CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING},
+          {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING}};
+}
+
+Algos winograd_algos() {
+  return {{CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED},
+          {CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD, CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED},
+          {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED}};
+}
+
+double tol_for(cudnnDataType_t t, int64_t reduction) {
+  const double base = 1e-4 * std::sqrt(static_cast<double>(std::max<int64_t>(reduction, 1)));
+  return t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16 ? std::max(base, 2 * ft::tolerance(t)) : base;
+}
+
+int64_t prod(const std::vector<int>& v, size_t from = 0) {
+  int64_t r = 1;
+  for (size_t i = from; i < v.size(); ++i) r *= v[i];
+  return r;
+}
+
+// Every direction of one problem with algorithm enums `algos` (each one run), against the reference.
+void check_problem(cudnnHandle_t h, Problem& p, const Algos& algos, std::mt19937_64& rng, double alpha, double beta) {
+  const std::string what = p.str() + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
+  const int64_t taps = prod(p.wdims, 2);
+  const double tol_f = tol_for(p.dt, p.wdims[1] * taps);
+  const double tol_d = tol_for(p.dt, (p.ydims[1] / p.s.g) * taps);
+  const double tol_w = tol_for(p.dt, p.ydims[0] * prod(p.ydims, 2));
+  std::vector<double> prior;
+  for (int algo : algos.fwd) {
+    p.x.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    if (beta != 0) {
+      p.y.fill_uniform(rng, -1, 1);
+      prior = p.y.values();
+    } else {
+      p.y.poison();
+    }
+    ASSERT_EQ(ft_conv::forward(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << "fwd algo " << algo << " " << what;
+    const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+    EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol_f,
+                         "fwd algo " + std::to_string(algo) + " " + what));
+  }
+  for (int algo : algos.bwd_data) {
+    p.y.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    if (beta != 0) {
+      p.x.fill_uniform(rng, -1, 1);
+      prior = p.x.values();
+    } else {
+      p.x.poison();
+    }
+    ASSERT_EQ(ft_conv::backward_data(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS)
+        << "bwd data algo " << algo << " " << what;
+    const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+    EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol_d,
+                         "bwd data algo " + std::to_string(algo) + " " + what));
+  }
+  for (int algo : algos.bwd_filter) {
+    p.x.fill_uniform(rng, -1, 1);
+    p.y.fill_uniform(rng, -1, 1);
+    if (beta != 0) {
+      p.w.fill_uniform(rng, -1, 1);
+      prior = p.w.values();
+    } else {
+      p.w.poison();
+    }
+    ASSERT_EQ(ft_conv::backward_filter(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS)
+        << "bwd filter algo " << algo << " " << what;
+    const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+    EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol_w,
+                         "bwd filter algo " + std::to_string(algo) + " " + what));
+  }
+}
+
+// Runs the shapes over data types and layouts: problem i gets layout i % 3 (NCHW, NHWC, padded), convolution
+// mode on odd i, and beta != 0 on every third problem.
+void check_shapes(const std::string& id, const Algos& algos, const std::vector<Shape>& shapes,
+                  const std::vector<cudnnDataType_t>& types) {
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(id);
+  int i = 0;
+  for (cudnnDataType_t t : types) {
+    for (const Shape& s : shapes) {
+      const int layout = i % 3;
+      Problem p(s, t, layout == 1, layout == 2, i % 2 == 1, rng);
+      const bool blend = i % 3 == 0;
+      check_problem(h, p, algos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+      if (::testing::Test::HasFatalFailure()) return;
+      ++i;
+    }
+  }
+}
+
+#define SKIP_UNLESS_GPU() \
+  if (!ft::gpu_mode()) GTEST_SKIP() << "cuda:fft and cuda:winograd run in GPU test mode only"
+
+TEST(ConvGpuFft, EveryDirectionAgainstReference) {
+  SKIP_UNLESS_GPU();
+  const std::vector<Shape> shapes = {
+      {"3x3p1", 2, 3, 4, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"5x5p2", 1, 4, 3, 1, {11, 8}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+      {"odd_rect_p0", 3, 5, 2, 1, {5, 13}, {3, 2}, {0, 1}, {1, 1}, {1, 1}},
+      {"groups2", 2, 4, 6, 2, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"1x1", 2, 3, 5, 1, {4, 5}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"larger", 2, 8, 6, 1, {31, 26}, {5, 5}, {2, 1}, {1, 1}, {1, 1}},
+  };
+  check_shapes("cuda:fft", fft_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
+  check_shapes("cuda:fft", fft_algos(), {shapes[0], shapes[3]}, {CUDNN_DATA_BFLOAT16});
+}
+
+TEST(ConvGpuWinograd, EveryDirectionAgainstReference) {
+  SKIP_UNLESS_GPU();
+  const std::vector<Shape> shapes = {
+      {"3x3p1", 2, 3, 4, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"odd_out", 1, 5, 3, 1, {5, 8}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
+      {"groups2", 2, 4, 6, 2, {4, 5}, {3, 3}, {1, 0}, {1, 1}, {1, 1}},
+      {"pad3", 1, 2, 3, 1, {3, 4}, {3, 3}, {3, 2}, {1, 1}, {1, 1}},
+      {"larger", 3, 16, 8, 1, {17, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
+  check_shapes("cuda:winograd", winograd_algos(), {shapes[0], shapes[2]}, {CUDNN_DATA_DOUBLE, CUDNN_DATA_BFLOAT16});
+}
+
+// The workspace query and the call agree: one byte less than the query is refused.
+TEST(ConvGpuFftWinograd, WorkspaceQueryMatchesCall) {
+  SKIP_UNLESS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  Problem p(Shape{"ws", 2, 3, 4, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, false, false,
+            rng);
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  for (auto [id, algo] : {std::pair<const char*, cudnnConvolutionFwdAlgo_t>{"cuda:fft", CUDNN_CONVOLUTION_FWD_ALGO_FFT},
+                          {"cuda:winograd", CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED}}) {
+    OnlyImpl only(id);
+    size_t ws = 0;
+    FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, algo, &ws));
+    EXPECT_GT(ws, 0u) << id;
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    int n = 0;
+    FT_OK(cudnnGetConvolutionForwardAlgorithm_v7(h, p.xd, p.wd, p.cd, p.yd, 8, &n, perf));
+    for (int i = 0; i < n; ++i)
+      if (perf[i].algo == algo) {
+        EXPECT_EQ(perf[i].status, CUDNN_STATUS_SUCCESS) << id;
+        EXPECT_EQ(perf[i].memory, ws) << id;
+        EXPECT_EQ(perf[i].determinism, CUDNN_DETERMINISTIC) << id;
+      }
+    ft::Bytes buf(ws);
+    const float one = 1, zero = 0;
+    EXPECT_EQ(cudnnConvolutionForward(h, &one, p.xd, p.x.data(), p.wd, p.w.data(), p.cd, algo, buf.data(), ws - 1,
+                                      &zero, p.yd, p.y.data()),
+              CUDNN_STATUS_BAD_PARAM)
+        << id;
+    FT_OK(cudnnConvolutionForward(h, &one, p.xd, p.x.data(), p.wd, p.w.data(), p.cd, algo, buf.data(), ws, &zero,
+                                  p.yd, p.y.data()));
+    const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+    EXPECT_TRUE(ft::near(p.y.values(), r.v, tol_for(CUDNN_DATA_FLOAT, 27), std::string(id) + " " + p.str()));
+  }
+}
+
+// The fused y = relu(alpha1 conv + alpha2 z + bias) through each implementation's forward epilogue.
+TEST(ConvGpuFftWinograd, BiasActivationForward) {
+  SKIP_UNLESS_GPU();
+  ft::Handle h;
+  cudnnActivationDescriptor_t act = nullptr;
+  FT_OK(cudnnCreateActivationDescriptor(&act));
+  FT_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+  auto rng = ft::make_rng();
+  for (auto [id, algo] : {std::pair<const char*, cudnnConvolutionFwdAlgo_t>{"cuda:fft", CUDNN_CONVOLUTION_FWD_ALGO_FFT},
+                          {"cuda:winograd", CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD}}) {
+    OnlyImpl only(id);
+    for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}) {
+      Problem p(Shape{"fused", 2, 4, 6, 2, {7, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, t, t == CUDNN_DATA_HALF, false,
+                false, rng);
+      p.x.fill_uniform(rng, -1, 1);
+      p.w.fill_uniform(rng, -1, 1);
+      ft::HostTensor z = p.y, bias(t, {1, p.s.k, 1, 1}, false);
+      z.fill_uniform(rng, -1, 1);
+      bias.fill_uniform(rng, -1, 1);
+      ft::TensorDesc zd(z), bd(bias);
+      p.y.poison();
+      size_t ws = 0;
+      FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, algo, &ws));
+      ft::Bytes buf(ws);
+      const float a1 = 0.5f, a2 = -1.25f;
+      FT_OK(cudnnConvolutionBiasActivationForward(h, &a1, p.xd, p.x.data(), p.wd, p.w.data(), p.cd, algo, buf.data(),
+                                                  ws, &a2, zd, z.data(), bd, bias.data(), act, p.yd, p.y.data()));
+      auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+      const auto zv = z.values();
+      const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
+      for (int64_t i = 0; i < r.count(); ++i)
+        r[i] = std::max(0.0, 0.5 * r[i] - 1.25 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
+      EXPECT_TRUE(ft::near(p.y.values(), r.v, tol_for(t, 18), std::string("fused ") + id + " " + p.str()));
+    }
+  }
+  cudnnDestroyActivationDescriptor(act);
+}
+
+// Problems outside each implementation's scope: NOT_SUPPORTED from the query and the call, in every direction.
+TEST(ConvGpuFftWinograd, DeclinesGiveNotSupported) {
+  SKIP_UNLESS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  struct Case {
+    const char* id;
+    Algos algos;
+    Shape s;
+    cudnnDataType_t t;
+  };
+  const Shape stride2{"stride2", 2, 3, 4, 1, {9, 8}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  const Shape dilation2{"dilation2", 2, 3, 4, 1, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {2, 2}};
+  const Shape three_d{"3d", 1, 2, 3, 1, {4, 5, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+  const Shape five{"5x5", 1, 2, 3, 1, {8, 8}, {5, 5}, {2, 2}, {1, 1}, {1, 1}};
+  const Shape ok{"3x3", 1, 2, 3, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const std::vector<Case> cases = {
+      {"cuda:fft", fft_algos(), stride2, CUDNN_DATA_FLOAT},
+      {"cuda:fft", fft_algos(), dilation2, CUDNN_DATA_FLOAT},
+      {"cuda:fft", fft_algos(), three_d, CUDNN_DATA_FLOAT},
+      {"cuda:fft", fft_algos(), ok, CUDNN_DATA_DOUBLE},
+      {"cuda:winograd", winograd_algos(), stride2, CUDNN_DATA_FLOAT},
+      {"cuda:winograd", winograd_algos(), dilation2, CUDNN_DATA_FLOAT},
+      {"cuda:winograd", winograd_algos(), three_d, CUDNN_DATA_FLOAT},
+      {"cuda:winograd", winograd_algos(), five, CUDNN_DATA_FLOAT},
+  };
+  for (const Case& c : cases) {
+    OnlyImpl only(c.id);
+    Problem p(c.s, c.t, false, false, false, rng);
+    const std::string what = std::string(c.id) + " " + p.str();
+    size_t ws = 0;
+    for (int a : c.algos.fwd) {
+      EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                        static_cast<cudnnConvolutionFwdAlgo_t>(a), &ws),
+                CUDNN_STATUS_NOT_SUPPORTED)
+          << what;
+      EXPECT_EQ(ft_conv::forward(h, p, a, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << what;
+    }
+    for (int a : c.algos.bwd_data) EXPECT_EQ(ft_conv::backward_data(h, p, a, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << what;
+    for (int a : c.algos.bwd_filter)
+      EXPECT_EQ(ft_conv::backward_filter(h, p, a, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << what;
+  }
+  // cuDNN has no backward-filter WINOGRAD (fused) algorithm: nothing serves it.
+  Problem p(ok, CUDNN_DATA_FLOAT, false, false, false, rng);
+  EXPECT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD, 1, 0),
+            CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+}  // namespace
