@@ -17,6 +17,11 @@ namespace fd::cuda::conv {
 
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
+// CUTLASS 2.x tensor-core implicit GEMM (src/cuda/conv/cutlass; built only when the CUTLASS headers are found,
+// FREEDNN_WITH_CUTLASS): f16/bf16/TF32, 2-D, groups 1, C and K multiples of 8 (f16/bf16) or 4 (f32).
+const fd::conv::ConvImpl* cutlass_sm80_fprop_impl();  // cuda:cutlass_sm80_fprop
+const fd::conv::ConvImpl* cutlass_sm80_dgrad_impl();  // cuda:cutlass_sm80_dgrad
+const fd::conv::ConvImpl* cutlass_sm80_wgrad_impl();  // cuda:cutlass_sm80_wgrad
 
 // cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
 // a fixed reduction order: deterministic).
