@@ -69,6 +69,11 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cpu::conv::im2col_gemm_impl(),
       fd::cpu::conv::direct_impl(),
 #ifdef FREEDNN_WITH_CUDA
+#if FREEDNN_WITH_CUTLASS
+      fd::cuda::conv::cutlass_sm80_fprop_impl(),
+      fd::cuda::conv::cutlass_sm80_dgrad_impl(),
+      fd::cuda::conv::cutlass_sm80_wgrad_impl(),
+#endif
       fd::cuda::conv::depthwise_impl(),
       fd::cuda::conv::gemm_1x1_impl(),
       fd::cuda::conv::im2col_gemm_impl(),

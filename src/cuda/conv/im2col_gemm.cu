@@ -23,6 +23,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
+#include "cuda/conv/tf32.h"
 
 namespace fd::cuda::conv {
 namespace {
@@ -80,12 +81,6 @@ template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
 template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
 template <> constexpr cudaDataType_t cuda_type<__half>() { return CUDA_R_16F; }
 template <> constexpr cudaDataType_t cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
-
-bool tf32_allowed(const ConvProblem& p) {
-  if (p.xdt != CUDNN_DATA_FLOAT || p.math == CUDNN_FMA_MATH) return false;
-  const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
-  return !(e != nullptr && std::strcmp(e, "0") == 0);
-}
 
 cublasComputeType_t compute_type(const ConvProblem& p) {
   if (p.xdt == CUDNN_DATA_DOUBLE) return CUBLAS_COMPUTE_64F;

@@ -21,6 +21,11 @@ const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1
 const fd::conv::ConvImpl* depthwise_impl();    // cuda:depthwise
 const fd::conv::ConvImpl* fft_impl();          // cuda:fft (FFT, FFT_TILING; every direction)
 const fd::conv::ConvImpl* winograd_impl();     // cuda:winograd (F(2x2,3x3): WINOGRAD, WINOGRAD_NONFUSED)
+// CUTLASS 2.x tensor-core implicit GEMM (src/cuda/conv/cutlass; built only when the CUTLASS headers are found,
+// FREEDNN_WITH_CUTLASS): f16/bf16/TF32, 2-D, groups 1, C and K multiples of 8 (f16/bf16) or 4 (f32).
+const fd::conv::ConvImpl* cutlass_sm80_fprop_impl();  // cuda:cutlass_sm80_fprop
+const fd::conv::ConvImpl* cutlass_sm80_dgrad_impl();  // cuda:cutlass_sm80_dgrad
+const fd::conv::ConvImpl* cutlass_sm80_wgrad_impl();  // cuda:cutlass_sm80_wgrad
 
 // cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
 // a fixed reduction order: deterministic).

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#include "cuda/conv/cutlass/sm80_common.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/tf32.h"
+
+namespace fd::cuda::conv::sm80 {
+namespace {
+
+using fd::ConvDir;
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+using fd::conv::Verdict;
+
+constexpr size_t kAlign = 256;
+constexpr size_t kPartialBudget = size_t{256} << 20;  // bytes of wgrad split-K partial sums at most
+constexpr int kMaxSplits = 128;
+
+size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)}; }
+
+// Whether a 4-D tensor (n, c, h, w) stores its elements exactly as a packed NHWC tensor would (dims of size 1 may
+// have any stride). Filters: (k, c, r, s) as packed KRSC.
+bool nhwc_packed(const cudnnTensorStruct& t) {
+  if (t.nb_dims != 4 || t.vect() != 1) return false;
+  const int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
+  const int64_t want[4] = {h * w * c, 1, w * c, c};
+  const int64_t dims[4] = {n, c, h, w};
+  for (int i = 0; i < 4; ++i)
+    if (dims[i] > 1 && t.strides[i] != want[i]) return false;
+  return true;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count) {
+  const bool h = p.xdt == CUDNN_DATA_HALF, bf = p.xdt == CUDNN_DATA_BFLOAT16;
+  switch (p.dir) {
+    case ConvDir::fwd: {
+      if (!h && !bf) return fprop_tf32_128();
+      // The 64x64 tiles when the 128x128 ones would leave SMs idle.
+      const int64_t tiles = ceil_div(int64_t{s.N} * s.P * s.Q, 128) * ceil_div(s.K, 128);
+      if (tiles < sm_count) return h ? fprop_f16_64() : fprop_bf16_64();
+      return h ? fprop_f16_128() : fprop_bf16_128();
+    }
+    case ConvDir::bwd_data:
+      if (s.stride_h == 1 && s.stride_w == 1)
+        return h ? dgrad_f16_unity() : bf ? dgrad_bf16_unity() : dgrad_tf32_unity();
+      return h ? dgrad_f16_strided() : bf ? dgrad_bf16_strided() : dgrad_tf32_strided();
+    case ConvDir::bwd_filter: break;
+  }
+  return h ? wgrad_f16() : bf ? wgrad_bf16() : wgrad_tf32();
+}
+
+// Split-K slices for wgrad: its GEMM is (K) x (R*S*C) with a reduction over N*P*Q, so it has few output tiles; the
+// slices make about two waves of CTAs, each slice keeping at least 4 K-tiles, and the float partial sums within
+// the budget.
+int wgrad_splits(const ConvSize& s, const KernelOps& k, int sm_count, size_t part_limit) {
+  const int64_t tiles = ceil_div(s.K, k.tile_m) * ceil_div(int64_t{s.R} * s.S * s.C, k.tile_n);
+  const int64_t ktiles = ceil_div(int64_t{s.N} * s.P * s.Q, k.tile_k);
+  int64_t splits = std::max<int64_t>(1, ceil_div(2 * int64_t{std::max(sm_count, 1)}, tiles));
+  splits = std::min<int64_t>({splits, std::max<int64_t>(1, ktiles / 4), kMaxSplits});
+  const auto slice = static_cast<size_t>(s.K) * s.R * s.S * s.C * sizeof(float);
+  const auto fit = static_cast<int64_t>(std::min(part_limit, kPartialBudget) / slice);
+  splits = std::min<int64_t>(splits, std::max<int64_t>(1, fit));
+  return static_cast<int>(splits);
+}
+
+// ---- helper kernels ------------------------------------------------------------------------------------------
+
+constexpr int kTile = 32, kRows = 8;
+
+// dst (packed N x H x W x C) = src (N, C, H, W through its view): 32 x 32 tiles of (channel, pixel) transposed
+// through shared memory, reads coalesced along pixels for NCHW, writes along channels.
+template <class S>
+__global__ void to_nhwc_kernel(View5 v, const S* src, int64_t N, int64_t C, int64_t H, int64_t W, S* dst) {
+  __shared__ S tile[kTile][kTile + 1];
+  const int64_t hw = H * W, s0 = int64_t(blockIdx.x) * kTile, c0 = int64_t(blockIdx.y) * kTile;
+  for (int64_t n = blockIdx.z; n < N; n += gridDim.z) {
+    for (int j = threadIdx.y; j < kTile; j += kRows) {
+      const int64_t c = c0 + j, s = s0 + threadIdx.x;
+      if (c < C && s < hw) tile[j][threadIdx.x] = src[v.at(n, c, 0, s / W, s % W)];
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < kTile; j += kRows) {
+      const int64_t s = s0 + j, c = c0 + threadIdx.x;
+      if (c < C && s < hw) dst[(n * hw + s) * C + c] = tile[threadIdx.x][j];
+    }
+    __syncthreads();
+  }
+}
+
+// dst (N, C, H, W through its view) = blend of buf (packed NHWC): the same tiling the other way round.
+template <class S>
+__global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64_t H, int64_t W, View5 v, S* dst,
+                                       float alpha, float beta, FusedDev f) {
+  __shared__ S tile[kTile][kTile + 1];
+  const int64_t hw = H * W, s0 = int64_t(blockIdx.x) * kTile, c0 = int64_t(blockIdx.y) * kTile;
+  for (int64_t n = blockIdx.z; n < N; n += gridDim.z) {
+    for (int j = threadIdx.y; j < kTile; j += kRows) {
+      const int64_t s = s0 + j, c = c0 + threadIdx.x;
+      if (c < C && s < hw) tile[j][threadIdx.x] = buf[(n * hw + s) * C + c];
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < kTile; j += kRows) {
+      const int64_t c = c0 + j, s = s0 + threadIdx.x;
+      if (c < C && s < hw) {
+        const int64_t h = s / W, w = s % W;
+        write_out<S, float>(dst, v.at(n, c, 0, h, w), widen(tile[threadIdx.x][j]), alpha, beta, f, n, c, 0, h, w);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// The same for outputs whose channels are innermost (NHWC order, any padding): one thread per element in buf's
+// order. With buf == dst (packed NHWC) it finishes an output in place (each element is read, then written, by one
+// thread).
+template <class S>
+__global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, int64_t H, int64_t W, View5 v, S* dst,
+                                        float alpha, float beta, FusedDev f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = i % C, t = i / C, w = t % W, t2 = t / W, h = t2 % H, n = t2 / H;
+    write_out<S, float>(dst, v.at(n, c, 0, h, w), widen(buf[i]), alpha, beta, f, n, c, 0, h, w);
+  }
+}
+
+// The fused epilogue's last step on a packed NHWC y that already holds alpha1 * conv (+ alpha2 * z):
+// y = act(y + bias[c]), 16 bytes per thread (C is a multiple of the vector width). Same NaN rule as write_out.
+template <class S>
+__global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bias, int64_t bias_stride, bool relu,
+                                     bool propagate_nan) {
+  constexpr int V = 16 / sizeof(S);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < vecs; i += int64_t(gridDim.x) * blockDim.x) {
+    uint4 raw = reinterpret_cast<const uint4*>(y)[i];
+    S* e = reinterpret_cast<S*>(&raw);
+    const int64_t c0 = (i * V) % C;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      float r = widen(e[j]) + widen(bias[(c0 + j) * bias_stride]);
+      if (r != r) {
+        if (relu && !propagate_nan) r = 0.f;
+      } else if (relu && !(r > 0.f)) {
+        r = 0.f;
+      }
+      store(e, j, r);
+    }
+    reinterpret_cast<uint4*>(y)[i] = raw;
+  }
+}
+
+// dw (K, C, R, S through its view) = alpha * (sum of the split-K slices of part, packed KRSC, in slice order) + beta
+// * dw.
+template <class Sx>
+__global__ void wgrad_finish_kernel(const float* part, int splits, int64_t count, int64_t C, int64_t R, int64_t S,
+                                    View5 v, Sx* dw, float alpha, float beta) {
+  const FusedDev none;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    float acc = 0.f;
+    for (int j = 0; j < splits; ++j) acc += part[j * count + i];
+    const int64_t c = i % C, t = i / C, s = t % S, t2 = t / S, r = t2 % R, k = t2 / R;
+    write_out<Sx, float>(dw, v.at(k, c, 0, r, s), acc, alpha, beta, none, k, c, 0, r, s);
+  }
+}
+
+template <class F>
+bool with_type(cudnnDataType_t t, F&& f) {
+  switch (t) {
+    case CUDNN_DATA_HALF: f(__half{}); return true;
+    case CUDNN_DATA_BFLOAT16: f(__nv_bfloat16{}); return true;
+    case CUDNN_DATA_FLOAT: f(float{}); return true;
+    default: return false;
+  }
+}
+
+dim3 tile_grid(int64_t N, int64_t C, int64_t H, int64_t W) {
+  return dim3(static_cast<unsigned>(ceil_div(H * W, kTile)), static_cast<unsigned>(ceil_div(C, kTile)),
+              static_cast<unsigned>(std::min<int64_t>(N, 65535)));
+}
+
+cudnnStatus_t to_nhwc(cudaStream_t st, cudnnDataType_t dt, const cudnnTensorStruct& t, const void* src, void* dst) {
+  const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3];
+  with_type(dt, [&](auto tag) {
+    using S = decltype(tag);
+    to_nhwc_kernel<S><<<tile_grid(N, C, H, W), dim3(kTile, kRows), 0, st>>>(view5(t), static_cast<const S*>(src), N,
+                                                                            C, H, W, static_cast<S*>(dst));
+  });
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void* buf, const cudnnTensorStruct& t,
+                        void* dst, float alpha, float beta, const FusedDev& f) {
+  const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3];
+  const bool channels_inner = C == 1 || t.strides[1] == 1;
+  with_type(dt, [&](auto tag) {
+    using S = decltype(tag);
+    if (channels_inner) {
+      const int64_t total = N * C * H * W;
+      from_nhwc_linear_kernel<S><<<grid_size(total, kBlock, dev), kBlock, 0, st>>>(
+          static_cast<const S*>(buf), total, C, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
+    } else {
+      from_nhwc_tiled_kernel<S><<<tile_grid(N, C, H, W), dim3(kTile, kRows), 0, st>>>(
+          static_cast<const S*>(buf), N, C, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
+    }
+  });
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The tensors of the plan's roles: activations x, filter w, output-side y.
+const cudnnTensorStruct& wt(const ConvProblem& p) { return p.w->as_tensor; }
+
+}  // namespace
+
+int current_sm_count() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    dev = 0;
+  }
+  return device_info(dev).sm_count;
+}
+
+Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan) {
+  *plan = Plan{};
+  if (p.nsp != 2) return no("2-D convolutions only (no 3-D kernels are instantiated)");
+  if (p.g != 1) return no("grouped convolutions are not supported (groups = " + std::to_string(p.g) + ")");
+  if (p.xdt != p.wdt || p.xdt != p.ydt) return no("x, w and y must have one data type");
+  const cudnnDataType_t dt = p.xdt;
+  if (dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16) {
+    if (p.compute != CUDNN_DATA_FLOAT)
+      return no(std::string("16-bit data is summed in float on tensor cores; compute type ") +
+                dtype_short_name(p.compute) + " is declined");
+    if (p.math == CUDNN_FMA_MATH) return no("CUDNN_FMA_MATH excludes tensor cores");
+  } else if (dt == CUDNN_DATA_FLOAT) {
+    if (p.compute != CUDNN_DATA_FLOAT) return no("float data needs compute type float");
+    if (p.math == CUDNN_FMA_MATH) return no("float data with CUDNN_FMA_MATH: TF32 tensor cores are not allowed");
+    if (tf32_override_off()) return no("float data with NVIDIA_TF32_OVERRIDE=0: TF32 tensor cores are not allowed");
+  } else {
+    return no(std::string("data type ") + dtype_short_name(dt) +
+              " has no tensor-core kernel here (f16, bf16, f32 as TF32)");
+  }
+  const int align = dt == CUDNN_DATA_FLOAT ? 4 : 8;
+  if (p.ic % align != 0 || p.oc % align != 0)
+    return no("C (" + std::to_string(p.ic) + ") and K (" + std::to_string(p.oc) + ") must be multiples of " +
+              std::to_string(align) + " (16-byte vectors of " + dtype_short_name(dt) + ")");
+  const auto es = static_cast<int64_t>(dtype_size(dt));
+  const int64_t xs = p.mb * p.ic * p.ih * p.iw, ys = p.mb * p.oc * p.oh * p.ow, ws = p.oc * p.ic * p.kh * p.kw;
+  if (std::max({xs, ys, ws}) * std::max<int64_t>(es, 4) >= (int64_t{1} << 31))
+    return no("a tensor of 2 GiB or more (CUTLASS's 32-bit offsets)");
+
+  ConvSize& s = plan->size;
+  s.N = static_cast<int>(p.mb), s.H = static_cast<int>(p.ih), s.W = static_cast<int>(p.iw);
+  s.C = static_cast<int>(p.ic), s.K = static_cast<int>(p.oc);
+  s.R = static_cast<int>(p.kh), s.S = static_cast<int>(p.kw);
+  s.P = static_cast<int>(p.oh), s.Q = static_cast<int>(p.ow);
+  s.pad_h = p.ph, s.pad_w = p.pw, s.stride_h = p.sh, s.stride_w = p.sw, s.dil_h = p.dh, s.dil_w = p.dw;
+  s.convolution = p.mode == CUDNN_CONVOLUTION;
+  if (p.dir == ConvDir::bwd_data && (p.sh > 1 || p.sw > 1) && (p.dh > 1 || p.dw > 1))
+    return no("strided backward data with dilation > 1 (CUTLASS's strided dgrad kernel has no dilation)");
+
+  const KernelOps& k = pick_kernel(p, s, sm_count);
+  plan->ops = &k;
+
+  // Layout staging: which operands go through the workspace.
+  const bool x_ok = nhwc_packed(*p.x), w_ok = nhwc_packed(wt(p)), y_ok = nhwc_packed(*p.y);
+  size_t off = 0;
+  auto take = [&](size_t bytes) {
+    const size_t at = off;
+    off += align_up(bytes);
+    return at;
+  };
+  switch (p.dir) {
+    case ConvDir::fwd:
+    case ConvDir::bwd_data:
+      plan->stage_w = !w_ok;
+      if (plan->stage_w) plan->off_w = take(static_cast<size_t>(ws * es));
+      if (p.dir == ConvDir::fwd) {
+        plan->stage_x = !x_ok, plan->stage_y = !y_ok;  // x in, y out
+      } else {
+        plan->stage_y = !y_ok, plan->stage_x = !x_ok;  // dy in, dx out
+      }
+      if (plan->stage_x) plan->off_x = take(static_cast<size_t>(xs * es));
+      if (plan->stage_y) plan->off_y = take(static_cast<size_t>(ys * es));
+      break;
+    case ConvDir::bwd_filter: {
+      plan->stage_x = !x_ok, plan->stage_y = !y_ok;
+      if (plan->stage_x) plan->off_x = take(static_cast<size_t>(xs * es));
+      if (plan->stage_y) plan->off_y = take(static_cast<size_t>(ys * es));
+      const size_t fixed = off + kAlign;
+      const size_t room = ws_limit > fixed ? ws_limit - fixed : 0;
+      s.split_k = wgrad_splits(s, k, sm_count, room);
+      plan->off_part = take(static_cast<size_t>(s.split_k) * static_cast<size_t>(ws) * sizeof(float));
+      break;
+    }
+  }
+  plan->total = off + kAlign;
+
+  const char* why = "";
+  if (!k.can_implement(s, &why))
+    return no(std::string("CUTLASS ") + k.name + " cannot implement it: " + why);
+  return {};
+}
+
+double cost_estimate(const ConvProblem& p) {
+  Plan plan;
+  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan).ok()) return 1e30;
+  const double es = static_cast<double>(dtype_size(p.xdt));
+  const double xs = double(p.mb) * p.ic * p.ih * p.iw, ys = double(p.mb) * p.oc * p.oh * p.ow,
+               ws = double(p.oc) * p.ic * p.kh * p.kw;
+  double bytes = (xs + ys + ws) * es, launches = 1;
+  if (plan.stage_x) bytes += 2 * xs * es, launches += 1;
+  if (plan.stage_y) bytes += 2 * ys * es, launches += 1;
+  if (plan.stage_w) bytes += 2 * ws * es, launches += 1;
+  if (p.dir == ConvDir::bwd_filter) bytes += 2.0 * plan.size.split_k * ws * 4, launches += 1;
+  const double rate = p.xdt == CUDNN_DATA_FLOAT ? 150e12 : 300e12;
+  return p.flops() / rate + bytes / 3.5e12 + launches * 4e-6;
+}
+
+cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
+  FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm80 called without a handle");
+  const cudaStream_t st = a.handle->stream;
+  const int dev = a.handle->device;
+  Plan plan;
+  const Verdict v = make_plan(p, device_info(dev).sm_count, a.workspace_size, &plan);
+  FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm80: %s", v.reason.c_str());
+  FD_CHECK_PARAM(plan.total <= kAlign || (a.workspace != nullptr && a.workspace_size >= plan.total),
+                 "cuda:cutlass_sm80 needs %zu bytes of workspace, got %zu", plan.total, a.workspace_size);
+  char* ws = nullptr;
+  if (a.workspace != nullptr)
+    ws = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(a.workspace) + kAlign - 1) / kAlign * kAlign);
+  const cudnnDataType_t dt = p.xdt;
+  const KernelOps& k = *plan.ops;
+  const ConvSize& s = plan.size;
+  const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+
+  // Inputs and the output by role (x, w, y as the forward names them).
+  const void* x_in = p.dir == ConvDir::bwd_data ? nullptr : a.in;
+  const void* w_in = p.dir == ConvDir::bwd_filter ? nullptr : a.in2;
+  const void* y_in = p.dir == ConvDir::fwd ? nullptr : p.dir == ConvDir::bwd_data ? a.in : a.in2;
+  const void* x = x_in;
+  const void* w = w_in;
+  const void* y = y_in;
+  if (x_in != nullptr && plan.stage_x) {
+    FD_TRY(to_nhwc(st, dt, *p.x, x_in, ws + plan.off_x));
+    x = ws + plan.off_x;
+  }
+  if (w_in != nullptr && plan.stage_w) {
+    FD_TRY(to_nhwc(st, dt, wt(p), w_in, ws + plan.off_w));
+    w = ws + plan.off_w;
+  }
+  if (y_in != nullptr && plan.stage_y) {
+    FD_TRY(to_nhwc(st, dt, *p.y, y_in, ws + plan.off_y));
+    y = ws + plan.off_y;
+  }
+  auto check_aligned = [&](const void* ptr, const char* what) {
+    return aligned16(ptr) ? CUDNN_STATUS_SUCCESS
+                          : report(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__, "cuda:cutlass_sm80",
+                                   "%s is not 16-byte aligned (%p): the CUTLASS kernels load 16-byte vectors", what,
+                                   ptr);
+  };
+
+  if (p.dir == ConvDir::bwd_filter) {
+    FD_TRY(check_aligned(x, "x"));
+    FD_TRY(check_aligned(y, "dy"));
+    auto* part = reinterpret_cast<float*>(ws + plan.off_part);
+    FD_TRY(k.run(s, y, x, nullptr, part, 1.f, 0.f, st));
+    const int64_t count = int64_t{s.K} * s.R * s.S * s.C;
+    with_type(dt, [&](auto tag) {
+      using S = decltype(tag);
+      wgrad_finish_kernel<S><<<grid_size(count, kBlock, dev), kBlock, 0, st>>>(
+          part, s.split_k, count, s.C, s.R, s.S, view5(wt(p)), static_cast<S*>(a.out), alpha, beta);
+    });
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }
+
+  // fprop / dgrad: the output is y (fwd) or dx (bwd_data).
+  const bool fwd = p.dir == ConvDir::fwd;
+  const cudnnTensorStruct& out_t = fwd ? *p.y : *p.x;
+  const bool stage_out = fwd ? plan.stage_y : plan.stage_x;
+  const void* a_op = fwd ? x : y;
+  FD_TRY(check_aligned(a_op, fwd ? "x" : "dy"));
+  FD_TRY(check_aligned(w, "w"));
+  const FusedDev f = fused_dev(fwd ? a.fused : nullptr);
+  if (stage_out) {
+    void* buf = ws + (fwd ? plan.off_y : plan.off_x);
+    FD_TRY(k.run(s, a_op, w, nullptr, buf, 1.f, 0.f, st));
+    return from_nhwc(st, dev, dt, buf, out_t, a.out, alpha, beta, f);
+  }
+  FD_TRY(check_aligned(a.out, fwd ? "y" : "dx"));
+  if (!f.on) return k.run(s, a_op, w, a.out, a.out, alpha, beta, st);
+  // Fused forward into a packed NHWC y: CUTLASS writes alpha1 * conv (+ alpha2 * z when z is stored like y), then
+  // one pass adds the bias (and z otherwise) and applies the activation in place.
+  const fd::conv::FusedEpilogue& e = *a.fused;
+  const bool z_in_cutlass = e.alpha2 != 0.0 && nhwc_packed(*e.z) && aligned16(e.z_data);
+  FD_TRY(k.run(s, a_op, w, z_in_cutlass ? e.z_data : nullptr, a.out, alpha,
+               z_in_cutlass ? static_cast<float>(e.alpha2) : 0.f, st));
+  if (z_in_cutlass || e.alpha2 == 0.0) {
+    const int64_t total = int64_t{s.N} * s.P * s.Q * s.K;
+    const int64_t vecs = total * static_cast<int64_t>(dtype_size(dt)) / 16;
+    with_type(dt, [&](auto tag) {
+      using S = decltype(tag);
+      bias_act_nhwc_kernel<S><<<grid_size(vecs, kBlock, dev), kBlock, 0, st>>>(
+          static_cast<S*>(a.out), vecs, s.K, static_cast<const S*>(e.bias_data), e.bias->strides[1], f.relu,
+          f.propagate_nan);
+    });
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }
+  return from_nhwc(st, dev, dt, a.out, out_t, a.out, 1.f, 0.f, f);  // adds alpha2 * z read through its view
+}
+
+Verdict Sm80ConvImpl::applicable(const ConvProblem& p) const {
+  if (p.dir != dir()) return no("serves one direction only");
+  Plan plan;
+  return make_plan(p, current_sm_count(), SIZE_MAX, &plan);
+}
+
+size_t Sm80ConvImpl::workspace_size(const ConvProblem& p) const {
+  Plan plan;
+  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan).ok()) return 0;
+  return plan.total <= kAlign ? 0 : plan.total;
+}
+
+cudnnStatus_t Sm80ConvImpl::run(const ConvProblem& p, const ConvArgs& a) const { return run_plan(p, a); }
+
+}  // namespace fd::cuda::conv::sm80

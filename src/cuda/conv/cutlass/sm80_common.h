@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// What the three cuda:cutlass_sm80_* implementations share: the checks every direction makes, the plan of a call
+// (which kernel, which operands go through packed NHWC / KRSC copies in the workspace, the split-K slices of
+// wgrad), and the helper kernels around the CUTLASS kernel (layout copies, the alpha/beta or fused write-back,
+// the wgrad split-K sum). The plan depends on the problem (and the SM count) only, so the workspace query, Find
+// and the call agree.
+#pragma once
+#include <cudnn.h>
+
+#include <cstddef>
+
+#include "cuda/conv/cutlass/sm80_kernels.h"
+#include "dispatch/conv_registry.h"
+#include "problem/conv.h"
+
+namespace fd::cuda::conv::sm80 {
+
+struct Plan {
+  const KernelOps* ops = nullptr;
+  ConvSize size;
+  // Operands that are not packed NHWC (activations) / KRSC (filters) are copied into the workspace first; an output
+  // that is not packed NHWC is computed into the workspace and written back (blended) by a second kernel.
+  bool stage_x = false, stage_w = false, stage_y = false;
+  size_t off_x = 0, off_w = 0, off_y = 0, off_part = 0;  // byte offsets from the 256-byte aligned workspace start
+  size_t total = 0;                                      // bytes the caller must provide, alignment slack included
+};
+
+// Checks the problem for `dir` and fills the plan. sm_count: of the device that runs it (tile choice, split-K).
+// ws_limit: the workspace the call has; wgrad uses fewer split-K slices when it is smaller than planned.
+fd::conv::Verdict make_plan(const fd::ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan);
+
+// The SM count of the current device (for the queries, which have no handle).
+int current_sm_count();
+
+// Roofline guess in seconds: flops at an assumed 300e12 /s for 16-bit data and 150e12 /s for TF32, bytes moved
+// (staging copies and split-K partial sums included) at an assumed 3.5e12 B/s, plus launch overheads. Uncalibrated.
+double cost_estimate(const fd::ConvProblem& p);
+
+// Runs a planned problem on the handle's stream. in/in2/out as ConvArgs (fwd: x, w, y; bwd_data: dy, w, dx;
+// bwd_filter: x, dy, dw).
+cudnnStatus_t run_plan(const fd::ConvProblem& p, const fd::conv::ConvArgs& a);
+
+// The base of the three implementations: everything but the id and the algorithms served.
+class Sm80ConvImpl : public fd::conv::ConvImpl {
+ public:
+  fd::Backend backend() const override { return fd::Backend::cuda; }
+  fd::conv::Verdict applicable(const fd::ConvProblem& p) const override;
+  size_t workspace_size(const fd::ConvProblem& p) const override;
+  bool deterministic() const override { return true; }  // fixed summation orders, no atomics
+  cudnnMathType_t math_type(const fd::ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
+  double cost_estimate(const fd::ConvProblem& p) const override { return sm80::cost_estimate(p); }
+  cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override;
+
+ protected:
+  virtual fd::ConvDir dir() const = 0;
+};
+
+}  // namespace fd::cuda::conv::sm80

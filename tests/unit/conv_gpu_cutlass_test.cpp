@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The CUTLASS tensor-core convolutions (cuda:cutlass_sm80_fprop / _dgrad / _wgrad), forced by id, against the double
+// reference: ResNet-like shapes in NHWC f16/bf16, NCHW and padded layouts (staged through the workspace), TF32
+// float, alpha/beta, CUDNN_CONVOLUTION mode, split-K wgrad, the fused bias/activation forward, and the problems
+// they must decline. GPU suite only (and only in builds with the CUTLASS headers).
+#include <algorithm>
+
+#include "unit/conv_fixture.h"
+
+namespace {
+
+using ft_conv::OnlyImpl;
+using ft_conv::Problem;
+using ft_conv::Shape;
+
+#ifdef FT_WITH_CUTLASS
+constexpr bool kBuilt = true;
+#else
+constexpr bool kBuilt = false;
+#endif
+
+#define SKIP_UNLESS_CUTLASS_GPU()                                                               \
+  do {                                                                                          \
+    if (!ft::gpu_mode()) GTEST_SKIP() << "GPU suite only (FREEDNN_BACKEND=cuda)";               \
+    if (!kBuilt) GTEST_SKIP() << "built without the CUTLASS headers (no cuda:cutlass_sm80_*)"; \
+  } while (0)
+
+constexpr const char* kFprop = "cuda:cutlass_sm80_fprop";
+constexpr const char* kDgrad = "cuda:cutlass_sm80_dgrad";
+constexpr const char* kWgrad = "cuda:cutlass_sm80_wgrad";
+constexpr int kFwdAlgo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+constexpr int kBwdDataAlgo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+constexpr int kBwdFilterAlgo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+
+ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
+
+// ResNet-like layers at small N: {name, n, c, k, g, in, kernel, pad, stride, dilation}.
+std::vector<Shape> shapes() {
+  return {
+      {"1x1", 2, 64, 128, 1, {14, 14}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"3x3", 2, 32, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3s2", 2, 64, 32, 1, {28, 28}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"1x1s2", 3, 128, 64, 1, {14, 14}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"odd_spatial", 4, 16, 24, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"dilated", 2, 16, 16, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"2x2s2", 2, 16, 32, 1, {8, 8}, {2, 2}, {0, 0}, {2, 2}, {1, 1}},
+      {"split_k", 4, 16, 16, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},  // wgrad: N*P*Q = 3136, several slices
+  };
+}
+
+double tol(const Problem& p) { return p.dt == CUDNN_DATA_FLOAT ? 5e-3 : ft::tolerance(p.dt) * 2; }
+
+// One direction of one problem, forced to the CUTLASS implementation of that direction. beta != 0 blends with
+// random prior data; beta == 0 poisons the output first (it must not be read).
+void check_fwd(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  OnlyImpl only(kFprop);
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.y.fill_uniform(rng, -1, 1);
+    prior = p.y.values();
+  } else {
+    p.y.poison();
+  }
+  ASSERT_EQ(ft_conv::forward(h, p, kFwdAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol(p), "fwd y: " + p.str()));
+}
+
+void check_bwd_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  OnlyImpl only(kDgrad);
+  p.y.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.x.fill_uniform(rng, -1, 1);
+    prior = p.x.values();
+  } else {
+    p.x.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_data(h, p, kBwdDataAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p), "bwd_data dx: " + p.str()));
+}
+
+void check_bwd_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  OnlyImpl only(kWgrad);
+  p.x.fill_uniform(rng, -1, 1);
+  p.y.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.w.fill_uniform(rng, -1, 1);
+    prior = p.w.values();
+  } else {
+    p.w.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_filter(h, p, kBwdFilterAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol(p), "bwd_filter dw: " + p.str()));
+}
+
+void check_all(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  check_fwd(h, p, rng, alpha, beta);
+  check_bwd_data(h, p, rng, alpha, beta);
+  check_bwd_filter(h, p, rng, alpha, beta);
+}
+
+TEST(ConvCutlassSm80, NhwcHalfAndBf16ResNetShapes) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  int i = 0;
+  for (const Shape& s : shapes()) {
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      const bool conv_mode = i % 3 == 1;
+      Problem p(s, t, true, false, conv_mode, rng);
+      const double beta = i % 4 == 2 ? -0.5 : 0.0, alpha = i % 4 == 2 ? 0.75 : 1.0;
+      check_all(h, p, rng, alpha, beta);
+      ++i;
+    }
+  }
+}
+
+// Operands in NCHW, and NHWC with padded strides: copied to packed NHWC in the workspace, results written back
+// with the alpha/beta blend.
+TEST(ConvCutlassSm80, StagedLayouts) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const auto all = shapes();
+  for (int i : {1, 2, 5}) {
+    Problem nchw(all[static_cast<size_t>(i)], CUDNN_DATA_HALF, false, false, i == 2, rng);
+    check_all(h, nchw, rng, 1.0, i == 1 ? 0.5 : 0.0);
+    Problem padded(all[static_cast<size_t>(i)], CUDNN_DATA_BFLOAT16, true, true, false, rng);
+    check_all(h, padded, rng, 0.5, i == 5 ? -1.0 : 0.0);
+  }
+}
+
+// Float data with the default math type: TF32 tensor cores (10-bit mantissa products, float sums).
+TEST(ConvCutlassSm80, Tf32Float) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const auto all = shapes();
+  for (int i : {0, 2, 7}) {
+    Problem p(all[static_cast<size_t>(i)], CUDNN_DATA_FLOAT, i != 2, false, i == 7, rng);
+    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+    check_all(h, p, rng, 1.0, i == 0 ? 0.25 : 0.0);
+  }
+}
+
+// cudnnConvolutionBiasActivationForward through the CUTLASS forward: NHWC y (the in-place finishing pass, z folded
+// into CUTLASS's source operand, z aliasing y as in residual blocks) and NCHW y (the staged write-back).
+TEST(ConvCutlassSm80, FusedBiasActivation) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  cudnnActivationDescriptor_t act = nullptr;
+  ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
+  FT_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kFprop);
+  const auto all = shapes();
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool nhwc = variant < 2, alias = variant == 1;
+    Problem p(all[static_cast<size_t>(variant)], CUDNN_DATA_HALF, nhwc, false, false, rng);
+    p.x.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    ft::HostTensor z = p.y, bias(CUDNN_DATA_HALF, {1, p.s.k, 1, 1}, false);
+    z.fill_uniform(rng, -1, 1);
+    bias.fill_uniform(rng, -1, 1);
+    ft::TensorDesc zd(z), bd(bias);
+    if (alias)
+      for (int64_t i = 0; i < z.count(); ++i) p.y.set(i, z.get(i));
+    else
+      p.y.poison();
+    const auto zv = z.values();
+    size_t ws = 0;
+    FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                  static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), &ws));
+    ft::Bytes buf(ws);
+    const float a1 = 0.5f, a2 = -1.25f;
+    FT_OK(cudnnConvolutionBiasActivationForward(h, &a1, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
+                                                static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo),
+                                                ws ? buf.data() : nullptr, ws, &a2, alias ? p.yd : zd,
+                                                alias ? p.y.data() : z.data(), bd, bias.data(), act, p.yd,
+                                                p.y.data()));
+    auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+    const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
+    for (int64_t i = 0; i < r.count(); ++i)
+      r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
+    EXPECT_TRUE(ft::near(p.y.values(), r.v, ft::tolerance(CUDNN_DATA_HALF) * 4,
+                         std::string("fused ") + (alias ? "z=y " : "") + p.str()));
+  }
+  cudnnDestroyActivationDescriptor(act);
+}
+
+// Forced onto problems outside their kernels, every direction reports NOT_SUPPORTED (and does not run).
+TEST(ConvCutlassSm80, DeclinesUnsupportedProblems) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  auto expect_declined = [&](Problem& p, const std::string& why) {
+    {
+      OnlyImpl only(kFprop);
+      EXPECT_EQ(ft_conv::forward(h, p, kFwdAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
+    }
+    {
+      OnlyImpl only(kDgrad);
+      EXPECT_EQ(ft_conv::backward_data(h, p, kBwdDataAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
+    }
+    {
+      OnlyImpl only(kWgrad);
+      EXPECT_EQ(ft_conv::backward_filter(h, p, kBwdFilterAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
+    }
+  };
+  const Shape c3{"c3", 2, 3, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem odd(c3, CUDNN_DATA_HALF, true, false, false, rng);
+  expect_declined(odd, "C = 3 is not a multiple of 8");
+  const Shape base{"b", 2, 16, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem dbl(base, CUDNN_DATA_DOUBLE, true, false, false, rng);
+  expect_declined(dbl, "double data");
+  Problem fma(base, CUDNN_DATA_FLOAT, true, false, false, rng);  // the fixture sets CUDNN_FMA_MATH in GPU mode
+  FT_OK(cudnnSetConvolutionMathType(fma.cd, CUDNN_FMA_MATH));
+  expect_declined(fma, "float with CUDNN_FMA_MATH");
+  Problem half_compute(base, CUDNN_DATA_HALF, true, false, false, rng);
+  FT_OK(cudnnSetConvolution2dDescriptor(half_compute.cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_HALF));
+  expect_declined(half_compute, "half compute type");
+  const Shape grouped{"g2", 2, 16, 16, 2, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem g(grouped, CUDNN_DATA_HALF, true, false, false, rng);
+  expect_declined(g, "groups = 2");
+}
+
+}  // namespace
