@@ -14,11 +14,27 @@ execute_process(COMMAND ${Python3_EXECUTABLE} -c
                 "import cutlass_library,os;print(os.path.dirname(cutlass_library.__file__)+'/source')"
                 OUTPUT_VARIABLE _py_cutlass OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 list(APPEND _cutlass_candidates ${_py_cutlass})
+set(FREEDNN_WITH_CUTLASS_SM90 OFF)
 foreach(dir IN LISTS _cutlass_candidates)
   if(dir AND EXISTS ${dir}/include/cutlass/cutlass.h AND EXISTS ${dir}/include/cute/tensor.hpp)
     set(FREEDNN_CUTLASS_INCLUDE ${dir}/include)
     set(FREEDNN_WITH_CUTLASS ON)
+    # The CUTLASS 3.x conv collectives (the sm_90a convolutions) also need cutlass/util/packed_stride.hpp: merged
+    # into include/ by get_cutlass.sh, under tools/util/include in the Python package.
+    if(EXISTS ${dir}/include/cutlass/util/packed_stride.hpp)
+      set(FREEDNN_WITH_CUTLASS_SM90 ON)
+    elseif(EXISTS ${dir}/tools/util/include/cutlass/util/packed_stride.hpp)
+      list(APPEND FREEDNN_CUTLASS_INCLUDE ${dir}/tools/util/include)
+      set(FREEDNN_WITH_CUTLASS_SM90 ON)
+    endif()
     break()
   endif()
 endforeach()
+if(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS 12.0)
+  set(FREEDNN_WITH_CUTLASS_SM90 OFF)  # sm_90a needs CUDA 12
+endif()
 message(STATUS "freednn: CUTLASS ${FREEDNN_WITH_CUTLASS} ${FREEDNN_CUTLASS_INCLUDE}")
+if(FREEDNN_WITH_CUTLASS AND NOT FREEDNN_WITH_CUTLASS_SM90)
+  message(STATUS "freednn: no cutlass/util/packed_stride.hpp (rerun tools/deps/get_cutlass.sh): "
+                 "building without the sm_90a CUTLASS convolutions")
+endif()

@@ -69,6 +69,11 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cpu::conv::im2col_gemm_impl(),
       fd::cpu::conv::direct_impl(),
 #ifdef FREEDNN_WITH_CUDA
+#if FREEDNN_WITH_CUTLASS_SM90
+      fd::cuda::conv::cutlass_sm90_fprop_impl(),
+      fd::cuda::conv::cutlass_sm90_dgrad_impl(),
+      fd::cuda::conv::cutlass_sm90_wgrad_impl(),
+#endif
 #if FREEDNN_WITH_CUTLASS
       fd::cuda::conv::cutlass_sm80_fprop_impl(),
       fd::cuda::conv::cutlass_sm80_dgrad_impl(),

@@ -15,6 +15,11 @@ struct cudnnContext;
 
 namespace fd::cuda::conv {
 
+#if FREEDNN_WITH_CUTLASS_SM90  // sm_90a CUTLASS 3.x kernels (src/cuda/conv/cutlass/sm90)
+const fd::conv::ConvImpl* cutlass_sm90_fprop_impl();  // cuda:cutlass_sm90_fprop
+const fd::conv::ConvImpl* cutlass_sm90_dgrad_impl();  // cuda:cutlass_sm90_dgrad
+const fd::conv::ConvImpl* cutlass_sm90_wgrad_impl();  // cuda:cutlass_sm90_wgrad
+#endif
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
 const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1

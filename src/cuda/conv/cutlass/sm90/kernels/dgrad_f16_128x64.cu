@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// sm_90a convolution kernel dgrad_f16_128x64 (see sm90_conv_kernel.cuh); one instantiation per file.
+#include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
+
+FD_SM90_CONV(dgrad_f16_128x64, kDgrad, cutlass::half_t, 128, 64, 1)

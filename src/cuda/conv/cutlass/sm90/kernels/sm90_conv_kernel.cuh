@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// One CUTLASS 3.x sm_90a implicit-GEMM convolution, built from the conv and epilogue collective builders:
+// TMA im2col loads of the activation (of dy for dgrad and wgrad's B), wgmma from shared memory with float
+// accumulators, the warp-specialized TMA epilogue with LinearCombination (d = alpha * acc + beta * c; the source is
+// not loaded when beta == 0). Included only by the instantiation files next to it (compiled for sm_90a only).
+#pragma once
+#include <type_traits>
+
+// clang-format off: CUTLASS's headers expect this order (the conv builders use KernelHardwareInfo undeclared)
+#include "cutlass/cutlass.h"
+#include "cutlass/kernel_hardware_info.hpp"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/device/conv_universal_adapter.hpp"
+#include "cutlass/conv/kernel/conv_universal.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/conv/collective/collective_builder.hpp"
+#include "cutlass/util/packed_stride.hpp"
+// clang-format on
+#include "cuda/conv/cutlass/sm90/sm90_kernels.h"
+
+namespace fd::cuda::conv::sm90 {
+
+// Op: kFprop / kDgrad / kWgrad; T: cutlass::half_t or cutlass::bfloat16_t; TM x TN x 64 the CTA tile (for wgrad
+// the N mode is (C,S,R), hence the nested shape); CM CTAs along M per cluster (they share the B tile by TMA
+// multicast).
+template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM>
+struct Sm90Conv {
+  static constexpr bool kWgrad = Op == cutlass::conv::Operator::kWgrad;
+  using TileN = std::conditional_t<kWgrad, cute::Shape<cute::Int<TN>>, cute::Int<TN>>;
+  using TileShape = cute::Shape<cute::Int<TM>, TileN, cute::Shape<cute::_64>>;
+  using ClusterShape = cute::Shape<cute::Int<CM>, cute::_1, cute::_1>;
+  using LayoutIn = cutlass::layout::TensorNHWC;
+  using LayoutOut = std::conditional_t<kWgrad, cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
+  static constexpr int kAlign = 128 / cutlass::sizeof_bits<T>::value;  // 8 halves: the 16 bytes TMA needs
+
+  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, float, float, T, LayoutOut, kAlign, T, LayoutOut, kAlign,
+      cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
+
+  using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Op, T, LayoutIn, kAlign, T, LayoutIn, kAlign, float,
+      TileShape, ClusterShape,
+      cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+      cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;
+
+  using ProblemShape = cutlass::conv::ConvProblemShape<Op, Mainloop::NumSpatialDimensions>;
+  using ConvKernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, Mainloop, Epilogue>;
+  using Conv = cutlass::conv::device::ConvUniversalAdapter<ConvKernel>;
+  using StrideC = typename ConvKernel::StrideC;
+  using StrideD = typename ConvKernel::StrideD;
+  static_assert(ProblemShape::RankS == 2, "2-D (NHWC) convolutions only");
+
+  static ProblemShape problem(const Geometry& g) {
+    typename ProblemShape::TensorExtent act{}, flt{};
+    act[0] = g.n, act[1] = g.h, act[2] = g.w, act[3] = g.c;
+    flt[0] = g.k, flt[1] = g.r, flt[2] = g.s, flt[3] = g.c;
+    typename ProblemShape::ShapePadding pad{};
+    typename ProblemShape::TraversalStride stride{};
+    typename ProblemShape::ShapeDilation dil{};
+    pad[0] = g.pad_h, pad[1] = g.pad_w;
+    stride[0] = g.stride_h, stride[1] = g.stride_w;
+    dil[0] = g.dil_h, dil[1] = g.dil_w;
+    // cuDNN pads both sides alike; the output extent CUTLASS derives is cuDNN's (floor division).
+    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, pad, stride, dil, 1);
+  }
+
+  static typename Conv::Arguments arguments(const Geometry& g, const Operands& o) {
+    const ProblemShape ps = problem(g);
+    StrideC dC{};
+    StrideD dD{};
+    if constexpr (kWgrad) {  // dw: (K, (C,S,R)), packed
+      dC = cutlass::make_cute_packed_stride(StrideC{}, ps.shape_C, ps.stride_C, Op);
+      dD = cutlass::make_cute_packed_stride(StrideD{}, ps.shape_C, ps.stride_C, Op);
+    } else {  // y / dx: ((W,H,N), C) from the NHWC strides
+      cute::for_each(cute::make_seq<cute::rank<0>(StrideC{})>{}, [&](auto i) {
+        cute::get<0, i>(dC) = ps.stride_C[ProblemShape::RankT - 2 - i];
+        cute::get<0, i>(dD) = ps.stride_C[ProblemShape::RankT - 2 - i];
+      });
+    }
+    using EA = typename Mainloop::ElementA;
+    using EB = typename Mainloop::ElementB;
+    typename Conv::Arguments args(
+        ps, {static_cast<const EA*>(o.a), static_cast<const EB*>(o.b)},
+        {{}, static_cast<const T*>(o.c), dC, static_cast<T*>(o.d), dD});
+    args.epilogue.thread.alpha = o.alpha;
+    args.epilogue.thread.beta = o.beta;
+    return args;
+  }
+
+  // The output extent CUTLASS computes must be the caller's (it is the xformed activation for every operator).
+  static bool same_output(const Geometry& g) {
+    const ProblemShape ps = problem(g);
+    const auto& out = Op == cutlass::conv::Operator::kFprop ? ps.shape_C : ps.shape_A;
+    return out[0] == g.n && out[1] == g.p && out[2] == g.q && out[3] == g.k;
+  }
+
+  static bool can_implement(const Geometry& g) {
+    if (!same_output(g)) return false;
+    const Operands none{};
+    return Conv::can_implement(arguments(g, none)) == cutlass::Status::kSuccess;
+  }
+
+  static size_t workspace_size(const Geometry& g) {
+    const Operands none{};
+    return Conv::get_workspace_size(arguments(g, none));
+  }
+
+  static RunStatus run(const Geometry& g, const Operands& o) {
+    const auto args = arguments(g, o);
+    if (!same_output(g) || Conv::can_implement(args) != cutlass::Status::kSuccess)
+      return RunStatus::not_implementable;
+    if (Conv::get_workspace_size(args) > o.workspace_size) return RunStatus::not_implementable;
+    Conv op;
+    if (op.initialize(args, o.workspace, o.stream) != cutlass::Status::kSuccess) return RunStatus::init_failed;
+    if (op.run(o.stream) != cutlass::Status::kSuccess) return RunStatus::launch_failed;
+    return RunStatus::ok;
+  }
+
+  static const Kernel& instance(const char* name) {
+    static const Kernel k{name, &can_implement, &workspace_size, &run};
+    return k;
+  }
+};
+
+}  // namespace fd::cuda::conv::sm90
+
+// One instantiation file: FD_SM90_CONV(fprop_f16_128x128_c2, kFprop, cutlass::half_t, 128, 128, 2)
+#define FD_SM90_CONV(NAME, OP, T, TM, TN, CM)                                                   \
+  namespace fd::cuda::conv::sm90 {                                                              \
+  const Kernel& NAME() { return Sm90Conv<cutlass::conv::Operator::OP, T, TM, TN, CM>::instance(#NAME); } \
+  }

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The sm_90a CUTLASS convolutions (cuda:cutlass_sm90_fprop / _dgrad / _wgrad), forced by id: random ResNet-like
+// NHWC half and bfloat16 problems in every direction they serve (alpha/beta blending included), the fused
+// bias + activation forward, and the problems they decline (NOT_SUPPORTED when forced). Runs only in the GPU
+// suite, on a compute capability 9.0 device of a build that has the kernels.
+#include <cmath>
+
+#ifdef FT_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "unit/conv_fixture.h"
+
+namespace {
+
+using ft_conv::OnlyImpl;
+using ft_conv::Problem;
+using ft_conv::Shape;
+
+constexpr const char* kIds = "cuda:cutlass_sm90_";  // a prefix: all three directions
+
+bool hopper_with_kernels() {
+#if defined(FT_WITH_CUDA) && defined(FT_WITH_CUTLASS_SM90)
+  if (!ft::gpu_mode()) return false;
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) return false;
+  return prop.major == 9 && prop.minor == 0;
+#else
+  return false;
+#endif
+}
+
+#define SKIP_UNLESS_HOPPER()                                                                              \
+  if (!hopper_with_kernels())                                                                             \
+  GTEST_SKIP() << "needs the GPU suite on a compute capability 9.0 device and a build with the sm90 kernels"
+
+ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
+
+// A random ResNet-like layer: 1x1, 3x3 pad 1, or either with stride 2; N 2..4, 7..28 pixels, C and K multiples of
+// 8 in 16..256, small enough for the double reference (<= ~4e7 multiply-adds).
+Shape random_layer(std::mt19937_64& rng, bool unit_stride) {
+  static const int chans[] = {16, 24, 32, 64, 72, 128, 136, 256};
+  for (;;) {
+    const int kind = ft::uniform_int(rng, 0, 3);
+    const bool k3 = kind % 2 == 1, s2 = !unit_stride && kind >= 2;
+    const int n = ft::uniform_int(rng, 2, 4), hw = ft::uniform_int(rng, 7, 28);
+    const int c = chans[ft::uniform_int(rng, 0, 7)], k = chans[ft::uniform_int(rng, 0, 7)];
+    const int r = k3 ? 3 : 1, s = s2 ? 2 : 1, pad = k3 ? 1 : 0;
+    const int out = (hw + 2 * pad - r) / s + 1;
+    if (static_cast<double>(n) * out * out * k * c * r * r > 4e7) continue;
+    return {std::string(k3 ? "3x3" : "1x1") + (s2 ? "s2" : "s1"), n, c, k, 1, {hw, hw + (kind == 0 ? 1 : 0)},
+            {r, r}, {pad, pad}, {s, s}, {1, 1}};
+  }
+}
+
+// Output rounding dominates (float sums over <= a few thousand terms add ~1e-6).
+double tol(cudnnDataType_t t) { return ft::tolerance(t) * 2; }
+
+void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.y.fill_uniform(rng, -1, 1);
+    prior = p.y.values();
+  } else {
+    p.y.poison();
+  }
+  ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, alpha, beta),
+            CUDNN_STATUS_SUCCESS)
+      << p.str();
+  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 fwd " + p.str()));
+}
+
+void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  p.y.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.x.fill_uniform(rng, -1, 1);
+    prior = p.x.values();
+  } else {
+    p.x.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
+      << p.str();
+  const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 bwd_data " + p.str()));
+}
+
+void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  p.x.fill_uniform(rng, -1, 1);
+  p.y.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.w.fill_uniform(rng, -1, 1);
+    prior = p.w.values();
+  } else {
+    p.w.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
+      << p.str();
+  const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 bwd_filter " + p.str()));
+}
+
+TEST(ConvSm90, RandomResNetLayersEveryDirection) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kIds);
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    for (int i = 0; i < 5; ++i) {
+      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
+      {
+        Problem p(random_layer(rng, false), t, true, false, false, rng);
+        check_forward(h, p, rng, alpha, beta);
+        check_backward_filter(h, p, rng, alpha, beta);
+      }
+      Problem q(random_layer(rng, true), t, true, false, false, rng);  // dgrad: unit stride only
+      check_backward_data(h, q, rng, alpha, beta);
+    }
+  }
+}
+
+// Fixed shapes at the edges of the kernel choice: K and C at 64 (small tiles) and 72 (big tiles, a partial one).
+TEST(ConvSm90, TileEdges) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kIds);
+  const std::vector<Shape> shapes = {
+      {"k64", 2, 64, 64, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"k72", 3, 72, 72, 1, {8, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c16k256", 2, 16, 256, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"dilated", 2, 32, 40, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    const cudnnDataType_t t = i++ % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    Problem p(s, t, true, false, false, rng);
+    check_forward(h, p, rng, 1.0, 0.25);
+    check_backward_data(h, p, rng, 1.0, 0.0);
+    check_backward_filter(h, p, rng, 0.5, 0.0);
+  }
+}
+
+struct ActDesc {
+  cudnnActivationDescriptor_t d = nullptr;
+  explicit ActDesc(cudnnActivationMode_t m) {
+    EXPECT_EQ(cudnnCreateActivationDescriptor(&d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnSetActivationDescriptor(d, m, CUDNN_NOT_PROPAGATE_NAN, 0.0), CUDNN_STATUS_SUCCESS);
+  }
+  ~ActDesc() { cudnnDestroyActivationDescriptor(d); }
+  operator cudnnActivationDescriptor_t() const { return d; }
+};
+
+// y = act(alpha1 conv + alpha2 z + bias): z a separate NHWC tensor, z == y (in place), z in NCHW, alpha2 == 0.
+TEST(ConvSm90, FusedBiasActivation) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  const Shape s{"3x3", 2, 32, 48, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  int i = 0;
+  for (const char* zmode : {"nhwc", "inplace", "nchw", "none"}) {
+    const cudnnDataType_t t = i % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    const cudnnActivationMode_t act = i == 1 ? CUDNN_ACTIVATION_IDENTITY : CUDNN_ACTIVATION_RELU;
+    ++i;
+    Problem p(s, t, true, false, false, rng);
+    p.x.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    const std::string z_kind = zmode;
+    ft::HostTensor z(t, p.ydims, z_kind != "nchw");
+    z.fill_uniform(rng, -1, 1);
+    ft::HostTensor bias(t, {1, s.k, 1, 1}, false);
+    bias.fill_uniform(rng, -1, 1);
+    const double alpha1 = 0.5, alpha2 = z_kind == "none" ? 0.0 : -0.75;
+    std::vector<double> zv = z.values();
+    if (z_kind == "inplace") {
+      p.y.fill_uniform(rng, -1, 1);
+      zv = p.y.values();
+    } else {
+      p.y.poison();
+    }
+    ft::TensorDesc zd(z), bd(bias);
+    ActDesc ad(act);
+    const float a1 = static_cast<float>(alpha1), a2 = static_cast<float>(alpha2);
+    size_t ws = 0;
+    FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                  CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws));
+    ft::Bytes buf(ws);
+    const bool inplace = z_kind == "inplace";
+    ASSERT_EQ(cudnnConvolutionBiasActivationForward(
+                  h, &a1, p.xd, p.x.data(), p.wd, p.w.data(), p.cd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                  ws ? buf.data() : nullptr, ws, &a2, inplace ? p.yd : zd, inplace ? p.y.data() : z.data(), bd,
+                  bias.data(), ad, p.yd, p.y.data()),
+              CUDNN_STATUS_SUCCESS)
+        << zmode << " " << p.str();
+    const auto conv = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params).v;
+    const auto bv = bias.values();
+    std::vector<double> want(conv.size());
+    const size_t plane = conv.size() / static_cast<size_t>(s.n * s.k);
+    for (size_t j = 0; j < conv.size(); ++j) {
+      const double v = alpha1 * conv[j] + alpha2 * zv[j] + bv[(j / plane) % static_cast<size_t>(s.k)];
+      want[j] = act == CUDNN_ACTIVATION_RELU ? std::max(0.0, v) : v;
+    }
+    EXPECT_TRUE(ft::near(p.y.values(), want, tol(t) * 2, std::string("fused ") + zmode + " " + p.str()));
+  }
+}
+
+// What the kernels do not take is NOT_SUPPORTED when they are forced (no other implementation is enabled).
+TEST(ConvSm90, DeclinesWhenForced) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kIds);
+  const Shape base{"3x3", 2, 32, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  auto fwd = [&](Problem& p) { return ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, 0); };
+  {  // C = 3: not a multiple of 8
+    Shape s = base;
+    s.c = 3;
+    Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  {  // NCHW
+    Problem p(base, CUDNN_DATA_HALF, false, false, false, rng);
+    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  {  // float data
+    Problem p(base, CUDNN_DATA_FLOAT, true, false, false, rng);
+    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  {  // padded (non-packed) NHWC strides
+    Problem p(base, CUDNN_DATA_HALF, true, true, false, rng);
+    if (p.x.span() != p.x.count() || p.y.span() != p.y.count())
+      EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  {  // CUDNN_CONVOLUTION (flipped filter)
+    Problem p(base, CUDNN_DATA_HALF, true, false, true, rng);
+    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  {  // groups
+    Shape s = base;
+    s.g = 2;
+    Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  {  // dgrad with stride 2
+    Shape s = base;
+    s.stride = {2, 2};
+    Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+    EXPECT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED)
+        << p.str();
+  }
+  {  // an algorithm they do not serve
+    Problem p(base, CUDNN_DATA_HALF, true, false, false, rng);
+    EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+}
+
+}  // namespace
