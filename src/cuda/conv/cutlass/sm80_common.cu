@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/dtype.h"
 #include "core/handle.h"
@@ -259,7 +260,9 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
               std::to_string(align) + " (16-byte vectors of " + dtype_short_name(dt) + ")");
   const auto es = static_cast<int64_t>(dtype_size(dt));
   const int64_t xs = p.mb * p.ic * p.ih * p.iw, ys = p.mb * p.oc * p.oh * p.ow, ws = p.oc * p.ic * p.kh * p.kw;
-  if (std::max({xs, ys, ws}) * std::max<int64_t>(es, 4) >= (int64_t{1} << 31))
+  // CUTLASS's limit (its can_implement): every operand under 2 GiB; wgrad's output is float partial sums.
+  const int64_t wes = p.dir == ConvDir::bwd_filter ? 4 : es;
+  if (std::max(xs, ys) * es >= (int64_t{1} << 31) || ws * wes >= (int64_t{1} << 31))
     return no("a tensor of 2 GiB or more (CUTLASS's 32-bit offsets)");
 
   ConvSize& s = plan->size;
