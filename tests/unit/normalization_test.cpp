@@ -161,6 +161,49 @@ TEST(Normalization, RandomFusedActivation) {
   run_random(CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, act.d);
 }
 
+// Regression (GPU): inference with a fused ReLU on a packed x whose y (or z) has another layout takes the generic
+// elementwise kernel; it must not touch a ReLU mask (inference has no reserve space).
+TEST(Normalization, FusedInferenceMixedLayouts) {
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  BNT_REQUIRE_ACTIVATION(act);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const std::vector<int> dims{3, 16, 5, 7};
+  for (cudnnNormOps_t ops : {CUDNN_NORM_OPS_NORM_ACTIVATION, CUDNN_NORM_OPS_NORM_ADD_ACTIVATION}) {
+    for (cudnnDataType_t t : bnt::kTypes) {
+      for (cudnnNormMode_t m : kModes) {
+        const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
+        const cudnnDataType_t pt = bnt::param_type(t);
+        HostTensor x = bnt::make_tensor(rng, t, dims, 0), y = bnt::make_tensor(rng, t, dims, 1);
+        HostTensor z = bnt::make_tensor(rng, t, dims, 0);
+        x.fill_uniform(rng, -2, 3);
+        z.fill_uniform(rng, -1, 1);
+        const auto pd = bnt::param_dims(dims, per_act(m));
+        HostTensor scale = bnt::make_tensor(rng, pt, pd, 0), bias = scale, mean = scale, var = scale;
+        scale.fill_uniform(rng, 0.5, 1.5);
+        bias.fill_uniform(rng, -1, 1);
+        mean.fill_uniform(rng, -0.5, 0.5);
+        var.fill_uniform(rng, 0.5, 2);
+        TensorDesc xd(x), yd(y), zd(z), sbd(scale), mvd(mean);
+        const Scale alpha(1), beta(0);
+        y.poison();
+        FT_OK(cudnnNormalizationForwardInference(h, m, ops, CUDNN_NORM_ALGO_STANDARD, alpha.ptr(t), beta.ptr(t), xd,
+                                                 x.data(), sbd, scale.data(), bias.data(), mvd, mean.data(),
+                                                 var.data(), add ? zd.d : nullptr, add ? z.data() : nullptr, act.d, yd,
+                                                 y.data(), 1e-5, 1));
+        const auto zr = bnt::to_ref(z);
+        ref::BnFusion fusion;
+        fusion.relu = true;
+        fusion.z = add ? &zr : nullptr;
+        const auto r = ref::bn_forward(bnt::to_ref(x), scale.values(), bias.values(), mean.values(), var.values(),
+                                       1e-5, per_act(m), fusion);
+        EXPECT_TRUE(ft::near(y.values(), r.v, ft::tolerance(t),
+                             std::string("inference ") + ft::type_name(t) + " ops=" + std::to_string(ops)));
+      }
+    }
+  }
+}
+
 // Finite differences of the library's own training forward, loss = sum(dy * y), in double.
 TEST(Normalization, BackwardFiniteDifference) {
   auto rng = ft::make_rng();

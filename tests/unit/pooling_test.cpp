@@ -261,6 +261,8 @@ TEST(Pooling, FastPathShapes) {
       {CUDNN_DATA_DOUBLE, 1, {1, 6, 7, 7}, 7, 0, 1},       // global pooling, 2 doubles per vector
       {CUDNN_DATA_BFLOAT16, 1, {2, 12, 10, 9}, 3, 1, 2},   // NHWC, C % 8 != 0: scalar channels-last tiles
       {CUDNN_DATA_BFLOAT16, 1, {1, 48, 7, 7}, 7, 0, 1},    // NHWC global pooling: channel groups grow
+      {CUDNN_DATA_HALF, 1, {3, 16, 5, 5}, 5, 0, 1},        // NHWC global pooling, N > 1: broadcast backward
+      {CUDNN_DATA_FLOAT, 1, {2, 12, 4, 4}, 4, 0, 3},       // NHWC global pooling, 4 floats per vector
       {CUDNN_DATA_FLOAT, 0, {2, 3, 13, 11}, 3, 1, 2},      // NCHW, odd width: unaligned rows copied
       {CUDNN_DATA_FLOAT, 0, {1, 2, 70, 37}, 3, 1, 1},      // NCHW, several row tiles
       {CUDNN_DATA_FLOAT, 0, {2, 40, 7, 7}, 7, 0, 1},       // NCHW global pooling: many planes per tile

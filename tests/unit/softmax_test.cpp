@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 #include <cmath>
+#include <tuple>
 
 #include "common/test_util.h"
 #include "ref/softmax.h"
@@ -83,6 +84,54 @@ TEST(Softmax, BackwardRandom) {
                                      prior.values(), a.seen(t), b.seen(t));
         EXPECT_TRUE(ft::near(dx.values(), want, pt::tol(t), what("bwd", t, algo, mode, y, dx)));
         EXPECT_TRUE(pt::gaps_untouched(dx));
+      }
+    }
+  }
+}
+
+// Rows contiguous in memory, a multiple of 16 bytes long, 16-byte aligned: the GPU backend's vectorized warp-row
+// kernel (CHANNEL with a unit channel stride: NHWC, or H*W == 1; packed INSTANCE rows), forward and backward.
+TEST(Softmax, ContiguousRows) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> dims;
+    bool nhwc;
+    cudnnSoftmaxMode_t mode;
+  };
+  const Shape shapes[] = {{{5, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL},
+                          {{3, 40, 2, 3}, true, CUDNN_SOFTMAX_MODE_CHANNEL},
+                          {{2, 16, 3, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL},
+                          {{4, 24, 2, 2}, false, CUDNN_SOFTMAX_MODE_INSTANCE},
+                          {{3, 8, 4, 4}, true, CUDNN_SOFTMAX_MODE_INSTANCE}};
+  for (const Shape& sh : shapes) {
+    for (cudnnDataType_t t : pt::float_types()) {
+      for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
+        ft::HostTensor x(t, sh.dims, sh.nhwc), y(t, sh.dims, sh.nhwc);
+        x.fill_uniform(rng, -4, 4);
+        auto [alpha, beta] = pt::random_alpha_beta(rng);
+        pt::prepare_output(rng, y, beta);
+        ft::HostTensor prior = y;
+        ft::TensorDesc xd(x), yd(y);
+        pt::Scale a(alpha), b(beta);
+        FT_OK(cudnnSoftmaxForward(h, algo, sh.mode, a.ptr(t), xd, x.data(), b.ptr(t), yd, y.data()));
+        auto want = ref::blend(ref::softmax_forward(algo, sh.mode, pt::to_ref(x)).v, prior.values(), a.seen(t),
+                               b.seen(t));
+        EXPECT_TRUE(ft::near(y.values(), want, pt::tol(t), what("fwd", t, algo, sh.mode, x, y)));
+
+        ft::HostTensor dy(t, sh.dims, sh.nhwc), dx(t, sh.dims, sh.nhwc);
+        dy.fill_uniform(rng, -1, 1);
+        std::tie(alpha, beta) = pt::random_alpha_beta(rng);
+        pt::prepare_output(rng, dx, beta);
+        prior = dx;
+        ft::TensorDesc dyd(dy), dxd(dx);
+        a = pt::Scale(alpha);
+        b = pt::Scale(beta);
+        FT_OK(cudnnSoftmaxBackward(h, algo, sh.mode, a.ptr(t), yd, y.data(), dyd, dy.data(), b.ptr(t), dxd,
+                                   dx.data()));
+        want = ref::blend(ref::softmax_backward(algo, sh.mode, pt::to_ref(y), pt::to_ref(dy)).v, prior.values(),
+                          a.seen(t), b.seen(t));
+        EXPECT_TRUE(ft::near(dx.values(), want, pt::tol(t), what("bwd", t, algo, sh.mode, y, dx)));
       }
     }
   }

@@ -43,6 +43,32 @@ TEST(TensorOps, TransformTensorRandom) {
   }
 }
 
+// Packed NCHW <-> NHWC of one type with C and H*W multiples of 16 elements: the GPU backend's 64 x 64 tiles with
+// 16-byte accesses (partial tiles at the edges), raw copies (alpha 1, beta 0) and blends.
+TEST(TensorOps, TransformTensorTransposeTiles) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const std::vector<int> shapes[] = {{2, 80, 9, 16}, {1, 16, 4, 4, 8}, {3, 32, 16, 5}};
+  int trial = 0;
+  for (const auto& dims : shapes) {
+    for (cudnnDataType_t t : kTransformTypes) {
+      for (int dir = 0; dir < 2; ++dir, ++trial) {
+        ft::HostTensor x(t, dims, dir == 1), y(t, dims, dir == 0);
+        tops::fill(x, rng);
+        const bool plain = trial % 2 == 0;
+        const Scale alpha(plain ? 1.0 : (tops::is_int(t) ? 2.0 : tops::rand_scale(rng, 0.25, 2)));
+        const Scale beta(plain ? 0.0 : (tops::is_int(t) ? -1.0 : tops::rand_scale(rng, 0.25, 1)));
+        if (beta.d == 0) y.poison(); else tops::fill(y, rng);
+        const auto prior = y.values();
+        ft::TensorDesc xd(x), yd(y);
+        FT_OK(cudnnTransformTensor(h, alpha.ptr(t), xd, x.data(), beta.ptr(t), yd, y.data()));
+        const auto want = ref::blend(x.values(), prior, alpha.value(t), beta.value(t));
+        EXPECT_TRUE(tops::check(y, want, "transpose " + x.str() + " -> " + y.str() + (dir ? " to NCHW" : " to NHWC")));
+      }
+    }
+  }
+}
+
 // INT8 / UINT8 in NCHW_VECT_C: vectors of 4 or 32 channels, the lanes past C zero.
 struct VectTensor {
   std::vector<int> dims;

@@ -296,8 +296,9 @@ __global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S
         pos = v > C(0);
         if (!pos && !(keep_nan && isnan(v))) v = C(0);
       }
-      // mask bits at x's offsets (packed x): set with atomics into the zeroed mask
-      if (mask_by_offset && pos) atomicOr(mask + (xo >> 5), 1u << (xo & 31));
+      // mask bits at x's offsets (packed x): set with atomics into the zeroed mask. Only training writes a mask:
+      // inference with a fused ReLU has pos set but no reserve space (mask == nullptr).
+      if (mask != nullptr && mask_by_offset && pos) atomicOr(mask + (xo >> 5), 1u << (xo & 31));
       const int64_t yo = mp.y.off(n, k, j);
       C out = alpha == 1.0 ? v : al * v;
       if (beta != 0.0) out += be * Storage<S>::load(y, yo);

@@ -568,6 +568,24 @@ __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const
   }
 }
 
+// Backward of average pooling whose only window is the whole plane (no padding, window = H x W, a 1 x 1 output):
+// dx[n, c, h, w] = blend(dy[n, c] / (H * W)), the tile kernel's arithmetic (either divisor: no padding). A broadcast:
+// dx packed channels-last (vector i at dx + i * V), dy read as 16-byte vectors of V channels (mostly from L1/L2).
+template <class S, int V>
+__global__ void __launch_bounds__(kBlock) bwd_global_avg(int nvec, Divider d_cv, int cvecs, Divider d_img, int dysn,
+                                                         const S* dy, S* dx, int divisor, double alpha, double beta) {
+  using C = Comp<S>;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += gridDim.x * blockDim.x) {
+    const int cv = i - static_cast<int>(d_cv.div(i)) * cvecs;
+    const int n = static_cast<int>(d_img.div(i));
+    C d[V];
+    load_vec<S, V>(dy + n * dysn + cv * V, d);
+#pragma unroll
+    for (int k = 0; k < V; ++k) d[k] = d[k] / static_cast<C>(divisor);
+    blend_store_vec<S, V>(dx + int64_t(i) * V, d, alpha, beta);
+  }
+}
+
 Geo2 make_geo2(const cudnnPoolingStruct& p, const cudnnTensorStruct& x, const cudnnTensorStruct& y) {
   Geo2 g;
   g.in_h = static_cast<int>(x.dims[2]);
@@ -610,6 +628,15 @@ T4 make_t4(const cudnnTensorStruct& d) {
   t.sh = static_cast<int>(d.strides[2]);
   t.sw = static_cast<int>(d.strides[3]);
   return t;
+}
+
+// Packed channels-last (NHWC) strides.
+bool nhwc_packed(const cudnnTensorStruct& d) {
+  const int64_t C = d.dims[1], W = d.dims[3], H = d.dims[2];
+  const int64_t want[4] = {C * H * W, 1, C * W, C};
+  for (int i = 0; i < 4; ++i)
+    if (d.dims[i] > 1 && d.strides[i] != want[i]) return false;
+  return true;
 }
 
 // 16-byte vectors of V elements along C.
@@ -813,6 +840,22 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
   return with_pool_type<false>(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);
     constexpr int kV = 16 / sizeof(S);
+    // Global average pooling (one window = the whole plane): a broadcast of dy / (H * W) over dx.
+    if (!g.is_max && g.pad_h == 0 && g.pad_w == 0 && g.out_h == 1 && g.out_w == 1 && g.win_h == g.in_h &&
+        g.win_w == g.in_w && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV) && nhwc_packed(dxd)) {
+      const int cvecs = static_cast<int>(dxd.dims[1] / kV);
+      const int nvec = static_cast<int>(dxd.element_count() / kV);
+      const int img = cvecs * g.in_h * g.in_w;
+      const int grid = grid_size(nvec, kBlock, device);
+      bwd_global_avg<S, kV><<<grid, kBlock, 0, stream>>>(nvec, Divider(cvecs, nvec), cvecs, Divider(img, nvec),
+                                                         static_cast<int>(dyd.strides[0]), static_cast<const S*>(dy),
+                                                         static_cast<S*>(dx), g.in_h * g.in_w, alpha, beta);
+      *status = [&]() -> cudnnStatus_t {
+        FD_CUDA_LAUNCHED();
+        return CUDNN_STATUS_SUCCESS;
+      }();
+      return;
+    }
     const bool vec = vec_ok(xd, x, kV) && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV);
     const int v = vec ? kV : 1;
     TPlan t;

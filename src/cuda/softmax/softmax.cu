@@ -179,6 +179,68 @@ __global__ void softmax_warp_rows(Params p, C alpha, C beta) {
   }
 }
 
+// Contiguous rows (element j of row g at row_base(g) + j in every tensor, every row base a multiple of V, the
+// pointers 16-byte aligned, L % V == 0, L <= 32 * 32): one warp per row, the row in registers as 16-byte vectors
+// (K = 32 / V vectors per lane, all loads issued before the first use), code specialized for the storage type
+// (no per-element type switch: the generic warp kernel's unrolled dynamic-type code is large, and short grids pay
+// its instruction fetch). CHANNEL mode with a unit channel stride (NHWC, or H*W == 1) and packed INSTANCE rows.
+template <class S, int V>
+__global__ void __launch_bounds__(256) softmax_vec_rows(Params p, double alpha, double beta) {
+  using C = Comp<S>;
+  constexpr int K = 32 / V;
+  static_assert(V * sizeof(S) == 16, "16-byte vectors");
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
+  const int64_t nv = p.L / V;
+  const bool need_max = !p.bwd && p.algo != CUDNN_SOFTMAX_FAST;
+  for (int64_t g = blockIdx.x * int64_t(blockDim.x >> 5) + (threadIdx.x >> 5); g < p.G; g += warps) {
+    const uint4* pa = reinterpret_cast<const uint4*>(static_cast<const S*>(p.a.p) + row_base(p, p.a, g));
+    const uint4* pb =
+        p.bwd ? reinterpret_cast<const uint4*>(static_cast<const S*>(p.b.p) + row_base(p, p.b, g)) : nullptr;
+    S* po = static_cast<S*>(const_cast<void*>(p.o.p)) + row_base(p, p.o, g);
+    alignas(16) S ra[K][V];
+    alignas(16) S rb[K][V];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int64_t q = lane + 32 * k;
+      if (q < nv) {
+        *reinterpret_cast<uint4*>(ra[k]) = pa[q];
+        if (p.bwd) *reinterpret_cast<uint4*>(rb[k]) = pb[q];
+      }
+    }
+    C va[K][V], vb[K][V];
+    C mx = need_max ? neg_inf<C>() : C(0);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const bool ok = lane + 32 * k < nv;
+#pragma unroll
+      for (int t = 0; t < V; ++t) {
+        va[k][t] = ok ? Storage<S>::load(ra[k], t) : C(0);
+        vb[k][t] = ok && p.bwd ? Storage<S>::load(rb[k], t) : C(0);
+        if (ok) mx = cmax(mx, va[k][t]);
+      }
+    }
+    if (need_max) mx = warp_max(mx);
+    else mx = C(0);
+    C sum = C(0);
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (lane + 32 * k < nv)
+#pragma unroll
+        for (int t = 0; t < V; ++t) sum += term(p, va[k][t], vb[k][t], mx);
+    sum = warp_sum(sum);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int64_t q = lane + 32 * k;
+      if (q >= nv) continue;
+      C r[V];
+#pragma unroll
+      for (int t = 0; t < V; ++t) r[t] = result(p, va[k][t], vb[k][t], mx, sum);
+      blend_store_vec<S, V>(po + q * V, r, alpha, beta);
+    }
+  }
+}
+
 // One block per row; with `cached`, each thread keeps its elements in dynamic shared memory (L values of a, then
 // L of b), so global memory is read once.
 template <class C>
@@ -322,11 +384,45 @@ bool spatial_contiguous(const cudnnTensorStruct& d) {
   return true;
 }
 
+// Whether softmax_vec_rows takes the problem with V-element vectors: each row contiguous in every tensor (CHANNEL:
+// unit channel stride; INSTANCE: packed rows in one order), row bases multiples of V, pointers 16-byte aligned.
+bool vec_rows_ok(const Params& p, const cudnnTensorStruct* const* descs, const void* const* ptrs, int ndesc, int V) {
+  if (p.L > kWarpRow || p.L % V != 0) return false;
+  if (!p.channel && !p.contig) return false;
+  for (int i = 0; i < ndesc; ++i) {
+    const cudnnTensorStruct& d = *descs[i];
+    if (d.vect() != 1 || reinterpret_cast<uintptr_t>(ptrs[i]) % 16 != 0) return false;
+    if (p.channel && d.nb_dims > 1 && d.dims[1] > 1 && d.strides[1] != 1) return false;
+    for (int k = 0; k < d.nb_dims; ++k) {
+      if (d.dims[k] == 1 || (k == 1 && p.channel)) continue;
+      if (!p.channel && k > 0) continue;  // INSTANCE: the row base is n * ns
+      if (d.strides[k] % V != 0) return false;
+    }
+  }
+  return true;
+}
+
+template <class S>
+void launch_vec_rows(cudaStream_t stream, int device, const Params& p, double alpha, double beta) {
+  constexpr int kV = 16 / sizeof(S);
+  softmax_vec_rows<S, kV><<<grid_size(p.G * 32, 256, device), 256, 0, stream>>>(p, alpha, beta);
+}
+
 template <class C>
 cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cudnnTensorStruct* const* descs,
-                     int ndesc, double alpha_d, double beta_d) {
+                     const void* const* ptrs, int ndesc, double alpha_d, double beta_d) {
   const C alpha = static_cast<C>(alpha_d), beta = static_cast<C>(beta_d);
   const DeviceInfo& info = device_info(device);
+  if (vec_rows_ok(p, descs, ptrs, ndesc, static_cast<int>(16 / dtype_size(p.t)))) {
+    switch (p.t) {
+      case CUDNN_DATA_FLOAT: launch_vec_rows<float>(stream, device, p, alpha_d, beta_d); break;
+      case CUDNN_DATA_DOUBLE: launch_vec_rows<double>(stream, device, p, alpha_d, beta_d); break;
+      case CUDNN_DATA_HALF: launch_vec_rows<__half>(stream, device, p, alpha_d, beta_d); break;
+      default: launch_vec_rows<__nv_bfloat16>(stream, device, p, alpha_d, beta_d); break;
+    }
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }
   const size_t smem_max = std::max<size_t>(48 * 1024, info.smem_per_block_optin);
   const int per_tensor = p.bwd ? 2 : 1;
   bool columns = p.channel && p.S > 1;
@@ -383,11 +479,12 @@ cudnnStatus_t run(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo,
   if (bd) p.b = make_tens(*bd, b);
   p.o = make_tens(od, o);
   const cudnnTensorStruct* descs[3] = {&ad, &od, bd};
+  const void* ptrs[3] = {a, o, b};
   const int ndesc = bd ? 3 : 2;
   p.contig = true;
   for (int i = 0; i < ndesc; ++i) p.contig = p.contig && row_packed(*descs[i]) && same_row_strides(*descs[i], od);
-  return p.t == CUDNN_DATA_DOUBLE ? launch<double>(stream, device, p, descs, ndesc, alpha, beta)
-                                  : launch<float>(stream, device, p, descs, ndesc, alpha, beta);
+  return p.t == CUDNN_DATA_DOUBLE ? launch<double>(stream, device, p, descs, ptrs, ndesc, alpha, beta)
+                                  : launch<float>(stream, device, p, descs, ptrs, ndesc, alpha, beta);
 }
 
 }  // namespace

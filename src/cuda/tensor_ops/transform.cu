@@ -2,9 +2,11 @@
 // Copyright 2026 The freednn Authors
 // cudnnTransformTensor(Ex) / cudnnTransformFilter on the GPU: y = alpha * T(x) + beta * y.
 // Paths: a device-to-device copy (same packed layout and type, alpha 1, beta 0); a dense blend (same packed
-// layout and type); a tiled shared-memory transpose for packed NCHW <-> NHWC (both reads and writes coalesced);
+// layout and type); a tiled shared-memory transpose for packed NCHW <-> NHWC (both reads and writes coalesced;
+// 64 x 64 tiles and 16-byte accesses when C and H*W are multiples of 16 bytes' elements and the data aligned);
 // and a generic strided kernel for everything else (any types, vector layouts, padding, folding).
 #include <algorithm>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
@@ -155,6 +157,81 @@ __global__ void transpose_tiled(const S* in, S* out, int64_t batch, int64_t rows
   }
 }
 
+// Batched transpose with 16-byte global accesses (V = 16 / sizeof(S) elements): rows and cols multiples of V,
+// both pointers 16-byte aligned. 64 x 64 tiles: every thread first issues all of its tile loads (16 / V
+// vectors), the raw bits go through shared memory cells of 4 bytes (8 for 8-byte types) with one padding column,
+// then each thread gathers V cells of one output row into a 16-byte store; a warp writes whole 128-byte lines.
+// alpha 1, beta 0: the raw bits are copied (exact for every type); otherwise y = alpha * x + beta * y in Comp<S>
+// (y read only when beta != 0).
+template <int N> struct RawUint;
+template <> struct RawUint<1> { using T = uint8_t; };
+template <> struct RawUint<2> { using T = uint16_t; };
+template <> struct RawUint<4> { using T = uint32_t; };
+template <> struct RawUint<8> { using T = uint64_t; };
+
+constexpr int kVTile = 64;
+constexpr int kVBlock = 256;
+template <class S>
+__global__ void __launch_bounds__(kVBlock) transpose_vec(const S* in, S* out, int64_t batch, int64_t rows, int64_t cols,
+                                                       int64_t tiles_c, double alpha, double beta) {
+  using R = typename RawUint<sizeof(S)>::T;
+  using Cell = std::conditional_t<sizeof(S) == 8, uint64_t, uint32_t>;
+  using C = Comp<S>;
+  constexpr int V = 16 / sizeof(S);
+  constexpr int kVpr = kVTile / V;                  // vectors per tile row
+  constexpr int kPer = kVTile * kVpr / kVBlock;     // vectors per thread
+  static_assert(kPer >= 1 && kVTile * kVpr % kVBlock == 0, "tile / block shape");
+  __shared__ Cell tile[kVTile][kVTile + 1];
+  const bool plain = alpha == 1.0 && beta == 0.0;
+  const int64_t tr = blockIdx.x / tiles_c, tc = blockIdx.x - tr * tiles_c;
+  const int64_t r0 = tr * kVTile, c0 = tc * kVTile;
+  const int64_t plane = rows * cols;
+  for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    const S* src = in + b * plane;
+    S* dst = out + b * plane;
+    uint4 v[kPer];
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int e = threadIdx.x + u * kVBlock;
+      const int r = e / kVpr, cv = e % kVpr;
+      if (r0 + r < rows && c0 + cv * V < cols)
+        v[u] = *reinterpret_cast<const uint4*>(src + (r0 + r) * cols + c0 + cv * V);
+    }
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int e = threadIdx.x + u * kVBlock;
+      const int r = e / kVpr, cv = e % kVpr;
+      if (r0 + r < rows && c0 + cv * V < cols) {
+        alignas(16) R raw[V];
+        *reinterpret_cast<uint4*>(raw) = v[u];
+#pragma unroll
+        for (int k = 0; k < V; ++k) tile[r][cv * V + k] = static_cast<Cell>(raw[k]);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int e = threadIdx.x + u * kVBlock;
+      const int oc = e / kVpr, rv = e % kVpr;  // output row c0 + oc, output columns r0 + rv * V ..
+      if (c0 + oc < cols && r0 + rv * V < rows) {
+        alignas(16) R o[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) o[k] = static_cast<R>(tile[rv * V + k][oc]);
+        S* p = dst + (c0 + oc) * rows + r0 + rv * V;
+        if (plain) {
+          *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(o);
+        } else {
+          C val[V];
+#pragma unroll
+          for (int k = 0; k < V; ++k) val[k] = Storage<S>::load(reinterpret_cast<const S*>(o), k);
+          blend_store_vec<S, V>(p, val, alpha, beta);
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
 bool packed_as(const cudnnTensorStruct& d, cudnnTensorFormat_t f) {
   if (d.vect() != 1) return false;
   int64_t s[CUDNN_DIM_MAX];
@@ -206,6 +283,22 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
       for (int i = 2; i < x.nb_dims; ++i) spatial *= x.dims[i];
       const int64_t batch = x.dims[0], ch = x.dims[1];
       const int64_t rows = to_nhwc ? ch : spatial, cols = to_nhwc ? spatial : ch;
+      const size_t esize = dtype_size(y.dtype);
+      const int64_t vw = esize >= 1 && esize <= 8 ? static_cast<int64_t>(16 / esize) : 0;
+      const int64_t vt_r = (rows + kVTile - 1) / kVTile, vt_c = (cols + kVTile - 1) / kVTile;
+      if (vw > 0 && rows % vw == 0 && cols % vw == 0 && reinterpret_cast<uintptr_t>(xp) % 16 == 0 &&
+          reinterpret_cast<uintptr_t>(yp) % 16 == 0 && vt_r * vt_c <= INT32_MAX) {
+        const dim3 grid(static_cast<unsigned>(vt_r * vt_c), static_cast<unsigned>(std::min<int64_t>(batch, 65535)));
+        const bool known = with_storage_type(y.dtype, [&](auto tag) {
+          using S = decltype(tag);
+          transpose_vec<S><<<grid, kVBlock, 0, stream>>>(static_cast<const S*>(xp), static_cast<S*>(yp), batch, rows,
+                                                        cols, vt_c, alpha, beta);
+        });
+        if (known) {
+          FD_CUDA_LAUNCHED();
+          return CUDNN_STATUS_SUCCESS;
+        }
+      }
       const int64_t tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
       if (tiles_r * tiles_c <= INT32_MAX) {
         const dim3 grid(static_cast<unsigned>(tiles_r * tiles_c),
