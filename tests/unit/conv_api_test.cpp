@@ -285,8 +285,10 @@ TEST(ConvApi, V7RankingOrder) {
     if (i > 0 && fp[i - 1].status == CUDNN_STATUS_SUCCESS) EXPECT_LE(fp[i - 1].time, fp[i].time);
   }
   for (bool s : seen) EXPECT_TRUE(s) << "every algorithm appears once";
-  // For a sizeable 3x3 problem the GEMM path is estimated faster than the scalar loops.
-  EXPECT_EQ(fp[0].algo, CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
+  // For a sizeable 3x3 problem the scalar loops (DIRECT serves only them) are never estimated fastest; on the CPU
+  // the GEMM path is.
+  EXPECT_NE(fp[0].algo, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT);
+  if (!ft::gpu_mode()) EXPECT_EQ(fp[0].algo, CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
 }
 
 // Fused y = act(alpha1 conv(x, w) + alpha2 z + bias). Needs the activation descriptor (another helper's area).

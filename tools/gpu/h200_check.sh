@@ -7,7 +7,7 @@
 # Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
-# default "f16:nhwc:default bf16:nhwc:default f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
+# default "f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
 # tools/bench/batches/resnet50.txt), TORCH=0 to skip PyTorch.
 set -uo pipefail
 modes=" ${*:-all} "
@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=c
 build=build/h200
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" \
   > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
-cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench > "$out/build.txt" 2>&1 ||
+cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench lenet_train > "$out/build.txt" 2>&1 ||
   { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
 if has tests; then
   (cd $build && timeout 200 ctest -L gpu -j"$(nproc)" --timeout 90 --output-on-failure > "$out/gpu_ctest.txt" 2>&1)
@@ -37,7 +37,7 @@ if has bench; then
 fi
 if [[ "$modes" == *" conv "* ]]; then
   # Convolutions: both libraries choose with Find (--algo=any), same math type; then PyTorch (cudnn.benchmark).
-  for cfg in ${CONV_CONFIGS:-f16:nhwc:default bf16:nhwc:default f32:nchw:default f32:nchw:fma}; do
+  for cfg in ${CONV_CONFIGS:-f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma}; do
     IFS=: read -r dt layout math <<< "$cfg"; tag=${dt}_${layout}_${math}
     timeout "${CONV_TIMEOUT:-200}" $build/tools/bench/freednn-bench --mode=P --algo=any --dt="$dt" --layout="$layout" \
       --math="$math" --max-ms="${MAX_MS:-20}" --vs="$nv/libcudnn.so.9" --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" \
