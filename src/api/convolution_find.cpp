@@ -44,6 +44,21 @@ cudnnStatus_t check_ex_buffers(const void* in, const void* in2, const void* out,
   return CUDNN_STATUS_SUCCESS;
 }
 
+// The body of all six entry points. Descriptors in forward roles (x: x or dx, y: y or dy); `ex` is null for the
+// plain variants (Find allocates), else the caller's buffers, checked under the names in `ex_names`.
+template <class Perf, class Algo>
+cudnnStatus_t find_entry(cudnnHandle_t handle, ConvDir dir, const cudnnTensorDescriptor_t x,
+                         const cudnnFilterDescriptor_t w, const cudnnConvolutionDescriptor_t conv,
+                         const cudnnTensorDescriptor_t y, const fd::conv::FindBuffers* ex, const char* ex_names,
+                         int requested, int* returned, Perf* perf) {
+  FD_TRY(fd::check_handle(handle));
+  ConvProblem p;
+  FD_TRY(ConvProblem::make(dir, x, w, conv, y, &p));
+  if (ex != nullptr)
+    FD_TRY(check_ex_buffers(ex->in, ex->in2, ex->out, ex->workspace, ex->workspace_size, ex_names));
+  return find_common<Perf, Algo>(handle, p, ex, requested, returned, perf);
+}
+
 }  // namespace
 
 extern "C" {
@@ -59,11 +74,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t han
   return FD_API(cudnnFindConvolutionForwardAlgorithm,
                 (handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults),
                 [&]() -> cudnnStatus_t {
-    FD_TRY(fd::check_handle(handle));
-    ConvProblem p;
-    FD_TRY(ConvProblem::make(ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, &p));
-    return find_common<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_entry<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
+        handle, ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, nullptr, nullptr,
+        requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
@@ -77,13 +90,10 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(
                 (handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults,
                  workSpace, workSpaceSizeInBytes),
                 [&]() -> cudnnStatus_t {
-    FD_TRY(fd::check_handle(handle));
-    ConvProblem p;
-    FD_TRY(ConvProblem::make(ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, &p));
-    FD_TRY(check_ex_buffers(x, w, y, workSpace, workSpaceSizeInBytes, "x, w or y"));
     const fd::conv::FindBuffers b{x, w, y, workSpace, workSpaceSizeInBytes};
-    return find_common<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_entry<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
+        handle, ConvDir::fwd, xDesc, wDesc, convDesc, yDesc, &b, "x, w or y",
+        requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
@@ -99,11 +109,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_
   return FD_API(cudnnFindConvolutionBackwardDataAlgorithm,
                 (handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults),
                 [&]() -> cudnnStatus_t {
-    FD_TRY(fd::check_handle(handle));
-    ConvProblem p;
-    FD_TRY(ConvProblem::make(ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, &p));
-    return find_common<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_entry<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+        handle, ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, nullptr, nullptr,
+        requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
@@ -117,13 +125,10 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(
                 (handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount,
                  perfResults, workSpace, workSpaceSizeInBytes),
                 [&]() -> cudnnStatus_t {
-    FD_TRY(fd::check_handle(handle));
-    ConvProblem p;
-    FD_TRY(ConvProblem::make(ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, &p));
-    FD_TRY(check_ex_buffers(dy, w, dx, workSpace, workSpaceSizeInBytes, "w, dy or dx"));
     const fd::conv::FindBuffers b{dy, w, dx, workSpace, workSpaceSizeInBytes};
-    return find_common<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_entry<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+        handle, ConvDir::bwd_data, dxDesc, wDesc, convDesc, dyDesc, &b, "w, dy or dx",
+        requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
@@ -135,11 +140,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(
   return FD_API(cudnnFindConvolutionBackwardFilterAlgorithm,
                 (handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults),
                 [&]() -> cudnnStatus_t {
-    FD_TRY(fd::check_handle(handle));
-    ConvProblem p;
-    FD_TRY(ConvProblem::make(ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, &p));
-    return find_common<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        handle, p, nullptr, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_entry<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+        handle, ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, nullptr, nullptr,
+        requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
@@ -153,13 +156,10 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(
                 (handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount,
                  perfResults, workSpace, workSpaceSizeInBytes),
                 [&]() -> cudnnStatus_t {
-    FD_TRY(fd::check_handle(handle));
-    ConvProblem p;
-    FD_TRY(ConvProblem::make(ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, &p));
-    FD_TRY(check_ex_buffers(x, y, dw, workSpace, workSpaceSizeInBytes, "x, dy (y) or dw"));
     const fd::conv::FindBuffers b{x, y, dw, workSpace, workSpaceSizeInBytes};
-    return find_common<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        handle, p, &b, requestedAlgoCount, returnedAlgoCount, perfResults);
+    return find_entry<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+        handle, ConvDir::bwd_filter, xDesc, dwDesc, convDesc, dyDesc, &b, "x, dy (y) or dw",
+        requestedAlgoCount, returnedAlgoCount, perfResults);
   });
 }
 
