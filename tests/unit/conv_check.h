@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Checks shared by the suites of single CUDA convolution implementations (conv_gpu_*_test.cpp): every direction
+// Checks shared by the convolution suites (conv_test.cpp, conv_gpu_*_test.cpp): every direction
 // of a problem against the double reference with alpha/beta blending, and the fused bias + activation forward.
 #pragma once
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "unit/conv_fixture.h"
 
-namespace ft_conv_gpu {
+namespace ft_conv_check {
 
 inline ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
 
@@ -100,4 +100,4 @@ inline void check_fused(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt1
   cudnnDestroyActivationDescriptor(act);
 }
 
-}  // namespace ft_conv_gpu
+}  // namespace ft_conv_check

@@ -5,7 +5,7 @@
 // modes and alpha/beta, the three directions against the double reference; channel counts that take the
 // vectorized NHWC kernels; backward filter with many chunks and several tap groups; the fused bias + ReLU
 // forward; and the problems it must decline.
-#include "unit/conv_gpu_check.h"
+#include "unit/conv_check.h"
 
 namespace {
 
@@ -14,7 +14,7 @@ using ft_conv::Problem;
 using ft_conv::Shape;
 
 constexpr const char* kId = "cuda:depthwise";
-const ft_conv_gpu::Algos kAlgos{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+const ft_conv_check::Algos kAlgos{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0};
 
 double tol(cudnnDataType_t t) { return ft::tolerance(t) * (t == CUDNN_DATA_FLOAT ? 8 : 2); }
@@ -48,7 +48,7 @@ TEST(ConvGpuDepthwise, RandomProblemsEveryTypeLayout) {
         const bool nhwc = layout == 1 || (layout == 2 && rep % 2 == 0);
         Problem p(random_depthwise(rng, rep == 0), t, nhwc, layout == 2, i % 2 == 1, rng);
         const bool blend = rep == 2;
-        ft_conv_gpu::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+        ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
       }
     }
   }
@@ -66,10 +66,10 @@ TEST(ConvGpuDepthwise, MobileNetLikeLayers) {
       for (int stride : {1, 2}) {
         Shape s{"mbv2", 2, 32, 32, 32, {19, 17}, {3, 3}, {1, 1}, {stride, stride}, {1, 1}};
         Problem p(s, t, nhwc, false, false, rng);
-        const ft_conv_gpu::Algos algos{++i % 2 ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT
+        const ft_conv_check::Algos algos{++i % 2 ? CUDNN_CONVOLUTION_FWD_ALGO_DIRECT
                                                : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                                        kAlgos.bwd_data, kAlgos.bwd_filter};
-        ft_conv_gpu::check_directions(h, p, algos, rng, 1.0, stride == 2 ? 0.5 : 0.0, tol(t), kId);
+        ft_conv_check::check_directions(h, p, algos, rng, 1.0, stride == 2 ? 0.5 : 0.0, tol(t), kId);
       }
     }
   }
@@ -91,7 +91,7 @@ TEST(ConvGpuDepthwise, BackwardFilterManyChunksAndTapGroups) {
       const auto prior = p.w.values();
       ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.0, -0.25), CUDNN_STATUS_SUCCESS) << p.str();
       const auto dwref =
-          ref::conv_backward_filter(ft_conv_gpu::as_ref(p.x), ft_conv_gpu::as_ref(p.y), p.wdims, p.params);
+          ref::conv_backward_filter(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.y), p.wdims, p.params);
       EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, 1.0, -0.25), tol(CUDNN_DATA_FLOAT) * 4,
                            "bwd_filter " + p.str()));
     }
@@ -108,7 +108,7 @@ TEST(ConvGpuDepthwise, FusedBiasRelu) {
     for (bool nhwc : {false, true}) {
       for (bool z_is_y : {false, true}) {
         Problem p(random_depthwise(rng, ++i % 2 == 0), t, nhwc, false, false, rng);
-        ft_conv_gpu::check_fused(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, rng, z_is_y, tol(t) * 2, kId);
+        ft_conv_check::check_fused(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, rng, z_is_y, tol(t) * 2, kId);
       }
     }
   }

@@ -4,7 +4,7 @@
 // stride 1 and 2, 2-D and 3-D, alpha/beta, the three directions against the double reference; the NCHW
 // backward filter with several rounds of partial-sum slots; TF32; the fused bias + ReLU forward (z apart and
 // z = y); and the problems it must decline.
-#include "unit/conv_gpu_check.h"
+#include "unit/conv_check.h"
 
 namespace {
 
@@ -13,7 +13,7 @@ using ft_conv::Problem;
 using ft_conv::Shape;
 
 constexpr const char* kId = "cuda:gemm_1x1";
-const ft_conv_gpu::Algos kAlgos{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+const ft_conv_check::Algos kAlgos{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
 
 // Reduction lengths here are at most a few hundred: the type's tolerance with some headroom.
@@ -45,7 +45,7 @@ TEST(ConvGpuGemm1x1, RandomProblemsEveryTypeLayoutStride) {
         for (int rep = 0; rep < 2; ++rep, ++i) {
           Problem p(random_1x1(rng, stride, rep == 1 && i % 4 == 1), t, nhwc, false, i % 3 == 0, rng);
           const bool blend = rep == 1;
-          ft_conv_gpu::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+          ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
         }
       }
     }
@@ -58,12 +58,12 @@ TEST(ConvGpuGemm1x1, PrecompAlgoLargerChannels) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
-  const ft_conv_gpu::Algos algos{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, kAlgos.bwd_data,
+  const ft_conv_check::Algos algos{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, kAlgos.bwd_data,
                                  kAlgos.bwd_filter};
   for (bool nhwc : {false, true}) {
     Shape s{"1x1big", 1, 96, 72, 1, {7, 5}, {1, 1}, {0, 0}, {nhwc ? 1 : 2, 2}, {1, 1}};
     Problem p(s, CUDNN_DATA_HALF, nhwc, false, false, rng);
-    ft_conv_gpu::check_directions(h, p, algos, rng, 1.0, 0.25, tol(CUDNN_DATA_HALF) * 2, kId);
+    ft_conv_check::check_directions(h, p, algos, rng, 1.0, 0.25, tol(CUDNN_DATA_HALF) * 2, kId);
   }
 }
 
@@ -82,7 +82,7 @@ TEST(ConvGpuGemm1x1, NchwBackwardFilterSeveralSlotRounds) {
   const auto prior = p.w.values();
   ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.5, 0.5), CUDNN_STATUS_SUCCESS);
   const auto dwref =
-      ref::conv_backward_filter(ft_conv_gpu::as_ref(p.x), ft_conv_gpu::as_ref(p.y), p.wdims, p.params);
+      ref::conv_backward_filter(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.y), p.wdims, p.params);
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, 1.5, 0.5), tol(CUDNN_DATA_FLOAT), "slots dw"));
 }
 
@@ -96,7 +96,7 @@ TEST(ConvGpuGemm1x1, DefaultMathFloatTf32) {
     Shape s{"tf32", 3, 64, 40, 1, {9, 7}, {1, 1}, {0, 0}, {nhwc ? 2 : 1, nhwc ? 2 : 1}, {1, 1}};
     Problem p(s, CUDNN_DATA_FLOAT, nhwc, false, false, rng);
     FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
-    ft_conv_gpu::check_directions(h, p, kAlgos, rng, 1.0, nhwc ? 0.5 : 0.0, 3e-3, kId);
+    ft_conv_check::check_directions(h, p, kAlgos, rng, 1.0, nhwc ? 0.5 : 0.0, 3e-3, kId);
   }
 }
 
@@ -110,7 +110,7 @@ TEST(ConvGpuGemm1x1, FusedBiasRelu) {
     for (bool nhwc : {false, true}) {
       for (bool z_is_y : {false, true}) {
         Problem p(random_1x1(rng, ++i % 3 == 0 ? 2 : 1, false), t, nhwc, false, false, rng);
-        ft_conv_gpu::check_fused(h, p, i % 2 ? CUDNN_CONVOLUTION_FWD_ALGO_GEMM
+        ft_conv_check::check_fused(h, p, i % 2 ? CUDNN_CONVOLUTION_FWD_ALGO_GEMM
                                              : CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
                                  rng, z_is_y, tol(t) * 2, kId);
       }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "unit/conv_check.h"
 #include "unit/conv_fixture.h"
 
 namespace {
@@ -29,49 +30,14 @@ std::vector<ImplAlgos> impls() {
   };
 }
 
-ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
+using ft_conv_check::as_ref;
 
-// Checks all three directions of one problem against the reference. beta != 0 blends with random prior data.
-// `tol` < 0: the data type's tolerance.
+// Checks all three directions of one problem against the reference (ft_conv_check::check_directions). beta != 0
+// blends with random prior data. `tol` < 0: the data type's tolerance.
 void check_all_directions(cudnnHandle_t h, Problem& p, const ImplAlgos& impl, std::mt19937_64& rng, double alpha,
                           double beta, double tol = -1) {
   if (tol < 0) tol = ft::tolerance(p.dt) * (p.dt == CUDNN_DATA_FLOAT ? 4 : 1);
-  const std::string what = impl.id + " " + p.str();
-  // forward
-  p.x.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.y.fill_uniform(rng, -1, 1);
-    prior = p.y.values();
-  } else {
-    p.y.poison();
-  }
-  ASSERT_EQ(ft_conv::forward(h, p, impl.fwd, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
-  const auto yref = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(yref.v, prior, alpha, beta), tol, "fwd y: " + what));
-  // backward data: y now holds dy
-  p.y.fill_uniform(rng, -1, 1);
-  if (beta != 0) {
-    p.x.fill_uniform(rng, -1, 1);
-    prior = p.x.values();
-  } else {
-    p.x.poison();
-  }
-  ASSERT_EQ(ft_conv::backward_data(h, p, impl.bwd_data, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
-  const auto dxref = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
-  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(dxref.v, prior, alpha, beta), tol, "bwd_data dx: " + what));
-  // backward filter
-  p.x.fill_uniform(rng, -1, 1);
-  if (beta != 0) {
-    p.w.fill_uniform(rng, -1, 1);
-    prior = p.w.values();
-  } else {
-    p.w.poison();
-  }
-  ASSERT_EQ(ft_conv::backward_filter(h, p, impl.bwd_filter, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
-  const auto dwref = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
-  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, alpha, beta), tol, "bwd_filter dw: " + what));
+  ft_conv_check::check_directions(h, p, {impl.fwd, impl.bwd_data, impl.bwd_filter}, rng, alpha, beta, tol, impl.id);
 }
 
 TEST(ConvImpl, EdgeShapesEveryImplF32) {
