@@ -268,24 +268,10 @@ class Bn : public Op {
   cudnnStatus_t bind(Env& env, std::unique_ptr<Bound>* out, std::string* why) override {
     if (generic_) return bind_generic(env, out, why);
     auto b = std::make_unique<B>();
+    const bool ex = dir_ == TRAIN && ops_ != CUDNN_BATCHNORM_OPS_BN;
+    BENCH_TRY(bind_common(env, b.get(), ex, why));
     const Api& api = env.api;
-    b->api = &api;
-    b->h = env.handle;
-    b->op = this;
-    BENCH_TRY(make_tensor(api, args[x_].spec, &b->x));
-    BENCH_TRY(make_tensor(api, args[y_].spec, &b->y));
-    BENCH_TRY(make_tensor(api, args[s_].spec, &b->sb));
-    if (z_ >= 0) BENCH_TRY(make_tensor(api, args[z_].spec, &b->z));
-    if (dy_ >= 0) BENCH_TRY(make_tensor(api, args[dy_].spec, &b->dy));
-    const cudnnDataType_t t = args[x_].spec.dtype;
-    b->a = Scale(alpha, t);
-    b->b = Scale(beta, t);
-    b->ap = Scale(ap_, t);
-    b->bp = Scale(bp_, t);
-    if (dir_ == TRAIN && ops_ != CUDNN_BATCHNORM_OPS_BN) {
-      b->act.destroy = api.cudnnDestroyActivationDescriptor;
-      BENCH_TRY(api.call(api.cudnnCreateActivationDescriptor, &b->act.d));
-      BENCH_TRY(api.call(api.cudnnSetActivationDescriptor, b->act.d, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    if (ex) {
       BENCH_TRY(api.call(api.cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, env.handle, mode_, ops_, b->x.d,
                          z_ >= 0 ? b->z.d : nullptr, b->y.d, b->sb.d, b->act.d, &b->ws_bytes));
       BENCH_TRY(api.call(api.cudnnGetBatchNormalizationTrainingExReserveSpaceSize, env.handle, mode_, ops_, b->act.d,
@@ -299,27 +285,10 @@ class Bn : public Op {
 
   cudnnStatus_t bind_generic(Env& env, std::unique_ptr<Bound>* out, std::string* why) {
     auto b = std::make_unique<B>();
+    BENCH_TRY(bind_common(env, b.get(), ops_ != CUDNN_BATCHNORM_OPS_BN, why));
     const Api& api = env.api;
-    b->api = &api;
-    b->h = env.handle;
-    b->op = this;
-    BENCH_TRY(make_tensor(api, args[x_].spec, &b->x));
-    BENCH_TRY(make_tensor(api, args[y_].spec, &b->y));
-    BENCH_TRY(make_tensor(api, args[s_].spec, &b->sb));
     BENCH_TRY(make_tensor(api, mv_, &b->mv));
-    if (z_ >= 0) BENCH_TRY(make_tensor(api, args[z_].spec, &b->z));
-    if (dy_ >= 0) BENCH_TRY(make_tensor(api, args[dy_].spec, &b->dy));
-    const cudnnDataType_t t = args[x_].spec.dtype;
-    b->a = Scale(alpha, t);
-    b->b = Scale(beta, t);
-    b->ap = Scale(ap_, t);
-    b->bp = Scale(bp_, t);
     const auto ops = static_cast<cudnnNormOps_t>(ops_);
-    if (ops_ != CUDNN_BATCHNORM_OPS_BN) {
-      b->act.destroy = api.cudnnDestroyActivationDescriptor;
-      BENCH_TRY(api.call(api.cudnnCreateActivationDescriptor, &b->act.d));
-      BENCH_TRY(api.call(api.cudnnSetActivationDescriptor, b->act.d, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
-    }
     const cudnnTensorDescriptor_t none = nullptr;
     if (dir_ == TRAIN) {
       BENCH_TRY(api.call(api.cudnnGetNormalizationForwardTrainingWorkspaceSize, env.handle, nmode_, ops, nalgo_, b->x.d,
@@ -333,6 +302,30 @@ class Bn : public Op {
     if (b->ws_bytes) b->ws = env.alloc(b->ws_bytes);
     if (b->reserve_bytes) b->reserve = env.alloc(b->reserve_bytes);
     *out = std::move(b);
+    return CUDNN_STATUS_SUCCESS;
+  }
+
+  // What both APIs bind: the tensors, the scales and, with `relu`, the ReLU activation descriptor.
+  cudnnStatus_t bind_common(Env& env, B* b, bool relu, std::string* why) {
+    const Api& api = env.api;
+    b->api = &api;
+    b->h = env.handle;
+    b->op = this;
+    BENCH_TRY(make_tensor(api, args[x_].spec, &b->x));
+    BENCH_TRY(make_tensor(api, args[y_].spec, &b->y));
+    BENCH_TRY(make_tensor(api, args[s_].spec, &b->sb));
+    if (z_ >= 0) BENCH_TRY(make_tensor(api, args[z_].spec, &b->z));
+    if (dy_ >= 0) BENCH_TRY(make_tensor(api, args[dy_].spec, &b->dy));
+    const cudnnDataType_t t = args[x_].spec.dtype;
+    b->a = Scale(alpha, t);
+    b->b = Scale(beta, t);
+    b->ap = Scale(ap_, t);
+    b->bp = Scale(bp_, t);
+    if (relu) {
+      b->act.destroy = api.cudnnDestroyActivationDescriptor;
+      BENCH_TRY(api.call(api.cudnnCreateActivationDescriptor, &b->act.d));
+      BENCH_TRY(api.call(api.cudnnSetActivationDescriptor, b->act.d, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
+    }
     return CUDNN_STATUS_SUCCESS;
   }
 
