@@ -388,6 +388,8 @@ TEST(BatchNorm, ExFastPathShapes) {
       {CUDNN_DATA_BFLOAT16, S, {2, 256, 8, 8}, 1, 1},     // NHWC, several row splits
       {CUDNN_DATA_BFLOAT16, S, {3, 2064, 1, 1}, 1, 1},    // two channel chunks, the second partial
       {CUDNN_DATA_HALF, S, {3, 12, 3, 5}, 1, 1},          // NHWC, C % 8 != 0: scalar rows
+      {CUDNN_DATA_HALF, S, {4, 64, 8, 8}, 1, 1},          // NHWC C = 64: 32 rows per block in the tree fold
+      {CUDNN_DATA_HALF, S, {2, 24, 6, 6}, 1, 1},          // NHWC C = 24: odd row count (85) in the tree fold
       {CUDNN_DATA_FLOAT, S, {3, 8, 4, 5}, 1, 1},          // NHWC float
       {CUDNN_DATA_DOUBLE, S, {3, 6, 3, 3}, 1, 1},         // NHWC double, 2 per vector
       {CUDNN_DATA_FLOAT, S, {2, 4, 6, 6}, 0, 0},          // NCHW, planes of 36: 16-byte loads

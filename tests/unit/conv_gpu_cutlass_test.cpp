@@ -2,8 +2,10 @@
 // Copyright 2026 The freednn Authors
 // The CUTLASS tensor-core convolutions (cuda:cutlass_sm80_fprop / _dgrad / _wgrad), forced by id, against the double
 // reference: ResNet-like shapes in NHWC f16/bf16, NCHW and padded layouts (staged through the workspace), TF32
-// float, alpha/beta, CUDNN_CONVOLUTION mode, split-K wgrad, the fused bias/activation forward, and the problems
-// they must decline. GPU suite only (and only in builds with the CUTLASS headers).
+// float, alpha/beta, CUDNN_CONVOLUTION mode, split-K wgrad, the fused bias/activation forward, channel counts that
+// are not multiples of the vector width (zero-padded in the staged copies; the 16-bit forward with C <= 4 on the
+// fixed-channel kernel), and the problems they must decline. GPU suite only (and only in builds with the CUTLASS
+// headers).
 #include <algorithm>
 
 #include "unit/conv_fixture.h"
@@ -197,6 +199,84 @@ TEST(ConvCutlassSm80, FusedBiasActivation) {
   cudnnDestroyActivationDescriptor(act);
 }
 
+// Channel counts off the kernels' 16-byte vectors: C and K padded with zeros in the workspace copies (C <= 4 to 4
+// channels for the 16-bit forward's fixed-channel kernel, otherwise to multiples of 8, or 4 for TF32), the results
+// written back without the padding.
+TEST(ConvCutlassSm80, PaddedChannels) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  // ResNet-50's first layer at a small size: C = 3 -> K = 64, 7x7 stride 2 pad 3.
+  const Shape stem{"stem_c3", 2, 3, 64, 1, {32, 32}, {7, 7}, {3, 3}, {2, 2}, {1, 1}};
+  const Shape odd{"c5_k12", 2, 5, 12, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Shape odd_s2{"c5_k12_s2", 3, 5, 12, 1, {11, 12}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};  // strided dgrad
+  const Shape c4{"c4_k8", 2, 4, 8, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};  // fixed-channel kernel, no copy of x
+  const Shape c1{"c1_k3", 2, 1, 3, 1, {12, 10}, {5, 3}, {2, 1}, {1, 2}, {1, 1}};
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    Problem p(stem, t, true, false, false, rng);
+    check_all(h, p, rng, 1.0, 0.0);
+    Problem pb(stem, t, true, false, t == CUDNN_DATA_BFLOAT16, rng);
+    check_all(h, pb, rng, 0.5, -0.75);
+  }
+  Problem p1(odd, CUDNN_DATA_HALF, true, false, false, rng);
+  check_all(h, p1, rng, 1.0, 0.0);
+  Problem p2(odd, CUDNN_DATA_BFLOAT16, false, false, true, rng);  // NCHW, convolution mode
+  check_all(h, p2, rng, 0.75, 0.5);
+  Problem p3(odd_s2, CUDNN_DATA_HALF, true, true, false, rng);  // padded NHWC strides
+  check_all(h, p3, rng, 1.0, -1.0);
+  Problem p4(stem, CUDNN_DATA_HALF, false, false, false, rng);  // NCHW stem
+  check_all(h, p4, rng, 1.0, 0.0);
+  Problem p5(c4, CUDNN_DATA_HALF, true, false, true, rng);
+  check_all(h, p5, rng, 1.0, 0.25);
+  Problem p6(c1, CUDNN_DATA_BFLOAT16, true, false, false, rng);
+  check_all(h, p6, rng, 1.0, 0.0);
+  // TF32: C = 3 padded to 4, K = 6 to 8.
+  for (const Shape& sh : {stem, Shape{"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}}) {
+    Problem p(sh, CUDNN_DATA_FLOAT, true, false, false, rng);
+    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+    check_all(h, p, rng, 1.0, sh.k == 6 ? 0.5 : 0.0);
+    Problem q(sh, CUDNN_DATA_FLOAT, false, false, false, rng);
+    FT_OK(cudnnSetConvolutionMathType(q.cd, CUDNN_DEFAULT_MATH));
+    check_all(h, q, rng, 1.0, 0.0);
+  }
+}
+
+// The fused forward with K padded (y computed into the workspace, bias/z/ReLU applied in the write-back).
+TEST(ConvCutlassSm80, FusedPaddedChannels) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  cudnnActivationDescriptor_t act = nullptr;
+  ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
+  FT_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kFprop);
+  const Shape sh{"c3_k12", 2, 3, 12, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem p(sh, CUDNN_DATA_HALF, true, false, false, rng);
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  p.y.poison();
+  ft::HostTensor z = p.y, bias(CUDNN_DATA_HALF, {1, p.s.k, 1, 1}, false);
+  z.fill_uniform(rng, -1, 1);
+  bias.fill_uniform(rng, -1, 1);
+  ft::TensorDesc zd(z), bd(bias);
+  const auto zv = z.values();
+  size_t ws = 0;
+  FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), &ws));
+  EXPECT_GT(ws, 0u);  // x, w and y are staged
+  ft::Bytes buf(ws);
+  const float a1 = 1.5f, a2 = 0.5f;
+  FT_OK(cudnnConvolutionBiasActivationForward(h, &a1, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
+                                              static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), buf.data(), ws, &a2,
+                                              zd, z.data(), bd, bias.data(), act, p.yd, p.y.data()));
+  auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
+  for (int64_t i = 0; i < r.count(); ++i)
+    r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
+  EXPECT_TRUE(ft::near(p.y.values(), r.v, ft::tolerance(CUDNN_DATA_HALF) * 4, "fused padded " + p.str()));
+  cudnnDestroyActivationDescriptor(act);
+}
+
 // Forced onto problems outside their kernels, every direction reports NOT_SUPPORTED (and does not run).
 TEST(ConvCutlassSm80, DeclinesUnsupportedProblems) {
   SKIP_UNLESS_CUTLASS_GPU();
@@ -216,9 +296,6 @@ TEST(ConvCutlassSm80, DeclinesUnsupportedProblems) {
       EXPECT_EQ(ft_conv::backward_filter(h, p, kBwdFilterAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
     }
   };
-  const Shape c3{"c3", 2, 3, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
-  Problem odd(c3, CUDNN_DATA_HALF, true, false, false, rng);
-  expect_declined(odd, "C = 3 is not a multiple of 8");
   const Shape base{"b", 2, 16, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   Problem dbl(base, CUDNN_DATA_DOUBLE, true, false, false, rng);
   expect_declined(dbl, "double data");

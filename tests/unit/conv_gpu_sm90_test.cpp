@@ -20,6 +20,14 @@ using ft_conv::Shape;
 
 constexpr const char* kIds = "cuda:cutlass_sm90_";  // a prefix: all three directions
 
+// Forces the sm90 ids and lets the wgrad kernel take problems with few dw tiles (it declines them by default in
+// favour of the split-K sm80 kernel), so small test problems reach it.
+struct OnlySm90 {
+  OnlyImpl only{kIds};
+  OnlySm90() { setenv("FREEDNN_SM90_WGRAD_MIN_TILES", "1", 1); }
+  ~OnlySm90() { unsetenv("FREEDNN_SM90_WGRAD_MIN_TILES"); }
+};
+
 bool hopper_with_kernels() {
 #if defined(FT_WITH_CUDA) && defined(FT_WITH_CUTLASS_SM90)
   if (!ft::gpu_mode()) return false;
@@ -111,7 +119,7 @@ TEST(ConvSm90, RandomResNetLayersEveryDirection) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
   auto rng = ft::make_rng();
-  OnlyImpl only(kIds);
+  OnlySm90 only;
   for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
     for (int i = 0; i < 5; ++i) {
       const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
@@ -131,7 +139,7 @@ TEST(ConvSm90, TileEdges) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
   auto rng = ft::make_rng();
-  OnlyImpl only(kIds);
+  OnlySm90 only;
   const std::vector<Shape> shapes = {
       {"k64", 2, 64, 64, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"k72", 3, 72, 72, 1, {8, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
@@ -213,11 +221,26 @@ TEST(ConvSm90, FusedBiasActivation) {
 }
 
 // What the kernels do not take is NOT_SUPPORTED when they are forced (no other implementation is enabled).
+// By default a dw of few tiles is declined (no split-K in these kernels) and ALGO_1 falls to the split-K sm80 kernel.
+TEST(ConvSm90, WgradFewTilesGoesToSplitK) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const Shape s{"1x1", 4, 64, 64, 1, {14, 14}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};  // one 64x64 dw tile
+  Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+  {
+    OnlyImpl only("cuda:cutlass_sm90_wgrad");
+    EXPECT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+  }
+  OnlyImpl only("cuda:cutlass_");
+  check_backward_filter(h, p, rng, 1.0, 0.0);
+}
+
 TEST(ConvSm90, DeclinesWhenForced) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
   auto rng = ft::make_rng();
-  OnlyImpl only(kIds);
+  OnlySm90 only;
   const Shape base{"3x3", 2, 32, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   auto fwd = [&](Problem& p) { return ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, 0); };
   {  // C = 3: not a multiple of 8

@@ -269,6 +269,9 @@ TEST(Pooling, FastPathShapes) {
       {CUDNN_DATA_HALF, 0, {2, 5, 8, 8}, 2, 0, 2},         // NCHW, 16-bit, non-overlapping
       {CUDNN_DATA_FLOAT, 2, {2, 3, 11, 9}, 3, 1, 2},       // padded NCHW: strided row loads
       {CUDNN_DATA_BFLOAT16, 3, {1, 16, 9, 9}, 3, 1, 2},    // padded NHWC
+      {CUDNN_DATA_FLOAT, 0, {1, 3, 30, 90}, 3, 1, 2},      // NCHW rows wider than a warp (warp-per-row loops)
+      {CUDNN_DATA_DOUBLE, 0, {2, 4, 9, 70}, 2, 0, 2},      // NCHW doubles, several planes per tile
+      {CUDNN_DATA_FLOAT, 0, {1, 2, 20, 40}, 3, 0, 3},      // NCHW stride 3: non-power-of-2 backward dividers
   };
   for (const Shape& sh : shapes)
     for (auto m : kModes) {

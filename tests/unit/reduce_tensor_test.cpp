@@ -80,7 +80,10 @@ TEST(ReduceTensor, LongSlices) {
     std::vector<int> a, c;
   };
   const Shape shapes[] = {{{1, 1, 200, 120}, {1, 1, 1, 1}}, {{3, 2, 100, 90}, {3, 1, 1, 90}},
-                          {{300, 8, 2, 2}, {1, 8, 1, 2}}};
+                          {{300, 8, 2, 2}, {1, 8, 1, 2}},
+                          {{4, 6, 7, 7}, {4, 6, 1, 1}},      // GPU: one warp per output (49 contiguous elements)
+                          {{2, 3, 1, 3000}, {2, 3, 1, 1}},   // GPU: one warp per output, long run
+                          {{3, 5, 20, 20}, {1, 5, 1, 1}}};   // GPU: rows of H*W, split in whole rows
   for (const Shape& sh : shapes) {
     for (int k = 0; k < 9; ++k) {
       const cudnnReduceTensorOp_t op = kOps[k];

@@ -313,7 +313,8 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
 // Pass 1 when statistic k of row r sits at r * s + k (packed, statistic index innermost; dy in the same layout;
 // mask bit r * s + k). Block (split, chunk) covers rows [split * per_split, ...) and the statistics
 // [chunk * cw * V, + cw * V): thread (row tr, vector tc) of an R x cw arrangement (R = kBlock / cw) sums rows
-// tr, tr + R, ... with four rows in flight; the R partial sums of each statistic are then added in row order.
+// tr, tr + R, ... with four rows in flight; the R partial sums of each statistic are then added as a fixed
+// pairwise tree over the rows (deterministic). Bytes per element: x (+ dy) read once, partials C * splits * 4 q.
 // fold > 1 (NCHW with small planes): the s "statistics" are the columns of x viewed as [N x (C * HW)], fold = HW
 // columns per channel: the shift of column j is channel j / fold's, and finalize_kernel adds the fold columns of
 // a channel (in column order) after the splits.
@@ -394,11 +395,20 @@ __global__ void __launch_bounds__(kBlock) stats_rows(int64_t rows, int64_t s, in
       for (int t = 0; t < V; ++t) red[(tr * cw + tc) * V + t] = q[t];
     }
     __syncthreads();
-    for (int c = threadIdx.x; c < nvec * V; c += blockDim.x) {
-      C sum = C(0);
-      for (int r2 = 0; r2 < R; ++r2) sum += red[r2 * cw * V + c];
-      partial[(qi * splits + split) * s + k0 + c] = sum;
+    // Fold the R row sums of each column as a fixed pairwise tree (rows [half, w) onto [0, w - half)), every
+    // thread busy: ceil(log2 R) steps instead of R dependent shared-memory adds by nvec * V threads (with C = 64
+    // half channels, R = 32: 64 of 256 threads each walked 32 rows, four times, a tail as long as the loads).
+    const int ncol = nvec * V, stride = cw * V;
+    for (int w = R; w > 1;) {
+      const int half = (w + 1) / 2;
+      for (int i = threadIdx.x; i < (w - half) * ncol; i += blockDim.x) {
+        const int r2 = i / ncol, c = i - r2 * ncol;
+        red[r2 * stride + c] += red[(r2 + half) * stride + c];
+      }
+      __syncthreads();
+      w = half;
     }
+    for (int c = threadIdx.x; c < ncol; c += blockDim.x) partial[(qi * splits + split) * s + k0 + c] = red[c];
   }
 }
 

@@ -264,9 +264,14 @@ struct TPlan {
   int x_off = 0, d_off = 0;    // shared-memory byte offsets of the x and dy stages (argmax ints at 0)
   int smem = 0;
   int64_t tiles = 0;
+  Divider dsh, dsw;            // n / str_h, n / str_w without a hardware divide (backward gather bounds)
 };
 
 __device__ __forceinline__ int cdiv_pos(int a, int b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+// cdiv_pos(a, b) with d the Divider of b
+__device__ __forceinline__ int cdiv_fast(int a, int b, const Divider& d) {
+  return a <= 0 ? 0 : static_cast<int>(d.div(a + b - 1));
+}
 
 // Copies the box rows [r0, r0+nr) x columns [c0, c0+nc) x vectors [j0, j0+nj) of image n into s, in shared-memory
 // order: c_inner ((r * nc + c) * nj + j) * V, planar ((j * nr + r) * nc + c). When the box is one contiguous range of
@@ -287,15 +292,17 @@ __device__ __forceinline__ int stage(S* s, bool c_inner, bool contig, const S* p
       for (int i = threadIdx.x; i < head; i += blockDim.x) d[i] = base[i];
       const uint4* src = reinterpret_cast<const uint4*>(base + head);
       uint4* dst = reinterpret_cast<uint4*>(d + head);
-      int i = threadIdx.x;
-      for (; i + 3 * int(blockDim.x) < body; i += 4 * blockDim.x) {
-        const uint4 a = src[i], b = src[i + blockDim.x], c = src[i + 2 * blockDim.x], e = src[i + 3 * blockDim.x];
-        dst[i] = a;
-        dst[i + blockDim.x] = b;
-        dst[i + 2 * blockDim.x] = c;
-        dst[i + 3 * blockDim.x] = e;
+      // batches of 4 guarded 16-byte loads per thread, all issued before their stores (no serial tail loop:
+      // a tile of 7 vectors per thread costs two memory round trips, not four)
+      for (int i = threadIdx.x; i < body; i += 4 * blockDim.x) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (i + u * int(blockDim.x) < body) v[u] = src[i + u * blockDim.x];
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (i + u * int(blockDim.x) < body) dst[i + u * blockDim.x] = v[u];
       }
-      for (; i < body; i += blockDim.x) dst[i] = src[i];
       for (int k = head + body * kE + threadIdx.x; k < len; k += blockDim.x) d[k] = base[k];
       return shift;
     }
@@ -318,15 +325,15 @@ __device__ __forceinline__ int stage(S* s, bool c_inner, bool contig, const S* p
   };
   using U = std::conditional_t<V == 1, S, uint4>;
   U* dst = reinterpret_cast<U*>(s);
-  int i = threadIdx.x;
-  for (; i + 3 * int(blockDim.x) < total; i += 4 * blockDim.x) {
+  for (int i = threadIdx.x; i < total; i += 4 * blockDim.x) {
     U v[4];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) v[u] = *reinterpret_cast<const U*>(src(i + u * blockDim.x));
+    for (int u = 0; u < 4; ++u)
+      if (i + u * int(blockDim.x) < total) v[u] = *reinterpret_cast<const U*>(src(i + u * blockDim.x));
 #pragma unroll
-    for (int u = 0; u < 4; ++u) dst[i + u * blockDim.x] = v[u];
+    for (int u = 0; u < 4; ++u)
+      if (i + u * int(blockDim.x) < total) dst[i + u * blockDim.x] = v[u];
   }
-  for (; i < total; i += blockDim.x) dst[i] = *reinterpret_cast<const U*>(src(i));
   return 0;
 }
 
@@ -367,20 +374,8 @@ __global__ void __launch_bounds__(kBlock) fwd_tile(Geo2 g, TPlan t, T4 xt, const
     const int shift = stage<S, V>(sx, t.c_inner, t.contig, x, xt, n, j0, nj, r0, nr, c0, nc, g.in_w, g.in_h);
     __syncthreads();
     const S* sb = sx + shift;
-    const int outs = nh * nw * nj;
-    for (int i = threadIdx.x; i < outs; i += blockDim.x) {
-      int oh, ow, j;
-      if (t.c_inner) {
-        j = i % nj;
-        const int k = i / nj;
-        ow = k % nw;
-        oh = k / nw;
-      } else {
-        ow = i % nw;
-        const int k = i / nw;
-        oh = k % nh;
-        j = k / nh;
-      }
+    // one output (oh, ow, j) of the tile, from the staged x
+    auto one = [&](int oh, int ow, int j) {
       const Win2 w = window2(g, oh0 + oh, ow0 + ow);
       // shared-memory index of (row a, column b): ((a - r0) * nc + b - c0) * ej + jo
       const int ej = t.c_inner ? nj * V : 1;
@@ -421,6 +416,24 @@ __global__ void __launch_bounds__(kBlock) fwd_tile(Geo2 g, TPlan t, T4 xt, const
         for (int k = 0; k < V; ++k) out[k] = w.divisor > 0 ? sum[k] / static_cast<C>(w.divisor) : C(0);
       }
       blend_store_vec<S, V>(y + yt.off(n, (j0 + j) * V, oh0 + oh, ow0 + ow), out, alpha, beta);
+    };
+    if (!t.c_inner) {
+      // Planar tiles (NCHW): one warp per output row (oh, j), its lanes across the row's columns. The index
+      // arithmetic (two divisions) is paid once per row instead of per output, which made the NCHW path
+      // instruction-bound (V == 1: nothing amortizes it over channels). Adjacent lanes read shared memory
+      // str_w words apart (2-way bank conflicts at stride 2, as before).
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+      for (int rj = warp; rj < nh * nj; rj += nwarps) {
+        const int j = rj / nh, oh = rj - j * nh;
+        for (int ow = lane; ow < nw; ow += 32) one(oh, ow, j);
+      }
+      continue;
+    }
+    const int outs = nh * nw * nj;
+    for (int i = threadIdx.x; i < outs; i += blockDim.x) {
+      const int j = i % nj;
+      const int k = i / nj;
+      one(k / nw, k % nw, j);
     }
   }
 }
@@ -477,20 +490,7 @@ __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const
       // Phase 1: the argmax (input plane index, -1: none) of every covering window, per vector lane.
       const S* sxb = sx + xshift;
       const int xej = t.c_inner ? nj * V : 1;
-      const int outs = ndr * ndc * nj;
-      for (int i = threadIdx.x; i < outs; i += blockDim.x) {
-        int oh, ow, j;
-        if (t.c_inner) {
-          j = i % nj;
-          const int k = i / nj;
-          ow = k % ndc;
-          oh = k / ndc;
-        } else {
-          ow = i % ndc;
-          const int k = i / ndc;
-          oh = k % ndr;
-          j = k / ndr;
-        }
+      auto arg_one = [&](int oh, int ow, int j) {
         oh += o_h0;
         ow += o_w0;
         const Win2 w = window2(g, oh, ow);
@@ -512,30 +512,31 @@ __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const
         const int di = d_index(oh, ow, j);
 #pragma unroll
         for (int k = 0; k < V; ++k) sarg[di + k] = m[k].arg;
+      };
+      if (!t.c_inner) {  // planar: one warp per covering output row, lanes across its columns
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+        for (int rj = warp; rj < ndr * nj; rj += nwarps) {
+          const int j = rj / ndr, oh = rj - j * ndr;
+          for (int ow = lane; ow < ndc; ow += 32) arg_one(oh, ow, j);
+        }
+      } else {
+        const int outs = ndr * ndc * nj;
+        for (int i = threadIdx.x; i < outs; i += blockDim.x) {
+          const int k = i / nj;
+          arg_one(k / ndc, k % ndc, i % nj);
+        }
       }
       __syncthreads();
     }
     // Phase 2: every dx element of the tile gathers from its covering windows.
-    const int ins = nh * nw * nj;
-    for (int i = threadIdx.x; i < ins; i += blockDim.x) {
-      int ih, iw, j;
-      if (t.c_inner) {
-        j = i % nj;
-        const int k = i / nj;
-        iw = k % nw;
-        ih = k / nw;
-      } else {
-        iw = i % nw;
-        const int k = i / nw;
-        ih = k % nh;
-        j = k / nh;
-      }
+    // One dx element (ih, iw, j) of the tile: covering windows from the dividers (no hardware divide).
+    auto gather_one = [&](int ih, int iw, int j) {
       ih += ih0;
       iw += iw0;
-      const int oh_a = max(cdiv_pos(ih + g.pad_h - g.win_h + 1, g.str_h), o_h0);
-      const int oh_b = min((ih + g.pad_h) / g.str_h + 1, o_h1);
-      const int ow_a = max(cdiv_pos(iw + g.pad_w - g.win_w + 1, g.str_w), o_w0);
-      const int ow_b = min((iw + g.pad_w) / g.str_w + 1, o_w1);
+      const int oh_a = max(cdiv_fast(ih + g.pad_h - g.win_h + 1, g.str_h, t.dsh), o_h0);
+      const int oh_b = min(static_cast<int>(t.dsh.div(ih + g.pad_h)) + 1, o_h1);
+      const int ow_a = max(cdiv_fast(iw + g.pad_w - g.win_w + 1, g.str_w, t.dsw), o_w0);
+      const int ow_b = min(static_cast<int>(t.dsw.div(iw + g.pad_w)) + 1, o_w1);
       const int self = ih * g.in_w + iw;
       C acc[V];
 #pragma unroll
@@ -564,6 +565,21 @@ __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const
         }
       }
       blend_store_vec<S, V>(dx + dxt.off(n, (j0 + j) * V, ih, iw), acc, alpha, beta);
+    };
+    if (!t.c_inner) {
+      // Planar tiles (NCHW): one warp per dx row, lanes across its columns (coalesced dx stores; the row's
+      // index arithmetic once per row). This and phase 1 were integer-division bound per element before.
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+      for (int rj = warp; rj < nh * nj; rj += nwarps) {
+        const int j = rj / nh, ih = rj - j * nh;
+        for (int iw = lane; iw < nw; iw += 32) gather_one(ih, iw, j);
+      }
+      continue;
+    }
+    const int ins = nh * nw * nj;
+    for (int i = threadIdx.x; i < ins; i += blockDim.x) {
+      const int k = i / nj;
+      gather_one(k / nw, k % nw, i % nj);
     }
   }
 }
@@ -779,6 +795,8 @@ bool plan_bwd(const Geo2& g, const cudnnTensorStruct& xd, const cudnnTensorStruc
   auto smem = [&]() { return bwd_layout(g, t, V, es); };
   const bool planes = t.c_inner || (t.contig && planes_packed(dyd) && (!g.is_max || planes_packed(xd)));
   if (!size_tile(t, g.in_h, g.in_w, 1024, planes, smem)) return false;
+  t.dsh = Divider(g.str_h, int64_t(g.in_h) + g.pad_h + g.str_h + g.win_h);
+  t.dsw = Divider(g.str_w, int64_t(g.in_w) + g.pad_w + g.str_w + g.win_w);
   t.tiles = xd.dims[0] * int64_t(t.ncg) * t.nth * t.ntw;
   *out = t;
   return true;

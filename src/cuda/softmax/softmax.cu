@@ -222,12 +222,19 @@ __global__ void __launch_bounds__(256) softmax_vec_rows(Params p, double alpha, 
     }
     if (need_max) mx = warp_max(mx);
     else mx = C(0);
+    // Forward softmax (not LOG): keep exp(x - max) in va, so the output is va / sum (one exp per element, not two;
+    // the same values as result()).
+    const bool keep_exp = !p.bwd && p.algo != CUDNN_SOFTMAX_LOG;
     C sum = C(0);
 #pragma unroll
     for (int k = 0; k < K; ++k)
       if (lane + 32 * k < nv)
 #pragma unroll
-        for (int t = 0; t < V; ++t) sum += term(p, va[k][t], vb[k][t], mx);
+        for (int t = 0; t < V; ++t) {
+          const C e = term(p, va[k][t], vb[k][t], mx);
+          sum += e;
+          if (keep_exp) va[k][t] = e;
+        }
     sum = warp_sum(sum);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -235,7 +242,7 @@ __global__ void __launch_bounds__(256) softmax_vec_rows(Params p, double alpha, 
       if (q >= nv) continue;
       C r[V];
 #pragma unroll
-      for (int t = 0; t < V; ++t) r[t] = result(p, va[k][t], vb[k][t], mx, sum);
+      for (int t = 0; t < V; ++t) r[t] = keep_exp ? va[k][t] * (C(1) / sum) : result(p, va[k][t], vb[k][t], mx, sum);
       blend_store_vec<S, V>(po + q * V, r, alpha, beta);
     }
   }
@@ -405,7 +412,11 @@ bool vec_rows_ok(const Params& p, const cudnnTensorStruct* const* descs, const v
 template <class S>
 void launch_vec_rows(cudaStream_t stream, int device, const Params& p, double alpha, double beta) {
   constexpr int kV = 16 / sizeof(S);
-  softmax_vec_rows<S, kV><<<grid_size(p.G * 32, 256, device), 256, 0, stream>>>(p, alpha, beta);
+  // Few rows (64 rows of 1000: a latency case): fewer warps per block, so the rows spread over more SMs (up to one
+  // warp per SM) instead of sharing 8 SMs' issue slots.
+  const int sms = std::max(1, device_info(device).sm_count);
+  const int block = 32 * static_cast<int>(std::clamp<int64_t>((p.G + sms - 1) / sms, 1, 8));
+  softmax_vec_rows<S, kV><<<grid_size(p.G * 32, block, device), block, 0, stream>>>(p, alpha, beta);
 }
 
 template <class C>

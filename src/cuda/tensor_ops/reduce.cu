@@ -7,6 +7,17 @@
 //   per-block   one block reduces one output's slice;
 //   split       several blocks per output write partial results to the workspace, a second kernel combines
 //               them (few outputs, long slices). Its workspace is what cudnnGetReductionWorkspaceSize reports.
+// Fast paths when the innermost reduced dim is contiguous in A (same element / combine / finish functions, so the
+// same ops, indices, NaN rules and alpha/beta):
+//   per-warp    the whole slice is one contiguous run of 32 < K <= 4096 elements (NCHW spatial reductions such as
+//               64x2048x7x7 -> 64x2048x1x1): one warp per output, coalesced loads, one pass, A read once, C written
+//               once (bytes per element: 1 A element + 1 / K of a C element). Before, a 256-thread block per output
+//               had K of its 256 threads busy.
+//   rows        per-block and split over slices made of contiguous rows of length L >= 128 (1xCx1x1 from NCHW:
+//               rows of H*W): the row offset is walked once per row (64-bit divisions per row, not per element),
+//               threads read consecutive elements with 4 loads in flight each; split parts are whole rows, and
+//               enough of them for about 8 blocks per SM (the partials in the workspace, a second deterministic
+//               kernel combines them). One pass over A; partials: M * parts * 16 bytes.
 #include <algorithm>
 
 #include "core/dtype.h"
@@ -159,6 +170,73 @@ __global__ void reduce_per_block(OpInfo o, RedMap m, cudnnDataType_t at, const v
   }
 }
 
+// Per-warp plan: output j's slice is K contiguous elements at A + m.base(j).
+template <class C>
+__global__ void reduce_per_warp(OpInfo o, RedMap m, cudnnDataType_t at, const void* ap, int64_t M, BView cv,
+                                cudnnDataType_t ct, void* cp, C alpha, C beta, uint32_t* indices) {
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (int64_t j = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5; j < M; j += warps) {
+    const int64_t base = m.base(j);
+    Acc<C> acc = identity<C>(o.op);
+    for (int64_t k = lane; k < o.K; k += 64) {  // two loads in flight per lane
+      const bool second = k + 32 < o.K;
+      const C v0 = load_dyn<C>(at, ap, base + k);
+      const C v1 = second ? load_dyn<C>(at, ap, base + k + 32) : C(0);
+      acc = combine<C>(o, acc, element<C>(o, v0, k));
+      if (second) acc = combine<C>(o, acc, element<C>(o, v1, k + 32));
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) acc = combine<C>(o, acc, shfl<C>(acc, off));
+    if (lane == 0) finish<C>(o, acc, j, cv, ct, cp, alpha, beta, indices);
+  }
+}
+
+// Rows plan: the slice is R = K / L rows of L elements (inner stride `is`); row r at m.roff(r * L). Block b handles
+// rows [part * chunk, (part + 1) * chunk) of output b / parts (chunk counts rows); result to `partial` (split) or
+// finished.
+template <class C>
+__global__ void reduce_rows(OpInfo o, RedMap m, cudnnDataType_t at, const void* ap, int64_t M, int64_t parts,
+                            int64_t chunk, int64_t L, int64_t is, BView cv, cudnnDataType_t ct, void* cp, C alpha,
+                            C beta, uint32_t* indices, Acc<C>* partial) {
+  __shared__ Acc<C> scratch[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  const int64_t R = o.K / L, bs = blockDim.x;
+  for (int64_t b = blockIdx.x; b < M * parts; b += gridDim.x) {
+    const int64_t j = b / parts, part = b - j * parts;
+    const int64_t r0 = part * chunk, r1 = std::min(R, r0 + chunk);
+    const int64_t base = m.base(j);
+    Acc<C> acc = identity<C>(o.op);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t row = base + m.roff(r * L);
+      for (int64_t k = threadIdx.x; k < L; k += 4 * bs) {
+        C v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = k + u * bs < L ? load_dyn<C>(at, ap, row + (k + u * bs) * is) : C(0);
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (k + u * bs < L) acc = combine<C>(o, acc, element<C>(o, v[u], r * L + k + u * bs));
+      }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) acc = combine<C>(o, acc, shfl<C>(acc, off));
+    if (lane == 0) scratch[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+      acc = lane < nw ? scratch[lane] : identity<C>(o.op);
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) acc = combine<C>(o, acc, shfl<C>(acc, off));
+      if (lane == 0) {
+        if (partial)
+          partial[b] = acc;
+        else
+          finish<C>(o, acc, j, cv, ct, cp, alpha, beta, indices);
+      }
+    }
+    __syncthreads();
+  }
+}
+
 template <class C>
 __global__ void reduce_combine(OpInfo o, const Acc<C>* partial, int64_t M, int64_t parts, BView cv,
                                cudnnDataType_t ct, void* cp, C alpha, C beta, uint32_t* indices) {
@@ -172,6 +250,9 @@ __global__ void reduce_combine(OpInfo o, const Acc<C>* partial, int64_t M, int64
 enum class Kind { per_thread, per_block, split };
 struct Plan {
   Kind kind = Kind::per_thread;
+  bool warp = false;  // per-block kind as one warp per output (slice = one contiguous run)
+  bool rows = false;  // per-block / split kinds over contiguous rows of length L (chunk, parts in rows)
+  int64_t L = 1, inner_stride = 1;
   int64_t M = 0, K = 0, parts = 1, chunk = 0;
   RedMap map;
 };
@@ -237,6 +318,30 @@ Plan make_plan(int device, const cudnnTensorStruct& a, const cudnnTensorStruct& 
     p.parts = std::max<int64_t>(2, p.parts);
     p.chunk = (p.K + p.parts - 1) / p.parts;
   }
+  // Fast paths over contiguous runs of the innermost reduced dim.
+  const int64_t L = p.map.rdims[p.map.nr - 1], is = p.map.rstr[p.map.nr - 1];
+  if (p.kind != Kind::per_thread && is == 1) {
+    if (p.map.nr == 1 && p.K <= 4096) {
+      p.kind = Kind::per_block;
+      p.warp = true;
+    } else if (L >= 128) {
+      p.rows = true;
+      p.L = L;
+      p.inner_stride = is;
+      const int64_t R = p.K / L;
+      const int64_t want = (sms * 8 + p.M - 1) / p.M;  // blocks per output for ~8 blocks per SM
+      if (want >= 2 && R >= 2) {
+        p.kind = Kind::split;
+        p.parts = std::min(R, want);
+        p.chunk = (R + p.parts - 1) / p.parts;
+        p.parts = (R + p.chunk - 1) / p.chunk;  // no empty part
+      } else {
+        p.kind = Kind::per_block;
+        p.parts = 1;
+        p.chunk = R;
+      }
+    }
+  }
   return p;
 }
 
@@ -260,7 +365,7 @@ cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTe
       (workspace == nullptr || workspace_bytes < split_bytes(p) || reinterpret_cast<uintptr_t>(workspace) % 16)) {
     p.kind = Kind::per_block;  // not enough workspace: one block per output
     p.parts = 1;
-    p.chunk = p.K;
+    p.chunk = p.rows ? p.K / p.L : p.K;
   }
   const OpInfo o{static_cast<int>(r.op), r.nan_opt == CUDNN_PROPAGATE_NAN, p.K};
   const BView cv = make_bview(c);
@@ -274,7 +379,25 @@ cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTe
       FD_CUDA_LAUNCHED();
       return CUDNN_STATUS_SUCCESS;
     }
+    if (p.warp) {
+      reduce_per_warp<C><<<grid_size(p.M * 32, kBlock, device), kBlock, 0, stream>>>(o, p.map, at, ap, p.M, cv, ct,
+                                                                                     cp, al, be, indices);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
     Acc<C>* partial = p.kind == Kind::split ? static_cast<Acc<C>*>(workspace) : nullptr;
+    if (p.rows) {
+      const int64_t rblocks = std::min<int64_t>(p.M * p.parts, int64_t(device_info(device).sm_count) * 8);
+      reduce_rows<C><<<static_cast<int>(std::max<int64_t>(1, rblocks)), kBlock, 0, stream>>>(
+          o, p.map, at, ap, p.M, p.parts, p.chunk, p.L, p.inner_stride, cv, ct, cp, al, be, indices, partial);
+      FD_CUDA_LAUNCHED();
+      if (partial) {
+        reduce_combine<C><<<grid_size(p.M, kBlock, device), kBlock, 0, stream>>>(o, partial, p.M, p.parts, cv, ct,
+                                                                                 cp, al, be, indices);
+        FD_CUDA_LAUNCHED();
+      }
+      return CUDNN_STATUS_SUCCESS;
+    }
     const int64_t blocks = std::min<int64_t>(p.M * p.parts, int64_t(device_info(device).sm_count) * 8 + 1);
     reduce_per_block<C><<<static_cast<int>(std::max<int64_t>(1, blocks)), kBlock, 0, stream>>>(
         o, p.map, at, ap, p.M, p.parts, p.chunk, cv, ct, cp, al, be, indices, partial);

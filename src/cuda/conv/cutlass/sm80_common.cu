@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -51,6 +52,7 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
   switch (p.dir) {
     case ConvDir::fwd: {
       if (!h && !bf) return fprop_tf32_128();
+      if (s.C == 4) return h ? fprop_f16_fixed4() : fprop_bf16_fixed4();  // make_plan pads C <= 4 to 4
       // The 64x64 tiles when the 128x128 ones would leave SMs idle.
       const int64_t tiles = ceil_div(int64_t{s.N} * s.P * s.Q, 128) * ceil_div(s.K, 128);
       if (tiles < sm_count) return h ? fprop_f16_64() : fprop_bf16_64();
@@ -83,36 +85,72 @@ int wgrad_splits(const ConvSize& s, const KernelOps& k, int sm_count, size_t par
 
 constexpr int kTile = 32, kRows = 8;
 
-// dst (packed N x H x W x C) = src (N, C, H, W through its view): 32 x 32 tiles of (channel, pixel) transposed
-// through shared memory, reads coalesced along pixels for NCHW, writes along channels.
+// dst (packed Np x H x W x Cp) = src (N, C, H, W through its view), zeros in the padding (channels c >= C, and
+// images n >= N: the filters added when K is padded): 32 x 32 tiles of (channel, pixel) transposed through shared
+// memory, reads coalesced along pixels for NCHW, writes along channels.
 template <class S>
-__global__ void to_nhwc_kernel(View5 v, const S* src, int64_t N, int64_t C, int64_t H, int64_t W, S* dst) {
+__global__ void to_nhwc_tiled_kernel(View5 v, const S* src, int64_t N, int64_t C, int64_t H, int64_t W, int64_t Np,
+                                     int64_t Cp, S* dst) {
   __shared__ S tile[kTile][kTile + 1];
   const int64_t hw = H * W, s0 = int64_t(blockIdx.x) * kTile, c0 = int64_t(blockIdx.y) * kTile;
-  for (int64_t n = blockIdx.z; n < N; n += gridDim.z) {
+  for (int64_t n = blockIdx.z; n < Np; n += gridDim.z) {
     for (int j = threadIdx.y; j < kTile; j += kRows) {
       const int64_t c = c0 + j, s = s0 + threadIdx.x;
-      if (c < C && s < hw) tile[j][threadIdx.x] = src[v.at(n, c, 0, s / W, s % W)];
+      if (s < hw) tile[j][threadIdx.x] = n < N && c < C ? src[v.at(n, c, 0, s / W, s % W)] : zero_of<S>();
     }
     __syncthreads();
     for (int j = threadIdx.y; j < kTile; j += kRows) {
       const int64_t s = s0 + j, c = c0 + threadIdx.x;
-      if (c < C && s < hw) dst[(n * hw + s) * C + c] = tile[threadIdx.x][j];
+      if (c < Cp && s < hw) dst[(n * hw + s) * Cp + c] = tile[threadIdx.x][j];
     }
     __syncthreads();
   }
 }
 
-// dst (N, C, H, W through its view) = blend of buf (packed NHWC): the same tiling the other way round.
+// The same copy for sources whose channels are innermost, or whose padded rows are at most one 16-byte vector
+// (Cp <= 8 for 16-bit data, e.g. 3 channels padded to 4): one thread per 16 bytes of dst, in dst's order
+// (coalesced 16-byte stores; adjacent threads read adjacent channels, or adjacent pixels of an NCHW source).
 template <class S>
-__global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64_t H, int64_t W, View5 v, S* dst,
-                                       float alpha, float beta, FusedDev f) {
+__global__ void to_nhwc_flat_kernel(View5 v, const S* src, int64_t N, int64_t C, int64_t H, int64_t W, int64_t Cp,
+                                    int64_t total, S* dst) {
+  constexpr int V = 16 / sizeof(S);
+  const int64_t vecs = (total + V - 1) / V;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < vecs; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t e0 = i * V;
+    int64_t c = e0 % Cp, t = e0 / Cp;
+    int64_t w = t % W, h = (t / W) % H, n = t / W / H;
+    uint4 raw;
+    S* e = reinterpret_cast<S*>(&raw);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      e[j] = n < N && c < C && e0 + j < total ? src[v.at(n, c, 0, h, w)] : zero_of<S>();
+      if (++c == Cp) {
+        c = 0;
+        if (++w == W) {
+          w = 0;
+          if (++h == H) h = 0, ++n;
+        }
+      }
+    }
+    if (e0 + V <= total) {
+      reinterpret_cast<uint4*>(dst)[i] = raw;
+    } else {
+      for (int j = 0; e0 + j < total; ++j) dst[e0 + j] = e[j];
+    }
+  }
+}
+
+// dst (N, C, H, W through its view) = blend of buf (packed NHWC with Cb >= C channels, the first C of them used):
+// the same tiling the other way round.
+template <class S>
+__global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64_t Cb, int64_t H, int64_t W, View5 v,
+                                       S* dst, float alpha, float beta, FusedDev f) {
   __shared__ S tile[kTile][kTile + 1];
   const int64_t hw = H * W, s0 = int64_t(blockIdx.x) * kTile, c0 = int64_t(blockIdx.y) * kTile;
   for (int64_t n = blockIdx.z; n < N; n += gridDim.z) {
     for (int j = threadIdx.y; j < kTile; j += kRows) {
       const int64_t s = s0 + j, c = c0 + threadIdx.x;
-      if (c < C && s < hw) tile[j][threadIdx.x] = buf[(n * hw + s) * C + c];
+      if (c < C && s < hw) tile[j][threadIdx.x] = buf[(n * hw + s) * Cb + c];
     }
     __syncthreads();
     for (int j = threadIdx.y; j < kTile; j += kRows) {
@@ -126,15 +164,15 @@ __global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64
   }
 }
 
-// The same for outputs whose channels are innermost (NHWC order, any padding): one thread per element in buf's
-// order. With buf == dst (packed NHWC) it finishes an output in place (each element is read, then written, by one
-// thread).
+// The same for outputs whose channels are innermost (NHWC order, any padding): one thread per output element in
+// NHWC order. With buf == dst (packed NHWC, Cb == C) it finishes an output in place (each element is read, then
+// written, by one thread).
 template <class S>
-__global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, int64_t H, int64_t W, View5 v, S* dst,
-                                        float alpha, float beta, FusedDev f) {
+__global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, int64_t Cb, int64_t H, int64_t W,
+                                        View5 v, S* dst, float alpha, float beta, FusedDev f) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t c = i % C, t = i / C, w = t % W, t2 = t / W, h = t2 % H, n = t2 / H;
-    write_out<S, float>(dst, v.at(n, c, 0, h, w), widen(buf[i]), alpha, beta, f, n, c, 0, h, w);
+    write_out<S, float>(dst, v.at(n, c, 0, h, w), widen(buf[t * Cb + c]), alpha, beta, f, n, c, 0, h, w);
   }
 }
 
@@ -162,16 +200,17 @@ __global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bia
   }
 }
 
-// dw (K, C, R, S through its view) = alpha * (sum of the split-K slices of part, packed KRSC, in slice order) + beta
-// * dw.
+// dw (K, C, R, S through its view) = alpha * (sum of the split-K slices of part, in slice order) + beta * dw. part
+// holds slices of pcount floats, each packed (Kp, R, S, Cp) with Kp >= K, Cp >= C (the padding is dropped).
 template <class Sx>
-__global__ void wgrad_finish_kernel(const float* part, int splits, int64_t count, int64_t C, int64_t R, int64_t S,
-                                    View5 v, Sx* dw, float alpha, float beta) {
+__global__ void wgrad_finish_kernel(const float* part, int splits, int64_t count, int64_t pcount, int64_t C,
+                                    int64_t Cp, int64_t R, int64_t S, View5 v, Sx* dw, float alpha, float beta) {
   const FusedDev none;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    float acc = 0.f;
-    for (int j = 0; j < splits; ++j) acc += part[j * count + i];
     const int64_t c = i % C, t = i / C, s = t % S, t2 = t / S, r = t2 % R, k = t2 / R;
+    const int64_t at = t * Cp + c;  // t = (k * R + r) * S + s
+    float acc = 0.f;
+    for (int j = 0; j < splits; ++j) acc += part[j * pcount + at];
     write_out<Sx, float>(dw, v.at(k, c, 0, r, s), acc, alpha, beta, none, k, c, 0, r, s);
   }
 }
@@ -191,19 +230,29 @@ dim3 tile_grid(int64_t N, int64_t C, int64_t H, int64_t W) {
               static_cast<unsigned>(std::min<int64_t>(N, 65535)));
 }
 
-cudnnStatus_t to_nhwc(cudaStream_t st, cudnnDataType_t dt, const cudnnTensorStruct& t, const void* src, void* dst) {
+// Copies t (N, C, H, W) into dst as packed NHWC with Np >= N images and Cp >= C channels, zeros in the padding.
+cudnnStatus_t to_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const cudnnTensorStruct& t, const void* src,
+                      void* dst, int64_t Np, int64_t Cp) {
   const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3];
+  const bool channels_inner = C == 1 || t.strides[1] == 1;
   with_type(dt, [&](auto tag) {
     using S = decltype(tag);
-    to_nhwc_kernel<S><<<tile_grid(N, C, H, W), dim3(kTile, kRows), 0, st>>>(view5(t), static_cast<const S*>(src), N,
-                                                                            C, H, W, static_cast<S*>(dst));
+    if (channels_inner || Cp * static_cast<int64_t>(sizeof(S)) <= 16) {
+      const int64_t total = Np * H * W * Cp, vecs = ceil_div(total, 16 / static_cast<int64_t>(sizeof(S)));
+      to_nhwc_flat_kernel<S><<<grid_size(vecs, kBlock, dev), kBlock, 0, st>>>(
+          view5(t), static_cast<const S*>(src), N, C, H, W, Cp, total, static_cast<S*>(dst));
+    } else {
+      to_nhwc_tiled_kernel<S><<<tile_grid(Np, Cp, H, W), dim3(kTile, kRows), 0, st>>>(
+          view5(t), static_cast<const S*>(src), N, C, H, W, Np, Cp, static_cast<S*>(dst));
+    }
   });
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void* buf, const cudnnTensorStruct& t,
-                        void* dst, float alpha, float beta, const FusedDev& f) {
+// Writes the first C channels of buf (packed NHWC with Cb channels) into t's tensor dst, blended or fused.
+cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void* buf, int64_t Cb,
+                        const cudnnTensorStruct& t, void* dst, float alpha, float beta, const FusedDev& f) {
   const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3];
   const bool channels_inner = C == 1 || t.strides[1] == 1;
   with_type(dt, [&](auto tag) {
@@ -211,10 +260,10 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
     if (channels_inner) {
       const int64_t total = N * C * H * W;
       from_nhwc_linear_kernel<S><<<grid_size(total, kBlock, dev), kBlock, 0, st>>>(
-          static_cast<const S*>(buf), total, C, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
+          static_cast<const S*>(buf), total, C, Cb, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
     } else {
       from_nhwc_tiled_kernel<S><<<tile_grid(N, C, H, W), dim3(kTile, kRows), 0, st>>>(
-          static_cast<const S*>(buf), N, C, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
+          static_cast<const S*>(buf), N, C, Cb, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
     }
   });
   FD_CUDA_LAUNCHED();
@@ -254,12 +303,15 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
     return no(std::string("data type ") + dtype_short_name(dt) +
               " has no tensor-core kernel here (f16, bf16, f32 as TF32)");
   }
-  const int align = dt == CUDNN_DATA_FLOAT ? 4 : 8;
-  if (p.ic % align != 0 || p.oc % align != 0)
-    return no("C (" + std::to_string(p.ic) + ") and K (" + std::to_string(p.oc) + ") must be multiples of " +
-              std::to_string(align) + " (16-byte vectors of " + dtype_short_name(dt) + ")");
+  // The kernels load 16-byte vectors along C and K: channels are padded with zeros up to multiples of 8 (16-bit) or
+  // 4 (TF32) in staged copies. The 16-bit forward with C <= 4 pads to 4 channels for the fixed-channel kernel.
+  const int64_t align = dt == CUDNN_DATA_FLOAT ? 4 : 8;
+  const bool fixed4 = p.dir == ConvDir::fwd && dt != CUDNN_DATA_FLOAT && p.ic <= 4;
+  const int64_t Cp = fixed4 ? 4 : ceil_div(p.ic, align) * align, Kp = ceil_div(p.oc, align) * align;
+  const bool pad_c = Cp != p.ic, pad_k = Kp != p.oc;
   const auto es = static_cast<int64_t>(dtype_size(dt));
-  const int64_t xs = p.mb * p.ic * p.ih * p.iw, ys = p.mb * p.oc * p.oh * p.ow, ws = p.oc * p.ic * p.kh * p.kw;
+  // Element counts as the kernel sees them (padded).
+  const int64_t xs = p.mb * Cp * p.ih * p.iw, ys = p.mb * Kp * p.oh * p.ow, ws = Kp * Cp * p.kh * p.kw;
   // CUTLASS's limit (its can_implement): every operand under 2 GiB; wgrad's output is float partial sums.
   const int64_t wes = p.dir == ConvDir::bwd_filter ? 4 : es;
   if (std::max(xs, ys) * es >= (int64_t{1} << 31) || ws * wes >= (int64_t{1} << 31))
@@ -267,7 +319,7 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
 
   ConvSize& s = plan->size;
   s.N = static_cast<int>(p.mb), s.H = static_cast<int>(p.ih), s.W = static_cast<int>(p.iw);
-  s.C = static_cast<int>(p.ic), s.K = static_cast<int>(p.oc);
+  s.C = static_cast<int>(Cp), s.K = static_cast<int>(Kp);
   s.R = static_cast<int>(p.kh), s.S = static_cast<int>(p.kw);
   s.P = static_cast<int>(p.oh), s.Q = static_cast<int>(p.ow);
   s.pad_h = p.ph, s.pad_w = p.pw, s.stride_h = p.sh, s.stride_w = p.sw, s.dil_h = p.dh, s.dil_w = p.dw;
@@ -278,8 +330,9 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   const KernelOps& k = pick_kernel(p, s, sm_count);
   plan->ops = &k;
 
-  // Layout staging: which operands go through the workspace.
-  const bool x_ok = nhwc_packed(*p.x), w_ok = nhwc_packed(wt(p)), y_ok = nhwc_packed(*p.y);
+  // Staging: which operands go through the workspace (not packed NHWC / KRSC, or channels to pad).
+  const bool x_ok = nhwc_packed(*p.x) && !pad_c, w_ok = nhwc_packed(wt(p)) && !pad_c && !pad_k,
+             y_ok = nhwc_packed(*p.y) && !pad_k;
   size_t off = 0;
   auto take = [&](size_t bytes) {
     const size_t at = off;
@@ -322,15 +375,31 @@ double cost_estimate(const ConvProblem& p) {
   Plan plan;
   if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan).ok()) return 1e30;
   const double es = static_cast<double>(dtype_size(p.xdt));
-  const double xs = double(p.mb) * p.ic * p.ih * p.iw, ys = double(p.mb) * p.oc * p.oh * p.ow,
-               ws = double(p.oc) * p.ic * p.kh * p.kw;
+  const ConvSize& s = plan.size;
+  const KernelOps& k = *plan.ops;
+  // Sizes as the kernel sees them (channels padded).
+  const double xs = double(p.mb) * s.C * p.ih * p.iw, ys = double(p.mb) * s.K * p.oh * p.ow,
+               ws = double(s.K) * s.C * p.kh * p.kw;
   double bytes = (xs + ys + ws) * es, launches = 1;
+  // Tensor-core work spent on padding: the GEMM-K loop of fprop (dgrad) runs whole K tiles of channels (output
+  // channels) per filter tap; the fixed-channel kernel packs taps of 4 channels into its K tiles.
+  const auto up = [](double v, double m) { return std::ceil(v / m) * m; };
+  const double rs = double(s.R) * s.S;
+  double waste = 1;
+  switch (p.dir) {
+    case ConvDir::fwd:
+      waste = s.C == 4 && p.xdt != CUDNN_DATA_FLOAT ? up(rs * s.C, k.tile_k) / (rs * double(p.ic))
+                                                    : up(s.C, k.tile_k) / double(p.ic);
+      break;
+    case ConvDir::bwd_data: waste = up(s.K, k.tile_k) / double(p.oc); break;
+    case ConvDir::bwd_filter: waste = double(s.K) / double(p.oc) * double(s.C) / double(p.ic); break;
+  }
   if (plan.stage_x) bytes += 2 * xs * es, launches += 1;
   if (plan.stage_y) bytes += 2 * ys * es, launches += 1;
   if (plan.stage_w) bytes += 2 * ws * es, launches += 1;
   if (p.dir == ConvDir::bwd_filter) bytes += 2.0 * plan.size.split_k * ws * 4, launches += 1;
   const double rate = p.xdt == CUDNN_DATA_FLOAT ? 150e12 : 300e12;
-  return p.flops() / rate + bytes / 3.5e12 + launches * 4e-6;
+  return p.flops() * waste / rate + bytes / 3.5e12 + launches * 4e-6;
 }
 
 cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
@@ -357,16 +426,17 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
   const void* x = x_in;
   const void* w = w_in;
   const void* y = y_in;
+  // Staged inputs: packed NHWC / KRSC with C padded to s.C and K to s.K (zeros).
   if (x_in != nullptr && plan.stage_x) {
-    FD_TRY(to_nhwc(st, dt, *p.x, x_in, ws + plan.off_x));
+    FD_TRY(to_nhwc(st, dev, dt, *p.x, x_in, ws + plan.off_x, p.mb, s.C));
     x = ws + plan.off_x;
   }
   if (w_in != nullptr && plan.stage_w) {
-    FD_TRY(to_nhwc(st, dt, wt(p), w_in, ws + plan.off_w));
+    FD_TRY(to_nhwc(st, dev, dt, wt(p), w_in, ws + plan.off_w, s.K, s.C));
     w = ws + plan.off_w;
   }
   if (y_in != nullptr && plan.stage_y) {
-    FD_TRY(to_nhwc(st, dt, *p.y, y_in, ws + plan.off_y));
+    FD_TRY(to_nhwc(st, dev, dt, *p.y, y_in, ws + plan.off_y, p.mb, s.K));
     y = ws + plan.off_y;
   }
   auto check_aligned = [&](const void* ptr, const char* what) {
@@ -381,11 +451,11 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
     FD_TRY(check_aligned(y, "dy"));
     auto* part = reinterpret_cast<float*>(ws + plan.off_part);
     FD_TRY(k.run(s, y, x, nullptr, part, 1.f, 0.f, st));
-    const int64_t count = int64_t{s.K} * s.R * s.S * s.C;
+    const int64_t count = p.oc * s.R * s.S * p.ic, pcount = int64_t{s.K} * s.R * s.S * s.C;
     with_type(dt, [&](auto tag) {
       using S = decltype(tag);
       wgrad_finish_kernel<S><<<grid_size(count, kBlock, dev), kBlock, 0, st>>>(
-          part, s.split_k, count, s.C, s.R, s.S, view5(wt(p)), static_cast<S*>(a.out), alpha, beta);
+          part, s.split_k, count, pcount, p.ic, s.C, s.R, s.S, view5(wt(p)), static_cast<S*>(a.out), alpha, beta);
     });
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
@@ -402,7 +472,7 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
   if (stage_out) {
     void* buf = ws + (fwd ? plan.off_y : plan.off_x);
     FD_TRY(k.run(s, a_op, w, nullptr, buf, 1.f, 0.f, st));
-    return from_nhwc(st, dev, dt, buf, out_t, a.out, alpha, beta, f);
+    return from_nhwc(st, dev, dt, buf, fwd ? s.K : s.C, out_t, a.out, alpha, beta, f);
   }
   FD_TRY(check_aligned(a.out, fwd ? "y" : "dx"));
   if (!f.on) return k.run(s, a_op, w, a.out, a.out, alpha, beta, st);
@@ -424,7 +494,7 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
   }
-  return from_nhwc(st, dev, dt, a.out, out_t, a.out, 1.f, 0.f, f);  // adds alpha2 * z read through its view
+  return from_nhwc(st, dev, dt, a.out, s.K, out_t, a.out, 1.f, 0.f, f);  // adds alpha2 * z read through its view
 }
 
 Verdict Sm80ConvImpl::applicable(const ConvProblem& p) const {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // What the three cuda:cutlass_sm80_* implementations share: the checks every direction makes, the plan of a call
-// (which kernel, which operands go through packed NHWC / KRSC copies in the workspace, the split-K slices of
-// wgrad), and the helper kernels around the CUTLASS kernel (layout copies, the alpha/beta or fused write-back,
-// the wgrad split-K sum). The plan depends on the problem (and the SM count) only, so the workspace query, Find
-// and the call agree.
+// (which kernel, which operands go through packed, channel-padded NHWC / KRSC copies in the workspace, the split-K
+// slices of wgrad), and the helper kernels around the CUTLASS kernel (layout copies, the alpha/beta or fused
+// write-back, the wgrad split-K sum). The plan depends on the problem (and the SM count) only, so the workspace
+// query, Find and the call agree.
 #pragma once
 #include <cudnn.h>
 
@@ -19,8 +19,11 @@ namespace fd::cuda::conv::sm80 {
 struct Plan {
   const KernelOps* ops = nullptr;
   ConvSize size;
-  // Operands that are not packed NHWC (activations) / KRSC (filters) are copied into the workspace first; an output
-  // that is not packed NHWC is computed into the workspace and written back (blended) by a second kernel.
+  // Operands that are not packed NHWC (activations) / KRSC (filters), or whose C or K is off the kernels' vector
+  // width, are copied into the workspace first, channels zero-padded to size.C / size.K (multiples of 8, 4 for TF32;
+  // 4 for the 16-bit forward with C <= 4); an output that is not packed NHWC or has padded channels is computed into
+  // the workspace and its first C / K channels written back (blended) by a second kernel.
+  // size holds the padded C and K the kernel sees.
   bool stage_x = false, stage_w = false, stage_y = false;
   size_t off_x = 0, off_w = 0, off_y = 0, off_part = 0;  // byte offsets from the 256-byte aligned workspace start
   size_t total = 0;                                      // bytes the caller must provide, alignment slack included

@@ -3,7 +3,8 @@
 // The CUTLASS 2.x (sm80-style: mma.sync tensor cores, multistage cp.async pipeline) implicit-GEMM convolution
 // kernels, seen through a small table of function pointers so that the implementation files never include
 // CUTLASS (each instantiation lives in its own .cu: sm80_<dir>_<type>_<tile>.cu, built in parallel).
-// Tensors are packed: activations NHWC, filters KRSC, outputs NPQK.
+// Tensors are packed: activations NHWC, filters KRSC, outputs NPQK; C and K are what the kernel sees (the caller pads
+// channels with zeros to the kernels' vector widths).
 #pragma once
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -40,6 +41,8 @@ const KernelOps& fprop_f16_64();     // 64x64x64, 4 stages, warps 32x32x64
 const KernelOps& fprop_bf16_128();
 const KernelOps& fprop_bf16_64();
 const KernelOps& fprop_tf32_128();   // 128x128x32, 3 stages, warps 64x64x32
+const KernelOps& fprop_f16_fixed4();   // C == 4 exactly (fixed-channel iterators): 128x64x64, 3 stages, warps 64x32x64
+const KernelOps& fprop_bf16_fixed4();
 const KernelOps& dgrad_f16_unity();  // stride 1: 128x128x64, 3 stages
 const KernelOps& dgrad_bf16_unity();
 const KernelOps& dgrad_tf32_unity();  // 128x128x32, 3 stages

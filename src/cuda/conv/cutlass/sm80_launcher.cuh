@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // The templated launcher behind sm80_kernels.h: builds a CUTLASS 2.x implicit-GEMM convolution kernel (Sm80
-// tensor-op, kOptimized iterators, multistage) from a few parameters and wraps it into a KernelOps. Include it only
-// from the small per-instantiation .cu files.
+// tensor-op, kOptimized iterators, multistage; or kFixedChannels for the forward on 4 channels) from a few
+// parameters and wraps it into a KernelOps. Include it only from the small per-instantiation .cu files.
 #pragma once
 #include <cutlass/cutlass.h>
 #include <cutlass/conv/conv2d_problem_size.h>
@@ -19,7 +19,10 @@
 
 namespace fd::cuda::conv::sm80 {
 
-enum class Op { fprop, dgrad_unity, dgrad_strided, wgrad };
+// fprop_fixed4: the forward with exactly C = 4 channels (fewer are zero-padded to 4): CUTLASS's fixed-channel
+// iterators load one 8-byte vector per filter tap and fold 16 taps into a 64-deep GEMM-K tile, where the
+// kOptimized iterators would spend a whole K tile (64 channels) on each tap.
+enum class Op { fprop, fprop_fixed4, dgrad_unity, dgrad_strided, wgrad };
 
 namespace detail {
 
@@ -35,6 +38,14 @@ struct KernelOf<Op::fprop, T, TC, TB, WS, IS, Epi, Stages> {
       T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kOptimized, cc::StrideSupport::kUnity>::Kernel;  // kUnity: the output is dense
+};
+
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
+struct KernelOf<Op::fprop_fixed4, T, TC, TB, WS, IS, Epi, Stages> {
+  using type = typename cc::kernel::DefaultConv2dFprop<
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
+      cc::IteratorAlgorithm::kFixedChannels, cc::StrideSupport::kStrided, 4, 4>::Kernel;  // 4-element accesses
 };
 
 template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
