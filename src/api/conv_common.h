@@ -24,7 +24,7 @@ inline cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDir dir, const cud
   ConvProblem p;
   FD_TRY(ConvProblem::make(dir, x, w, conv, y, &p));
   const conv::ConvImpl* impl = nullptr;
-  FD_TRY(conv::select(p, handle->backend, algo, &impl, false));
+  FD_TRY(conv::select(p, handle->backend, algo, &impl, false, handle));
   *size = impl->workspace_size(p);
   return CUDNN_STATUS_SUCCESS;
 }
@@ -34,7 +34,7 @@ inline cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDir dir, const cud
 inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, conv::ConvArgs args,
                          const std::string& extra) {
   const conv::ConvImpl* impl = nullptr;
-  FD_TRY(conv::select(p, handle->backend, algo, &impl, true));
+  FD_TRY(conv::select(p, handle->backend, algo, &impl, true, handle));
   args.handle = handle;
   const size_t need = impl->workspace_size(p);
   FD_CHECK_PARAM(args.workspace_size >= need, "workSpaceSizeInBytes=%zu is less than the %zu bytes %s (%s) needs",
@@ -63,7 +63,7 @@ cudnnStatus_t rank(const cudnnContext* handle, const ConvProblem& p, int request
     Perf r{};
     r.algo = static_cast<Algo>(a);
     const conv::ConvImpl* impl = nullptr;
-    const conv::Verdict v = conv::try_select(p, handle->backend, a, &impl);
+    const conv::Verdict v = conv::try_select(p, handle->backend, a, &impl, handle);
     r.status = v.status;
     if (v.ok()) {
       r.time = static_cast<float>(impl->cost_estimate(p) * 1e3);  // milliseconds, estimated

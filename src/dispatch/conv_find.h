@@ -37,12 +37,15 @@ struct FindBuffers {
   size_t workspace_size = 0;
 };
 
-// Times every algorithm (one warm-up run, then the median of at least 3 runs) on `user`'s buffers, or on
+// Times every algorithm (one warm-up run, then the median of at least 3 samples; CUDA-event time on the GPU) on
+// `user`'s buffers, or on
 // buffers it allocates when `user` is null. Results: the successful ones by time, then the others (NOT_SUPPORTED,
 // or ALLOC_FAILED when the caller's workspace is too small or an allocation failed) in algorithm order.
 // With user buffers the output finally holds the winner's result (alpha = 1, beta = 0). The successful ones
 // are stored in the find database. Only the implementations of the handle's backend take part; on the CUDA
-// backend the library's own buffers are device memory, and each timed run is bracketed by stream synchronizations.
+// backend the library's own buffers are device memory. When several implementations serve an algorithm and
+// accept the problem, each is timed: the algorithm's result is the fastest, and that implementation is what the
+// algorithm runs for this problem afterwards (dispatch/impl_choice.h; the database keeps it across processes).
 cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* user,
                    std::vector<FindResult>* results);
 

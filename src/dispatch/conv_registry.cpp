@@ -8,6 +8,8 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "dispatch/conv_find.h"
+#include "dispatch/impl_choice.h"
 #include "cpu/conv/impls.h"
 #ifdef FREEDNN_WITH_CUDA
 #include "cuda/conv/impls.h"
@@ -122,18 +124,39 @@ const char* algo_name(ConvDir dir, int algo) {
   return n ? n : "<invalid algo>";
 }
 
-Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out) {
+// The implementation Find recorded for (problem, algo) when it is still enabled, serves `algo` and accepts the
+// problem; null otherwise. Only consulted when another enabled implementation also serves `algo`.
+static const ConvImpl* recorded(const ConvProblem& p, const std::vector<const ConvImpl*>& impls, int algo,
+                         const cudnnContext* h) {
+  const std::string id = choice::recall(device_tag(h), p.key(), algo, p.dir);
+  if (id.empty()) return nullptr;
+  for (const ConvImpl* impl : impls)
+    if (id == impl->id() && impl->serves(p.dir, algo) && impl->applicable(p).ok()) return impl;
+  return nullptr;
+}
+
+Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, const cudnnContext* h) {
   *out = nullptr;
   if (algo < 0 || algo >= algo_count(p.dir))
     return {CUDNN_STATUS_BAD_PARAM, "algo " + std::to_string(algo) + " is not an algorithm of this direction"};
   std::string why;
   bool any_serves = false;
-  for (const ConvImpl* impl : enabled_impls(b)) {
+  const std::vector<const ConvImpl*> impls = enabled_impls(b);
+  for (size_t i = 0; i < impls.size(); ++i) {
+    const ConvImpl* impl = impls[i];
     if (!impl->serves(p.dir, algo)) continue;
     any_serves = true;
     const Verdict v = impl->applicable(p);
     if (v.ok()) {
       *out = impl;
+      bool others = false;
+      for (size_t j = i + 1; j < impls.size() && !others; ++j) others = impls[j]->serves(p.dir, algo);
+      if (others && h != nullptr) {
+        if (const ConvImpl* r = recorded(p, impls, algo, h); r != nullptr && r != impl) {
+          *out = r;
+          why += std::string(why.empty() ? "" : "; ") + "Find measured " + r->id() + " faster than " + impl->id();
+        }
+      }
       return {CUDNN_STATUS_SUCCESS, why};
     }
     why += std::string(why.empty() ? "" : "; ") + impl->id() + ": " + v.reason;
@@ -148,15 +171,24 @@ Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** o
   return {CUDNN_STATUS_NOT_SUPPORTED, why};
 }
 
-cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice) {
-  const Verdict v = try_select(p, b, algo, out);
+std::vector<const ConvImpl*> candidates(const ConvProblem& p, Backend b, int algo) {
+  std::vector<const ConvImpl*> out;
+  if (algo < 0 || algo >= algo_count(p.dir)) return out;
+  for (const ConvImpl* impl : enabled_impls(b))
+    if (impl->serves(p.dir, algo) && impl->applicable(p).ok()) out.push_back(impl);
+  return out;
+}
+
+cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice,
+                     const cudnnContext* h) {
+  const Verdict v = try_select(p, b, algo, out, h);
   if (!v.ok())
     return report(v.status, __FILE__, __LINE__, "select", "%s for %s: %s", algo_name(p.dir, algo),
                   p.to_string().c_str(), v.reason.c_str());
   if (log_choice && log::enabled(CUDNN_SEV_INFO)) {
     std::string body = std::string("    ") + algo_name(p.dir, algo) + " runs " + (*out)->id() + " for " +
                        p.to_string();
-    if (!v.reason.empty()) body += "\n    rejected before it: " + v.reason;
+    if (!v.reason.empty()) body += "\n    passed over: " + v.reason;
     log::emit(CUDNN_SEV_INFO, current_api_context().function, "    dispatch:" + body.substr(3), CUDNN_STATUS_SUCCESS);
   }
   return CUDNN_STATUS_SUCCESS;

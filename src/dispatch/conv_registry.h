@@ -12,9 +12,9 @@
 
 // The convolution implementation registry: an ordered list of implementations (fastest first), each
 // serving some of the cuDNN algorithm enum values of some directions. A call with algorithm A runs the first
-// implementation that serves A and accepts the problem; the workspace query, the call itself, the _v7
-// ranking and (later) Find all go through `select`, so they agree on which implementation an (algo, problem)
-// pair means and on NOT_SUPPORTED when there is none. Each implementation belongs to one backend; selection only
+// implementation that serves A and accepts the problem, or the one Find measured fastest among those; the
+// workspace query, the call itself and the _v7 ranking all go through `select`, so they agree on which
+// implementation an (algo, problem) pair means and on NOT_SUPPORTED when there is none. Each implementation belongs to one backend; selection only
 // considers the implementations of the handle's backend (CPU ids "cpu:...", CUDA ids "cuda:...").
 namespace fd::conv {
 
@@ -81,12 +81,18 @@ int algo_count(ConvDir dir);  // 8, 6, 7
 const char* algo_name(ConvDir dir, int algo);
 
 // The implementation for (problem, algo) on backend `b`: the first enabled one of that backend that serves `algo`
-// and accepts the problem.
+// and accepts the problem, unless Find measured another accepting one faster for this problem on h's device
+// (dispatch/impl_choice.h; consulted only when h is given and several implementations serve `algo`).
 // On failure returns NOT_SUPPORTED (BAD_PARAM for an out-of-range algo) and logs every rejection reason.
 // On success, when `log_choice` is set, logs (info channel) which id was chosen and why earlier ones were not.
-cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice);
+cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice,
+                     const cudnnContext* h = nullptr);
 
 // The same choice without logging anything, for ranking: the verdict explains a NOT_SUPPORTED.
-Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out);
+Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, const cudnnContext* h = nullptr);
+
+// Every enabled implementation of backend `b` that serves `algo` and accepts the problem, in registry order
+// (what Find times).
+std::vector<const ConvImpl*> candidates(const ConvProblem& p, Backend b, int algo);
 
 }  // namespace fd::conv

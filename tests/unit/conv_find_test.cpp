@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -608,3 +609,59 @@ TEST(FindDb, ConcurrentWritersFromSeveralProcesses) {
 }
 
 }  // namespace
+
+// Several implementations may serve one algorithm (on the CPU, BWD_DATA_ALGO_1: im2col_gemm, then direct). Find
+// times each and records the fastest; the workspace query and the call then use it. A database written by an
+// earlier process names the implementation too, and a fresh problem follows it.
+TEST(ConvFind, RecordedImplementationServesTheAlgorithm) {
+  if (ft::gpu_mode()) GTEST_SKIP() << "checks which CPU implementation runs (by its workspace size)";
+  DbScope db;
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const int algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+  const Shape shape{"r", 2, 3, 5, 1, {7, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem p(shape, CUDNN_DATA_DOUBLE, false, false, false, rng);
+  size_t ws = 0;
+  FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd,
+                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &ws));
+  EXPECT_GT(ws, 0u) << "without a record the registry's first (cpu:im2col_gemm, with a workspace) runs";
+  cudnnConvolutionBwdDataAlgoPerf_t perf[6];
+  int n = 0;
+  FT_OK(cudnnFindConvolutionBackwardDataAlgorithm(h, p.wd, p.yd, p.cd, p.xd, 6, &n, perf));
+  const auto* hit = std::find_if(perf, perf + n, [&](const auto& e) { return e.algo == algo; });
+  ASSERT_NE(hit, perf + n);
+  ASSERT_EQ(hit->status, CUDNN_STATUS_SUCCESS);
+  FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd,
+                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &ws));
+  EXPECT_EQ(ws, hit->memory) << "the workspace query names the implementation Find recorded";
+  const std::string key = only_key(db.user.path);
+  const std::string line = read_lines(db.user.path + "/" + kDbFile)[1];
+  EXPECT_TRUE(line.find("BWD_DATA_ALGO_1 ") != std::string::npos) << line;
+
+  // A database entry from another process for a problem this process has not seen: ALGO_1 means cpu:direct.
+  const size_t at = key.find("mb2");
+  ASSERT_NE(at, std::string::npos) << key;
+  const std::string key3 = key.substr(0, at) + "mb3" + key.substr(at + 3);
+  write_file(db.user.path + "/" + kDbFile, std::string("freednn-find-db 1\n") + line + "\n" + key3 +
+                                               "\tCUDNN_CONVOLUTION_BWD_DATA_ALGO_1 0.01 0 cpu:direct\n");
+  Shape s3 = shape;
+  s3.n = 3;
+  Problem q(s3, CUDNN_DATA_DOUBLE, false, false, false, rng);
+  FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, q.wd, q.yd, q.cd, q.xd,
+                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &ws));
+  EXPECT_EQ(ws, 0u) << "cpu:direct needs no workspace";
+  // It computes the same dx as the other algorithm.
+  q.w.fill_uniform(rng, -1, 1);
+  q.y.fill_uniform(rng, -1, 1);
+  q.x.poison();
+  FT_OK(ft_conv::backward_data(h, q, algo, 1.0, 0.0));
+  const ft::Bytes got = q.x.bytes;
+  q.x.poison();
+  FT_OK(ft_conv::backward_data(h, q, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, 1.0, 0.0));
+  const double* a = reinterpret_cast<const double*>(got.data());
+  const double* b = reinterpret_cast<const double*>(q.x.bytes.data());
+  for (size_t i = 0; i < got.size() / sizeof(double); ++i) {
+    ASSERT_TRUE(std::isfinite(a[i])) << i;
+    EXPECT_NEAR(a[i], b[i], 1e-12 * (1 + std::fabs(b[i]))) << i;
+  }
+}
