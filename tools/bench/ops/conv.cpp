@@ -47,7 +47,9 @@ int algo_from(Dir d, const std::string& name) {
 std::string algo_name(Dir d, int a) {
   const char* const* t = d == FWD ? kFwd : d == BWD_D ? kBwdD : kBwdW;
   const int count = d == FWD ? 8 : d == BWD_D ? 6 : 7;
-  return a >= 0 && a < count ? std::string(kPrefix[d]) + t[a] : std::to_string(a);
+  if (a < 0 || a >= count) return std::to_string(a);
+  const std::string n = t[a];  // the enum's own name: ..._BWD_DATA_ALGO_0, not ..._ALGO_ALGO_0
+  return std::string(kPrefix[d]) + (n.rfind("algo_", 0) == 0 ? n.substr(5) : n);
 }
 
 std::map<std::string, int64_t> parse_shape(const std::string& s) {
