@@ -9,4 +9,25 @@
 
 #define FREEDNN_VERSION_STRING "0.1.0"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The id of the implementation (e.g. "cuda:cutlass_sm90_fprop", "cpu:im2col_gemm") that convolution algorithm
+   `algo` of direction `direction` (0 forward, 1 backward data, 2 backward filter) runs for the problem given by
+   the descriptors on this handle: the same choice the workspace query and the computing call make (including a
+   choice Find recorded). Writes at most `size` bytes (NUL-terminated) into `id`. NOT_SUPPORTED when no
+   implementation runs that algorithm for the problem; BAD_PARAM for bad arguments. x/y are the forward
+   problem's tensors in every direction. */
+cudnnStatus_t freednnGetConvolutionImplementation(cudnnHandle_t handle, int direction,
+                                                  const cudnnTensorDescriptor_t xDesc,
+                                                  const cudnnFilterDescriptor_t wDesc,
+                                                  const cudnnConvolutionDescriptor_t convDesc,
+                                                  const cudnnTensorDescriptor_t yDesc, int algo, char *id,
+                                                  size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* FREEDNN_H_ */

@@ -2,6 +2,7 @@
 // Copyright 2026 The freednn Authors
 // cudnnFindConvolution*Algorithm(Ex) and the persistent find database (docs/find-database.md).
 #include <cudnn.h>
+#include <freednn.h>
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -664,4 +665,32 @@ TEST(ConvFind, RecordedImplementationServesTheAlgorithm) {
     ASSERT_TRUE(std::isfinite(a[i])) << i;
     EXPECT_NEAR(a[i], b[i], 1e-12 * (1 + std::fabs(b[i]))) << i;
   }
+}
+
+// freednn.h: which implementation an algorithm runs, the same one the workspace query names.
+TEST(ConvFind, ImplementationQuery) {
+  DbScope db;
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  Problem p(small_shape(0), CUDNN_DATA_FLOAT, false, false, false, rng);
+  char id[64];
+  FT_OK(freednnGetConvolutionImplementation(h, 0, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, id,
+                                            sizeof id));
+  const std::string want = ft::gpu_mode() ? "cuda:" : "cpu:";
+  EXPECT_EQ(std::string(id).rfind(want, 0), 0u) << id;
+  FT_OK(freednnGetConvolutionImplementation(h, 2, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, id,
+                                            sizeof id));
+  EXPECT_EQ(std::string(id).rfind(want, 0), 0u) << id;
+  if (!ft::gpu_mode())
+    EXPECT_EQ(freednnGetConvolutionImplementation(h, 0, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_FWD_ALGO_FFT, id,
+                                                  sizeof id),
+              CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(freednnGetConvolutionImplementation(h, 3, p.xd, p.wd, p.cd, p.yd, 0, id, sizeof id),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(freednnGetConvolutionImplementation(h, 0, p.xd, p.wd, p.cd, p.yd, 0, nullptr, 8), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(freednnGetConvolutionImplementation(h, 0, p.xd, p.wd, p.cd, p.yd, 0, id, 2), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(freednnGetConvolutionImplementation(h, 0, p.xd, p.wd, p.cd, p.yd, 99, id, sizeof id),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(freednnGetConvolutionImplementation(nullptr, 0, p.xd, p.wd, p.cd, p.yd, 0, id, sizeof id),
+            CUDNN_STATUS_BAD_PARAM);
 }

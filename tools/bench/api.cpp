@@ -37,6 +37,8 @@ bool Api::load(const std::string& lib_path, const std::string& name, std::string
 #define BENCH_API_RESOLVE(fn) fn = reinterpret_cast<decltype(fn)>(dlsym(dl, #fn));
   BENCH_API_FUNCTIONS(BENCH_API_RESOLVE)
 #undef BENCH_API_RESOLVE
+  freednnGetConvolutionImplementation =
+      reinterpret_cast<decltype(freednnGetConvolutionImplementation)>(dlsym(dl, "freednnGetConvolutionImplementation"));
   if (cudnnGetVersion == nullptr || cudnnCreate == nullptr || cudnnCreateTensorDescriptor == nullptr) {
     *error = lib_path + " does not look like a cuDNN library (no cudnnGetVersion / cudnnCreate)";
     return false;

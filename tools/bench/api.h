@@ -5,6 +5,7 @@
 // A function the library lacks stays NULL; calls through it report NOT_SUPPORTED.
 #pragma once
 #include <cudnn.h>
+#include <freednn.h>
 
 #include <string>
 
@@ -56,6 +57,9 @@ struct Api {
 #define BENCH_API_MEMBER(name) decltype(&::name) name = nullptr;
   BENCH_API_FUNCTIONS(BENCH_API_MEMBER)
 #undef BENCH_API_MEMBER
+
+  // freednn's own addition (include/freednn.h); null in other cuDNN libraries.
+  decltype(&::freednnGetConvolutionImplementation) freednnGetConvolutionImplementation = nullptr;
 
   std::string path;      // as given
   std::string label;     // short name for the output ("freednn", "vs")

@@ -420,7 +420,15 @@ class Conv : public Op {
       if (!post_.empty() && post_ == "bias+identity") algo = 1;
     }
     b->algo = algo;
-    b->impl = algo_name(dir_, algo).substr(std::string(kPrefix[dir_]).size());
+    b->impl = algo >= 0 && algo < (dir_ == FWD ? 8 : dir_ == BWD_D ? 6 : 7)
+                  ? (dir_ == FWD ? kFwd : dir_ == BWD_D ? kBwdD : kBwdW)[algo]
+                  : std::to_string(algo);
+    if (api.freednnGetConvolutionImplementation != nullptr) {  // freednn says which implementation the enum runs
+      char id[128] = {0};
+      if (api.freednnGetConvolutionImplementation(env.handle, static_cast<int>(dir_), b->x.d, b->w.d, b->cd.d, b->y.d,
+                                                  algo, id, sizeof id) == CUDNN_STATUS_SUCCESS)
+        b->impl += std::string("/") + id;
+    }
     if (dir_ == FWD)
       BENCH_TRY(api.call(api.cudnnGetConvolutionForwardWorkspaceSize, env.handle, b->x.d, b->w.d, b->cd.d, b->y.d,
                          static_cast<cudnnConvolutionFwdAlgo_t>(algo), &b->ws_bytes));
