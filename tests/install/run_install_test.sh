@@ -4,7 +4,8 @@
 # Install test: `cmake --install` the build into a temporary prefix, then
 #   1. build tests/install/consumer.c as C99 against <prefix>/include only (no CUDA include dir, so the
 #      headers' fallback cudaStream_t is used), link with -L<prefix>/lib -lcudnn, run it;
-#   2. check the exported dynamic symbols: exactly the 263 API names (tools/check_headers.py --list), each
+#   2. check the exported dynamic symbols: exactly the 263 API names (tools/check_headers.py --list) and the
+#      freednn* additions of include/freednn.h, each
 #      in version node libcudnn.so.8, plus the version node symbol itself, and nothing else;
 #   3. build tests/install/cmake_consumer with find_package(freednn) / CUDNN::cudnn, run it;
 #   4. `pkg-config --cflags --libs cudnn` through PKG_CONFIG_PATH, build and run with its flags.
@@ -89,9 +90,11 @@ nm -D --defined-only "$lib" | awk '{print $NF}' | sed 's/@.*//' | sort -u > "$wo
 # objdump -T: "<addr> <flags> <section> <size> <version> <name>" for defined symbols.
 objdump -T "$lib" | awk '$0 ~ /^[0-9a-f]+ / && $0 !~ /\*UND\*/ {print $(NF-1), $NF}' | sort -u > "$work/objdump"
 printf 'libcudnn.so.8\n' > "$work/node"
-sort -u "$work/expected" "$work/node" > "$work/allowed"
+# freednn's own additions (include/freednn.h): every freednn* function the header declares.
+grep -o 'freednn[A-Z][A-Za-z0-9]*(' "$source_dir/include/freednn.h" | tr -d '(' > "$work/ext"
+sort -u "$work/expected" "$work/node" "$work/ext" > "$work/allowed"
 if ! diff -u "$work/allowed" "$work/nm_names" > "$work/nm.diff"; then
-  fail "nm -D --defined-only differs from the 263 API names + the version node symbol (- missing, + extra):"
+  fail "nm -D --defined-only differs from the 263 API names + freednn.h + the version node symbol (- missing, + extra):"
   grep '^[-+][^-+]' "$work/nm.diff" | head -40 >&2
 fi
 bad_version=$(awk '$1 != "libcudnn.so.8" {print}' "$work/objdump")
