@@ -33,6 +33,7 @@ const char* kUsage =
     "  --impl=ID          freednn implementation id (sets FREEDNN_ONLY_IMPL for the library under test)\n"
     "  --alpha=A --beta=B override the scales\n"
     "  --seed=N --iters=N --max-ms=MS   data seed, timing samples, timing budget per case\n"
+    "  --no-yardsticks    skip the copy-bandwidth and GEMM-peak measurements (profiling runs)\n"
     "  --csv=FILE --json=FILE           machine-readable results\n";
 
 std::string exe_dir() {
@@ -62,6 +63,7 @@ bool starts(const std::string& s, const char* p, std::string* rest) {
 int main(int argc, char** argv) {
   bench::Config cfg;
   std::string lib_path, vs_path, csv, json, mode = "C", v;
+  bool yardsticks = true;
   std::vector<std::string> batches;
   std::string problem;
   for (int i = 1; i < argc; ++i) {
@@ -108,6 +110,8 @@ int main(int argc, char** argv) {
         csv = v;
       } else if (starts(a, "--json=", &v)) {
         json = v;
+      } else if (a == "--no-yardsticks") {
+        yardsticks = false;
       } else if (a == "-v" || a == "--verbose") {
         cfg.verbose = true;
       } else if (a.rfind("--", 0) == 0) {
@@ -177,7 +181,7 @@ int main(int argc, char** argv) {
     std::printf(", vs %s (cuDNN %zu%s, %s memory)", vs_path.c_str(), vs.version, vs.is_freednn ? ", freednn" : "",
                 vs.host_memory ? "host" : "device");
   std::printf(", mode %s, seed %llu\n", mode.c_str(), static_cast<unsigned long long>(cfg.seed));
-  if (cfg.perf) {
+  if (cfg.perf && yardsticks) {
     // The yardsticks, measured once per run (here, before the first case).
     std::printf("# %s: copy bandwidth %.1f GB/s (measured)", info.device.c_str(),
                 bench::copy_bandwidth_gbs(info.device_timing));

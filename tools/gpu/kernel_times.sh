@@ -13,13 +13,13 @@ grep -v '^[[:space:]]*#' "$batch" | grep . | while IFS= read -r line; do
   prob=${line%%#*}
   echo "== $prob $*"
   ncu --clock-control none --metrics gpu__time_duration.sum --csv -c "${COUNT:-16}" \
-    "$bench" --mode=P --iters=1 --max-ms=1 "$@" "$prob" 2>/dev/null |
+    "$bench" --mode=P --no-yardsticks --iters=1 --max-ms=1 "$@" "$prob" 2>/dev/null |
     python3 -c '
 import csv, sys
 rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
 if not rows: print("   (no kernels captured)"); sys.exit()
 h = rows[0]; k, u, v = h.index("Kernel Name"), h.index("Metric Unit"), h.index("Metric Value")
-scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}
+scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
 for r in rows[1:]:
     print("   %9.2f us  %s" % (float(r[v].replace(",", "")) * scale.get(r[u], 1.0), r[k][:150]))
 '
