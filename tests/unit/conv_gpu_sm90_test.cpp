@@ -2,14 +2,19 @@
 // Copyright 2026 The freednn Authors
 // The sm_90a CUTLASS convolutions (cuda:cutlass_sm90_fprop / _dgrad / _wgrad), forced by id: random ResNet-like
 // NHWC half and bfloat16 problems in every direction they serve (alpha/beta blending included), the fused
-// bias + activation forward, and the problems they decline (NOT_SUPPORTED when forced). Runs only in the GPU
-// suite, on a compute capability 9.0 device of a build that has the kernels.
+// bias + activation forward, the float forward on TF32 tensor cores (NHWC directly; NCHW, padded strides and odd
+// channel counts staged through the workspace), and the problems they decline (NOT_SUPPORTED when forced). Runs only
+// in the GPU suite, on a compute capability 9.0 device of a build that has the kernels.
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 #ifdef FT_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
+#include "unit/conv_check.h"
 #include "unit/conv_fixture.h"
 
 namespace {
@@ -253,8 +258,9 @@ TEST(ConvSm90, DeclinesWhenForced) {
     Problem p(base, CUDNN_DATA_HALF, false, false, false, rng);
     EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
-  {  // float data
+  {  // float data under CUDNN_FMA_MATH (the fixture's math type for float in GPU mode): no TF32
     Problem p(base, CUDNN_DATA_FLOAT, true, false, false, rng);
+    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_FMA_MATH));
     EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
   {  // padded (non-packed) NHWC strides
@@ -283,6 +289,150 @@ TEST(ConvSm90, DeclinesWhenForced) {
     Problem p(base, CUDNN_DATA_HALF, true, false, false, rng);
     EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
+}
+
+// ---- float data on TF32 tensor cores (forward only) ----------------------------------------------------------
+
+// TF32 products keep 10 mantissa bits (the tensor cores read the operands' top 19 bits): the same bound as the sm80
+// TF32 tests (conv_gpu_cutlass_test.cpp), relative to the largest reference magnitude.
+constexpr double kTf32Tol = 5e-3;
+
+// A float problem with TF32 allowed by the math type (the fixture sets CUDNN_FMA_MATH for float in GPU mode).
+struct Tf32Problem : Problem {
+  Tf32Problem(const Shape& s, bool nhwc, bool padded, std::mt19937_64& rng, cudnnMathType_t math = CUDNN_DEFAULT_MATH)
+      : Problem(s, CUDNN_DATA_FLOAT, nhwc, padded, false, rng) {
+    EXPECT_EQ(cudnnSetConvolutionMathType(cd, math), CUDNN_STATUS_SUCCESS);
+  }
+};
+
+void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.y.fill_uniform(rng, -1, 1);
+    prior = p.y.values();
+  } else {
+    p.y.poison();
+  }
+  ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, alpha, beta),
+            CUDNN_STATUS_SUCCESS)
+      << p.str();
+  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), kTf32Tol, "sm90 tf32 fwd " + p.str()));
+}
+
+size_t fwd_workspace(cudnnHandle_t h, const Problem& p) {
+  size_t ws = 0;
+  EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws),
+            CUDNN_STATUS_SUCCESS);
+  return ws;
+}
+
+// Packed NHWC float operands go to the kernel directly; NCHW ones are staged (workspace > 0). alpha/beta blending.
+TEST(ConvSm90, Tf32ForwardRandomLayers) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  for (int i = 0; i < 6; ++i) {
+    const bool nhwc = i % 2 == 0;
+    const double alpha = i % 3 == 1 ? 0.75 : 1.0, beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
+    Tf32Problem p(random_layer(rng, false), nhwc, false, rng);
+    if (!nhwc) EXPECT_GT(fwd_workspace(h, p), 0u) << p.str();  // x, w and y staged
+    check_tf32_forward(h, p, rng, alpha, beta);
+  }
+}
+
+// Fixed shapes: ResNet-50 3x3 layers (small N), tile edges (K 64 / 72), and what goes through the staged copies:
+// NCHW, padded NHWC strides, channel counts off 4 (C = 3 -> 4, K = 6 -> 8; C = 5, K = 12 in NCHW).
+TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  const std::vector<Shape> shapes = {
+      {"res2_3x3", 2, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"res3_3x3", 2, 128, 128, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"k72", 3, 72, 72, 1, {8, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3s2", 2, 64, 32, 1, {15, 16}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"dilated", 2, 32, 40, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"stem_c3", 2, 3, 64, 1, {32, 32}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c5_k12", 2, 5, 12, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    const double beta = i % 2 ? 0.5 : 0.0;
+    for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
+      Tf32Problem p(s, layout != 1, layout == 2, rng);
+      check_tf32_forward(h, p, rng, 1.0, beta);
+    }
+    ++i;
+  }
+}
+
+// cudnnConvolutionBiasActivationForward with float data: packed NHWC y (z in the kernel's epilogue, z aliasing y),
+// NCHW y (computed into the workspace, bias/z/ReLU in the write-back), K off 4 with NHWC y (staged as well).
+TEST(ConvSm90, Tf32FusedBiasActivation) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  const Shape s{"3x3", 2, 32, 48, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Shape odd{"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const int algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  for (bool z_is_y : {false, true}) {
+    Tf32Problem nhwc(s, true, false, rng);
+    ft_conv_check::check_fused(h, nhwc, algo, rng, z_is_y, kTf32Tol, "sm90 tf32 nhwc");
+    Tf32Problem nchw(s, false, false, rng);
+    ft_conv_check::check_fused(h, nchw, algo, rng, z_is_y, kTf32Tol, "sm90 tf32 nchw");
+  }
+  Tf32Problem p(odd, true, false, rng);
+  ft_conv_check::check_fused(h, p, algo, rng, false, kTf32Tol, "sm90 tf32 padded K");
+}
+
+// Sets NVIDIA_TF32_OVERRIDE for a scope and restores the previous value.
+struct Tf32Override {
+  std::optional<std::string> old;
+  explicit Tf32Override(const char* v) {
+    if (const char* e = std::getenv("NVIDIA_TF32_OVERRIDE")) old = e;
+    setenv("NVIDIA_TF32_OVERRIDE", v, 1);
+  }
+  ~Tf32Override() {
+    if (old)
+      setenv("NVIDIA_TF32_OVERRIDE", old->c_str(), 1);
+    else
+      unsetenv("NVIDIA_TF32_OVERRIDE");
+  }
+};
+
+// No TF32 where cuDNN allows none: CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0. Float dgrad / wgrad have no sm90 kernels.
+// Forced, the implementation declines (NOT_SUPPORTED); TENSOR_OP_MATH and DEFAULT_MATH run.
+TEST(ConvSm90, Tf32DeclinesWithoutTf32) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlySm90 only;
+  const Shape s{"3x3", 2, 32, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const int algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  for (bool nhwc : {true, false}) {
+    Tf32Problem fma(s, nhwc, false, rng, CUDNN_FMA_MATH);
+    EXPECT_EQ(ft_conv::forward(h, fma, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "FMA_MATH " << fma.str();
+    Tf32Problem p(s, nhwc, false, rng, CUDNN_TENSOR_OP_MATH);
+    {
+      Tf32Override off("0");
+      EXPECT_EQ(ft_conv::forward(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "TF32 override 0 " << p.str();
+    }
+    {
+      Tf32Override on("1");  // anything but "0" leaves TF32 allowed
+      check_tf32_forward(h, p, rng, 1.0, 0.0);
+    }
+  }
+  Tf32Problem p(s, true, false, rng);
+  EXPECT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace {
 
 sm90::KernelSet dgrad_kernels() {
   return {&sm90::dgrad_f16_128x128_c2, &sm90::dgrad_f16_128x64, &sm90::dgrad_bf16_128x128_c2, &sm90::dgrad_bf16_128x64,
-          [](const fd::ConvProblem& p) { return p.ic; }};
+          nullptr, nullptr, [](const fd::ConvProblem& p) { return p.ic; }};
 }
 
 class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {

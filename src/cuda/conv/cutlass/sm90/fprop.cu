@@ -2,7 +2,8 @@
 // Copyright 2026 The freednn Authors
 // cuda:cutlass_sm90_fprop: forward convolution on Hopper tensor cores (CUTLASS 3.x implicit GEMM, TMA im2col +
 // wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels:
-// 128x128x64 tiles in 2x1 clusters, 128x64x64 when K <= 64.
+// 128x128x64 tiles in 2x1 clusters, 128x64x64 when K <= 64; float data as TF32 (where tf32_allowed): 128x128x32 in
+// 2x1 clusters, 128x64x32 when K <= 64, with operands in other layouts staged through the workspace (run_tf32).
 //
 // The fused epilogue of cudnnConvolutionBiasActivationForward, y = act(alpha1 conv + alpha2 z + bias): CUTLASS
 // writes alpha1 conv + alpha2 z into y (z as the epilogue's source when it has y's layout; that is also right
@@ -36,8 +37,17 @@ __global__ void bias_act_kernel(S* y, int64_t vectors, int64_t K, int64_t P, int
 }
 
 sm90::KernelSet fprop_kernels() {
-  return {&sm90::fprop_f16_128x128_c2, &sm90::fprop_f16_128x64, &sm90::fprop_bf16_128x128_c2,
-          &sm90::fprop_bf16_128x64, [](const fd::ConvProblem& p) { return p.oc; }};
+  return {&sm90::fprop_f16_128x128_c2, &sm90::fprop_f16_128x64,  &sm90::fprop_bf16_128x128_c2,
+          &sm90::fprop_bf16_128x64,    &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64,
+          [](const fd::ConvProblem& p) { return p.oc; }};
+}
+
+// Whether two tensors of the same dims lay their elements out alike (strides of extent-1 dims do not matter).
+bool same_layout(const cudnnTensorStruct& a, const cudnnTensorStruct& b) {
+  if (a.nb_dims != b.nb_dims || a.vect() != b.vect()) return false;
+  for (int i = 0; i < a.nb_dims; ++i)
+    if (a.dims[i] != b.dims[i] || (a.dims[i] > 1 && a.strides[i] != b.strides[i])) return false;
+  return true;
 }
 
 class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
@@ -47,6 +57,7 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
                      fprop_kernels()) {}
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    if (p.xdt == CUDNN_DATA_FLOAT) return run_tf32(p, a);
     if (a.fused == nullptr) return launch(p, a, a.out, a.alpha, a.beta);
     const fd::conv::FusedEpilogue& e = *a.fused;
     FusedDev f = fused_dev(&e);
@@ -72,6 +83,52 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
                                                                             vectors, p.oc, p.oh, p.ow, f);
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
+  }
+
+ private:
+  // Float data on TF32 tensor cores. x and w that are not packed NHWC / KRSC with C, K multiples of 4 are copied
+  // into the workspace first (channels zero-padded); a y that is not is computed into the workspace and written back
+  // (alpha/beta blend or the fused epilogue). A packed y gets alpha * conv + beta * y straight from the kernel's
+  // epilogue; fused, also alpha2 * z when z is stored like y, then one in-place pass adds the bias (and z otherwise)
+  // and applies the activation, as cuda:cutlass_sm80_fprop does.
+  cudnnStatus_t run_tf32(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const {
+    constexpr cudnnDataType_t kF32 = CUDNN_DATA_FLOAT;
+    FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_fprop called without a handle");
+    const sm90::Staging s = sm90::staging(p);
+    const fd::conv::FusedEpilogue* fused = a.fused;
+    // The write-back reads z and writes y element by element through their own strides: z may be y only when both
+    // describe the same layout.
+    FD_CHECK_SUPPORTED(fused == nullptr || fused->alpha2 == 0.0 || fused->z_data != a.out ||
+                           same_layout(*fused->z, *p.y),
+                       "cuda:cutlass_sm90_fprop: z aliases y with another layout");
+    const size_t need = workspace_size(p);
+    FD_CHECK_PARAM(!s.any() || (a.workspace != nullptr && a.workspace_size >= need),
+                   "cuda:cutlass_sm90_fprop needs %zu bytes of workspace, got %zu", need, a.workspace_size);
+    const cudaStream_t st = a.handle->stream;
+    const int dev = a.handle->device;
+    char* ws = ws_base(a);
+    const void* x = a.in;
+    const void* w = a.in2;
+    if (s.x) {
+      FD_TRY(to_nhwc(st, dev, kF32, *p.x, a.in, ws + s.off_x, p.mb, s.c));
+      x = ws + s.off_x;
+    }
+    if (s.w) {
+      FD_TRY(to_nhwc(st, dev, kF32, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
+      w = ws + s.off_w;
+    }
+    const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+    if (s.y) {
+      void* buf = ws + s.off_y;
+      FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0));
+      return from_nhwc(st, dev, kF32, buf, s.k, *p.y, a.out, alpha, beta, fused);
+    }
+    if (fused == nullptr) return run_kernel(p, a, s, x, w, a.out, a.out, a.alpha, a.beta);
+    const fd::conv::FusedEpilogue& e = *fused;
+    const bool z_in_kernel = e.alpha2 != 0.0 && packed_nhwc(*e.z) && aligned16(e.z_data);
+    FD_TRY(run_kernel(p, a, s, x, w, z_in_kernel ? e.z_data : a.out, a.out, a.alpha, z_in_kernel ? e.alpha2 : 0.0));
+    if (z_in_kernel || e.alpha2 == 0.0) return bias_act_nhwc(st, dev, kF32, a.out, p.mb * p.oh * p.ow * s.k, s.k, e);
+    return from_nhwc(st, dev, kF32, a.out, s.k, *p.y, a.out, 1.f, 0.f, fused);  // adds alpha2 * z through its view
   }
 };
 

@@ -4,11 +4,16 @@
 // the problem checks, the kernel choice, the registry interface. Each direction is one small file next to this
 // one; the kernels themselves are in kernels/ (sm90_kernels.h).
 //
-// Accepted: 2-D, groups 1, cross-correlation, half or bfloat16 x / w / y (compute FLOAT, or HALF for half data:
-// the sums are float either way), packed NHWC x and y, NHWC (KRSC) filter, C and K multiples of 8, a compute
-// capability 9.0 device, what CUTLASS's can_implement accepts (TMA im2col limits on padding and dilated filter
-// extent); dgrad also needs unit stride. Results: out = alpha * conv + beta * out, out not read when beta == 0.
-// Every output element is summed by one CTA in a fixed order (no split-K): deterministic.
+// Accepted: 2-D, groups 1, cross-correlation, a compute capability 9.0 device, what CUTLASS's can_implement accepts
+// (TMA im2col limits on padding and dilated filter extent); dgrad also needs unit stride. Data:
+// - half or bfloat16 x / w / y (compute FLOAT, or HALF for half data: the sums are float either way): packed NHWC x
+//   and y, NHWC (KRSC) filter, C and K multiples of 8;
+// - float x / w / y with compute FLOAT, forward only, when TF32 is allowed (tf32.h: not CUDNN_FMA_MATH, not
+//   NVIDIA_TF32_OVERRIDE=0): any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose C /
+//   K is not a multiple of 4 go through packed, channel-padded copies in the workspace and the output is written
+//   back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does).
+// Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
+// in a fixed order (no split-K), the copies are elementwise: deterministic.
 #pragma once
 #include <cudnn.h>
 
@@ -21,40 +26,70 @@
 #include "core/dtype.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/conv/cutlass/nhwc_staging.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
+#include "cuda/conv/tf32.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
 
 namespace fd::cuda::conv::sm90 {
 
-// Whether t is a packed 4-D NHWC tensor (dims n, c, h, w); the stride of an extent-1 dim does not matter.
-inline bool packed_nhwc(const cudnnTensorStruct& t) {
-  if (t.nb_dims != 4 || t.vect() != 1) return false;
-  const int64_t c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  const int64_t want[4] = {h * w * c, 1, w * c, c};
-  for (int i = 0; i < 4; ++i)
-    if (t.dims[i] != 1 && t.strides[i] != want[i]) return false;
-  return true;
+using fd::cuda::conv::aligned16;
+using fd::cuda::conv::packed_nhwc;
+
+// Which operands of a float (TF32) forward go through packed NHWC / KRSC copies in the workspace, channels
+// zero-padded to c / k (multiples of 4: the 16 bytes a TMA row needs), and the workspace layout. 16-bit data is
+// never staged (c and k are the problem's; the checks demand packed NHWC). Depends on the problem only, so the
+// workspace query and the call agree.
+struct Staging {
+  int64_t c = 0, k = 0;  // the channel counts the kernel sees
+  bool x = false, w = false, y = false;
+  // Byte offsets from the 256-byte aligned workspace start; the kernel's own workspace (if any) at off_kernel. The
+  // caller provides off_kernel + the kernel's workspace + 256 bytes of alignment slack when anything is staged.
+  size_t off_x = 0, off_w = 0, off_y = 0, off_kernel = 0;
+  bool any() const { return x || w || y; }
+};
+
+constexpr size_t kWsAlign = 256;
+inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
+
+inline Staging staging(const ConvProblem& p) {
+  Staging s;
+  s.c = p.ic, s.k = p.oc;
+  if (p.xdt != CUDNN_DATA_FLOAT || p.dir != ConvDir::fwd) return s;
+  s.c = (p.ic + 3) / 4 * 4, s.k = (p.oc + 3) / 4 * 4;
+  const bool pad_c = s.c != p.ic, pad_k = s.k != p.oc;
+  s.x = pad_c || !packed_nhwc(*p.x);
+  s.w = pad_c || pad_k || !packed_nhwc(p.w->as_tensor);
+  s.y = pad_k || !packed_nhwc(*p.y);
+  const size_t es = sizeof(float);
+  size_t off = 0;
+  if (s.w) s.off_w = off, off += ws_align_up(static_cast<size_t>(s.k * p.kh * p.kw * s.c) * es);
+  if (s.x) s.off_x = off, off += ws_align_up(static_cast<size_t>(p.mb * p.ih * p.iw * s.c) * es);
+  if (s.y) s.off_y = off, off += ws_align_up(static_cast<size_t>(p.mb * p.oh * p.ow * s.k) * es);
+  s.off_kernel = off;
+  return s;
 }
 
-inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
-
-inline Geometry geometry(const ConvProblem& p) {
+inline Geometry geometry(const ConvProblem& p, const Staging& s) {
   Geometry g;
   g.n = static_cast<int>(p.mb), g.h = static_cast<int>(p.ih), g.w = static_cast<int>(p.iw);
-  g.c = static_cast<int>(p.ic), g.k = static_cast<int>(p.oc);
+  g.c = static_cast<int>(s.c), g.k = static_cast<int>(s.k);
   g.r = static_cast<int>(p.kh), g.s = static_cast<int>(p.kw);
   g.p = static_cast<int>(p.oh), g.q = static_cast<int>(p.ow);
   g.pad_h = p.ph, g.pad_w = p.pw, g.stride_h = p.sh, g.stride_w = p.sw, g.dil_h = p.dh, g.dil_w = p.dw;
   return g;
 }
 
-// The kernels of one direction: a big tile and a small one for a narrow GEMM side (`narrow` <= 64).
+// The kernels of one direction: a big tile and a small one for a narrow GEMM side (`narrow` <= 64). tf32_*: float
+// data (null where the direction has none: float problems are declined).
 struct KernelSet {
   const Kernel& (*f16_big)();
   const Kernel& (*f16_small)();
   const Kernel& (*bf16_big)();
   const Kernel& (*bf16_small)();
+  const Kernel& (*tf32_big)();
+  const Kernel& (*tf32_small)();
   int64_t (*narrow)(const ConvProblem& p);  // the GEMM extent the small tile is for
 };
 
@@ -80,7 +115,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       return no("needs a compute capability 9.0 device (sm_90a wgmma/TMA kernels); device " + std::to_string(dev) +
                 " is " + std::to_string(di.cc_major) + "." + std::to_string(di.cc_minor));
     const Kernel& k = kernel(p);
-    if (!k.can_implement(geometry(p)))
+    if (!k.can_implement(geometry(p, staging(p))))
       return no(std::string("CUTLASS ") + k.name +
                 " cannot implement it (TMA im2col limits: padding <= 128 per side, (filter-1)*dilation < 255, "
                 "N*P*Q < 2^31)");
@@ -89,15 +124,22 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
 
   size_t workspace_size(const ConvProblem& p) const override {
     if (!check_problem(p).ok()) return 0;
-    return kernel(p).workspace_size(geometry(p));
+    const Staging s = staging(p);
+    const size_t kernel_ws = kernel(p).workspace_size(geometry(p, s));
+    return s.any() ? s.off_kernel + kernel_ws + kWsAlign : kernel_ws;
   }
   bool deterministic() const override { return true; }
+  // Tensor cores for every accepted problem: 16-bit data, or float data as TF32 (only where tf32_allowed).
   cudnnMathType_t math_type(const ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
-  // Placeholder rates (the lead calibrates them on the H200): 500 TFLOP/s of tensor-core math, 3.5 TB/s of DRAM.
+  // Placeholder rates (the lead calibrates them on the H200): 500 TFLOP/s of 16-bit tensor-core math, 250 of TF32,
+  // 3.5 TB/s of DRAM (a staged operand is read and written once more, and read by the kernel).
   double cost_estimate(const ConvProblem& p) const override {
-    const double bytes = static_cast<double>(dtype_size(p.xdt)) *
-                         static_cast<double>(p.mb * p.ic * p.isp() + p.oc * p.ic * p.ksp() + p.mb * p.oc * p.osp());
-    return p.flops() / 500e12 + bytes / 3.5e12;
+    const Staging s = staging(p);
+    const double xs = static_cast<double>(p.mb * p.ic * p.isp()), ws = static_cast<double>(p.oc * p.ic * p.ksp()),
+                 ys = static_cast<double>(p.mb * p.oc * p.osp());
+    const double elems = xs * (s.x ? 3 : 1) + ws * (s.w ? 3 : 1) + ys * (s.y ? 3 : 1);
+    const double rate = p.xdt == CUDNN_DATA_FLOAT ? 250e12 : 500e12;
+    return p.flops() / rate + static_cast<double>(dtype_size(p.xdt)) * elems / 3.5e12;
   }
 
   cudnnStatus_t run(const ConvProblem& p, const fd::conv::ConvArgs& a) const override {
@@ -110,36 +152,62 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
 
   const Kernel& kernel(const ConvProblem& p) const {
     const bool small = kernels_.narrow(p) <= 64;
+    if (p.xdt == CUDNN_DATA_FLOAT) return small ? kernels_.tf32_small() : kernels_.tf32_big();  // check_problem: set
     if (p.xdt == CUDNN_DATA_BFLOAT16) return small ? kernels_.bf16_small() : kernels_.bf16_big();
     return small ? kernels_.f16_small() : kernels_.f16_big();
   }
 
-  // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0).
+  // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0), on
+  // the operands as given (nothing staged: 16-bit data, or a float forward whose operands are all packed).
   cudnnStatus_t launch(const ConvProblem& p, const fd::conv::ConvArgs& a, const void* c, double alpha,
                        double beta) const {
+    // fwd: in = x, in2 = w. bwd_data: in = dy, in2 = w. bwd_filter: in = x, in2 = dy, and CUTLASS's wgrad takes
+    // A = dy, B = x.
+    const void* op_a = dir_ == ConvDir::bwd_filter ? a.in2 : a.in;
+    const void* op_b = dir_ == ConvDir::bwd_filter ? a.in : a.in2;
+    const Staging s = staging(p);
+    FD_CHECK(!s.any(), CUDNN_STATUS_INTERNAL_ERROR, "%s: a problem with staged operands reached launch()", id_);
+    return run_kernel(p, a, s, op_a, op_b, c, a.out, alpha, beta);
+  }
+
+  // The 256-byte aligned start of the caller's workspace (where the staged copies go).
+  static char* ws_base(const fd::conv::ConvArgs& a) {
+    const auto at = reinterpret_cast<uintptr_t>(a.workspace);
+    return a.workspace == nullptr ? nullptr : reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
+  }
+
+  // The direction's kernel: d = alpha * conv(op_a, op_b) + beta * c with s's channel counts (op_a / op_b / c / d
+  // packed, the caller's tensors or staged copies). The kernel's own workspace: after the staged copies when there
+  // are any, else the caller's workspace as given.
+  cudnnStatus_t run_kernel(const ConvProblem& p, const fd::conv::ConvArgs& a, const Staging& s, const void* op_a,
+                           const void* op_b, const void* c, void* d, double alpha, double beta) const {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "%s called without a handle", id_);
     const DeviceInfo& di = device_info(a.handle->device);
     FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
                        "%s needs a compute capability 9.0 device; the handle's device %d is %d.%d", id_,
                        a.handle->device, di.cc_major, di.cc_minor);
-    FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.in2) && aligned16(a.out) && aligned16(c),
+    FD_CHECK_SUPPORTED(aligned16(op_a) && aligned16(op_b) && aligned16(d) && aligned16(c),
                        "%s needs 16-byte aligned data pointers (TMA)", id_);
-    const Geometry g = geometry(p);
+    const Geometry g = geometry(p, s);
     const Kernel& k = kernel(p);
     const size_t ws = k.workspace_size(g);
-    FD_CHECK_PARAM(a.workspace_size >= ws && (ws == 0 || a.workspace != nullptr), "%s needs %zu bytes of workspace",
-                   id_, ws);
+    const size_t need = s.any() ? s.off_kernel + ws + kWsAlign : ws;
+    FD_CHECK_PARAM(a.workspace_size >= need && (need == 0 || a.workspace != nullptr),
+                   "%s needs %zu bytes of workspace, got %zu", id_, need, a.workspace_size);
     Operands o;
-    // fwd: in = x, in2 = w. bwd_data: in = dy, in2 = w. bwd_filter: in = x, in2 = dy, and CUTLASS's wgrad takes
-    // A = dy, B = x.
-    o.a = dir_ == ConvDir::bwd_filter ? a.in2 : a.in;
-    o.b = dir_ == ConvDir::bwd_filter ? a.in : a.in2;
+    o.a = op_a;
+    o.b = op_b;
     o.c = c;
-    o.d = a.out;
+    o.d = d;
     o.alpha = static_cast<float>(alpha);
     o.beta = static_cast<float>(beta);
-    o.workspace = a.workspace;
-    o.workspace_size = a.workspace_size;
+    if (s.any()) {
+      o.workspace = ws == 0 ? nullptr : ws_base(a) + s.off_kernel;
+      o.workspace_size = ws;
+    } else {
+      o.workspace = a.workspace;
+      o.workspace_size = a.workspace_size;
+    }
     o.stream = a.handle->stream;
     switch (k.run(g, o)) {
       case RunStatus::ok: return CUDNN_STATUS_SUCCESS;
@@ -155,26 +223,44 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
 
   fd::conv::Verdict check_problem(const ConvProblem& p) const {
     if (p.dir != dir_) return no("wrong direction");
-    if (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16)
-      return no(std::string("data type ") + dtype_short_name(p.xdt) + ": the sm90 kernels take half or bfloat16");
+    const bool tf32 = p.xdt == CUDNN_DATA_FLOAT;
+    if (tf32 && kernels_.tf32_big == nullptr)
+      return no("float data: this direction has no TF32 kernels here (the sm80 implementation serves it)");
+    if (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16 && !tf32)
+      return no(std::string("data type ") + dtype_short_name(p.xdt) +
+                ": the sm90 kernels take half, bfloat16, or float as TF32");
     if (p.wdt != p.xdt || p.ydt != p.xdt) return no("x, w and y must have one data type");
-    if (p.compute != CUDNN_DATA_FLOAT && !(p.compute == CUDNN_DATA_HALF && p.xdt == CUDNN_DATA_HALF))
-      return no(std::string("compute type ") + dtype_short_name(p.compute) + " (FLOAT, or HALF for half data)");
-    if (p.math == CUDNN_FMA_MATH) return no("CUDNN_FMA_MATH rules out tensor cores");
+    if (tf32) {
+      if (p.compute != CUDNN_DATA_FLOAT)
+        return no(std::string("float data needs compute type FLOAT, not ") + dtype_short_name(p.compute));
+      if (p.math == CUDNN_FMA_MATH) return no("float data with CUDNN_FMA_MATH: TF32 tensor cores are not allowed");
+      if (tf32_override_off())
+        return no("float data with NVIDIA_TF32_OVERRIDE=0: TF32 tensor cores are not allowed");
+    } else {
+      if (p.compute != CUDNN_DATA_FLOAT && !(p.compute == CUDNN_DATA_HALF && p.xdt == CUDNN_DATA_HALF))
+        return no(std::string("compute type ") + dtype_short_name(p.compute) + " (FLOAT, or HALF for half data)");
+      if (p.math == CUDNN_FMA_MATH) return no("CUDNN_FMA_MATH rules out tensor cores");
+    }
     if (p.nsp != 2) return no("3-D convolution: only 2-D NHWC kernels are built");
     if (p.g != 1) return no("groups=" + std::to_string(p.g) + ": the sm90 collectives take groups == 1");
     if (p.mode != CUDNN_CROSS_CORRELATION)
       return no("CUDNN_CONVOLUTION mode: the sm90 collectives compute cross-correlation only");
-    if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return no("x and y must be packed NHWC");
-    if (p.w->format != CUDNN_TENSOR_NHWC || !packed_nhwc(p.w->as_tensor)) return no("the filter must be NHWC (KRSC)");
-    if (p.ic % 8 != 0 || p.oc % 8 != 0)
-      return no("C=" + std::to_string(p.ic) + ", K=" + std::to_string(p.oc) +
-                ": both must be multiples of 8 (16-byte TMA rows)");
+    if (!tf32) {  // float operands in other layouts or channel counts are staged (Staging)
+      if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return no("x and y must be packed NHWC");
+      if (p.w->format != CUDNN_TENSOR_NHWC || !packed_nhwc(p.w->as_tensor))
+        return no("the filter must be NHWC (KRSC)");
+      if (p.ic % 8 != 0 || p.oc % 8 != 0)
+        return no("C=" + std::to_string(p.ic) + ", K=" + std::to_string(p.oc) +
+                  ": both must be multiples of 8 (16-byte TMA rows)");
+    } else if (p.x->nb_dims != 4 || p.y->nb_dims != 4 || p.x->vect() != 1 || p.y->vect() != 1) {
+      return no("float data: 4-D x and y without vectorized channels");
+    }
     if (dir_ == ConvDir::bwd_data && (p.sh != 1 || p.sw != 1))
       return no("stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) +
                 ": the sm90 dgrad collective handles unit stride only");
-    const int64_t big = std::max({p.mb, p.ih, p.iw, p.ic, p.oc, p.oh, p.ow, p.mb * p.ih * p.iw * p.ic,
-                                  p.mb * p.oh * p.ow * p.oc, p.oc * p.kh * p.kw * p.ic});
+    const int64_t c = (p.ic + 7) / 8 * 8, k = (p.oc + 7) / 8 * 8;  // the channels as a kernel sees them, at most
+    const int64_t big = std::max({p.mb, p.ih, p.iw, c, k, p.oh, p.ow, p.mb * p.ih * p.iw * c, p.mb * p.oh * p.ow * k,
+                                  k * p.kh * p.kw * c});
     if (big > INT_MAX) return no("a tensor exceeds 2^31 elements");
     return {};
   }

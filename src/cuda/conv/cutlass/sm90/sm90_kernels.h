@@ -46,11 +46,14 @@ struct Kernel {
   RunStatus (*run)(const Geometry& g, const Operands& o);  // queues on o.stream, no host synchronization
 };
 
-// Instantiations (kernels/<name>.cu): <direction>_<type>_<tile M>x<tile N>[_c<cluster M>], tile K 64.
+// Instantiations (kernels/<name>.cu): <direction>_<type>_<tile M>x<tile N>[_c<cluster M>], tile K 128 bytes (64
+// for f16/bf16; 32 for tf32: float storage, TF32 products, float sums and output).
 const Kernel& fprop_f16_128x128_c2();
 const Kernel& fprop_f16_128x64();
 const Kernel& fprop_bf16_128x128_c2();
 const Kernel& fprop_bf16_128x64();
+const Kernel& fprop_tf32_128x128_c2();
+const Kernel& fprop_tf32_128x64();
 const Kernel& dgrad_f16_128x128_c2();
 const Kernel& dgrad_f16_128x64();
 const Kernel& dgrad_bf16_128x128_c2();

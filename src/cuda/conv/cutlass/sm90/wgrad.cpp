@@ -15,7 +15,7 @@ namespace {
 
 sm90::KernelSet wgrad_kernels() {
   return {&sm90::wgrad_f16_128x128, &sm90::wgrad_f16_64x128, &sm90::wgrad_bf16_128x128, &sm90::wgrad_bf16_64x128,
-          [](const fd::ConvProblem& p) { return p.oc; }};
+          nullptr, nullptr, [](const fd::ConvProblem& p) { return p.oc; }};
 }
 
 class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {

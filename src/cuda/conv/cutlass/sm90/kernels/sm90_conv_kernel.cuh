@@ -23,18 +23,20 @@
 
 namespace fd::cuda::conv::sm90 {
 
-// Op: kFprop / kDgrad / kWgrad; T: cutlass::half_t or cutlass::bfloat16_t; TM x TN x 64 the CTA tile (for wgrad
-// the N mode is (C,S,R), hence the nested shape); CM CTAs along M per cluster (they share the B tile by TMA
-// multicast).
+// Op: kFprop / kDgrad / kWgrad; T: cutlass::half_t or cutlass::bfloat16_t, or float (TF32 wgmma: the tensor cores
+// read the float operands' top 19 bits, products summed in float); TM x TN x TK the CTA tile with TK 128 bytes of
+// channels (64 16-bit, 32 float; for wgrad the N mode is (C,S,R), hence the nested shape); CM CTAs along M per
+// cluster (they share the B tile by TMA multicast).
 template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM>
 struct Sm90Conv {
   static constexpr bool kWgrad = Op == cutlass::conv::Operator::kWgrad;
   using TileN = std::conditional_t<kWgrad, cute::Shape<cute::Int<TN>>, cute::Int<TN>>;
-  using TileShape = cute::Shape<cute::Int<TM>, TileN, cute::Shape<cute::_64>>;
+  static constexpr int kTileK = 1024 / cutlass::sizeof_bits<T>::value;  // 128 bytes: one 128B-swizzled smem row
+  using TileShape = cute::Shape<cute::Int<TM>, TileN, cute::Shape<cute::Int<kTileK>>>;
   using ClusterShape = cute::Shape<cute::Int<CM>, cute::_1, cute::_1>;
   using LayoutIn = cutlass::layout::TensorNHWC;
   using LayoutOut = std::conditional_t<kWgrad, cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
-  static constexpr int kAlign = 128 / cutlass::sizeof_bits<T>::value;  // 8 halves: the 16 bytes TMA needs
+  static constexpr int kAlign = 128 / cutlass::sizeof_bits<T>::value;  // 8 halves, 4 floats: the 16 bytes TMA needs
 
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
@@ -128,7 +130,8 @@ struct Sm90Conv {
 
 }  // namespace fd::cuda::conv::sm90
 
-// One instantiation file: FD_SM90_CONV(fprop_f16_128x128_c2, kFprop, cutlass::half_t, 128, 128, 2)
+// One instantiation file: FD_SM90_CONV(fprop_f16_128x128_c2, kFprop, cutlass::half_t, 128, 128, 2); float storage
+// with TF32 math: FD_SM90_CONV(fprop_tf32_128x128_c2, kFprop, float, 128, 128, 2).
 #define FD_SM90_CONV(NAME, OP, T, TM, TN, CM)                                                   \
   namespace fd::cuda::conv::sm90 {                                                              \
   const Kernel& NAME() { return Sm90Conv<cutlass::conv::Operator::OP, T, TM, TN, CM>::instance(#NAME); } \
