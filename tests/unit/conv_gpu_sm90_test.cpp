@@ -248,15 +248,17 @@ TEST(ConvSm90, DeclinesWhenForced) {
   OnlySm90 only;
   const Shape base{"3x3", 2, 32, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   auto fwd = [&](Problem& p) { return ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, 0); };
+  // The backward directions take packed NHWC with C, K multiples of 8 only (the forward stages the rest).
+  auto dgrad = [&](Problem& p) { return ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, 0); };
   {  // C = 3: not a multiple of 8
     Shape s = base;
     s.c = 3;
     Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
-    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+    EXPECT_EQ(dgrad(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
   {  // NCHW
     Problem p(base, CUDNN_DATA_HALF, false, false, false, rng);
-    EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+    EXPECT_EQ(dgrad(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
   {  // float data under CUDNN_FMA_MATH (the fixture's math type for float in GPU mode): no TF32
     Problem p(base, CUDNN_DATA_FLOAT, true, false, false, rng);
@@ -266,7 +268,7 @@ TEST(ConvSm90, DeclinesWhenForced) {
   {  // padded (non-packed) NHWC strides
     Problem p(base, CUDNN_DATA_HALF, true, true, false, rng);
     if (p.x.span() != p.x.count() || p.y.span() != p.y.count())
-      EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+      EXPECT_EQ(dgrad(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
   {  // CUDNN_CONVOLUTION (flipped filter)
     Problem p(base, CUDNN_DATA_HALF, true, false, true, rng);
@@ -289,6 +291,29 @@ TEST(ConvSm90, DeclinesWhenForced) {
     Problem p(base, CUDNN_DATA_HALF, true, false, false, rng);
     EXPECT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
+}
+
+// 16-bit forward with staged operands: NCHW, padded NHWC strides, channel counts off 8 (ResNet's C = 3 stem,
+// C = 3 -> 8; K = 6 -> 8; C = 12, K = 20): packed, channel-padded copies in the workspace, the output written back.
+TEST(ConvSm90, HalfForwardStagedLayouts) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  const std::vector<Shape> shapes = {
+      {"stem_c3", 2, 3, 64, 1, {32, 32}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c12_k20", 2, 12, 20, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"res_3x3", 2, 64, 64, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  int i = 0;
+  for (const Shape& s : shapes)
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16})
+      for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
+        Problem p(s, t, layout != 1, layout == 2, false, rng);
+        const double beta = ++i % 2 ? 0.0 : 0.5;
+        check_forward(h, p, rng, 1.0, beta);
+      }
 }
 
 // ---- float data on TF32 tensor cores (forward only) ----------------------------------------------------------

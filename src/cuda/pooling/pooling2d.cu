@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
@@ -785,6 +786,12 @@ bool plan_bwd(const Geo2& g, const cudnnTensorStruct& xd, const cudnnTensorStruc
   return true;
 }
 
+// FREEDNN_POOL_DIRECT=1 sends every problem to the direct kernels (A/B measurements of the two paths).
+bool force_direct() {
+  static const bool on = fd::env_flag("FREEDNN_POOL_DIRECT");
+  return on;
+}
+
 // One wave of resident blocks, each looping over tiles.
 int tile_grid(const void* kernel, const TPlan& t, int device) {
   return resident_grid(kernel, t.tiles, 1, kBlock, t.smem, device);
@@ -805,7 +812,7 @@ bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct
     const bool vec = vec_ok(xd, x, kV) && vec_ok(yd, y, kV);
     const int v = vec ? kV : 1;
     TPlan t;
-    if (plan_fwd(g, xd, vec, v, sizeof(S), &t)) {
+    if (!force_direct() && plan_fwd(g, xd, vec, v, sizeof(S), &t)) {
       auto kern = vec ? fwd_tile<S, kV> : fwd_tile<S, 1>;
       const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
       kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), alpha, beta);
@@ -860,7 +867,7 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
     const bool vec = vec_ok(xd, x, kV) && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV);
     const int v = vec ? kV : 1;
     TPlan t;
-    if (plan_bwd(g, xd, dyd, vec, v, sizeof(S), &t)) {
+    if (!force_direct() && plan_bwd(g, xd, dyd, vec, v, sizeof(S), &t)) {
       auto kern = vec ? bwd_tile<S, kV> : bwd_tile<S, 1>;
       const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
       kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt,

@@ -3,7 +3,8 @@
 // cuda:cutlass_sm90_fprop: forward convolution on Hopper tensor cores (CUTLASS 3.x implicit GEMM, TMA im2col +
 // wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels:
 // 128x128x64 tiles in 2x1 clusters, 128x64x64 when K <= 64; float data as TF32 (where tf32_allowed): 128x128x32 in
-// 2x1 clusters, 128x64x32 when K <= 64, with operands in other layouts staged through the workspace (run_tf32).
+// 2x1 clusters, 128x64x32 when K <= 64. Operands in other layouts or channel counts are staged through the
+// workspace (run_staged).
 //
 // The fused epilogue of cudnnConvolutionBiasActivationForward, y = act(alpha1 conv + alpha2 z + bias): CUTLASS
 // writes alpha1 conv + alpha2 z into y (z as the epilogue's source when it has y's layout; that is also right
@@ -57,7 +58,7 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
                      fprop_kernels()) {}
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
-    if (p.xdt == CUDNN_DATA_FLOAT) return run_tf32(p, a);
+    if (p.xdt == CUDNN_DATA_FLOAT || sm90::staging(p).any()) return run_staged(p, a);
     if (a.fused == nullptr) return launch(p, a, a.out, a.alpha, a.beta);
     const fd::conv::FusedEpilogue& e = *a.fused;
     FusedDev f = fused_dev(&e);
@@ -86,13 +87,14 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
   }
 
  private:
-  // Float data on TF32 tensor cores. x and w that are not packed NHWC / KRSC with C, K multiples of 4 are copied
-  // into the workspace first (channels zero-padded); a y that is not is computed into the workspace and written back
+  // Float data (on TF32 tensor cores), and 16-bit data with staged operands. x and w that are not packed NHWC / KRSC
+  // with C, K multiples of the 16-byte vector are copied into the workspace first (channels zero-padded); a y that
+  // is not is computed into the workspace and written back
   // (alpha/beta blend or the fused epilogue). A packed y gets alpha * conv + beta * y straight from the kernel's
   // epilogue; fused, also alpha2 * z when z is stored like y, then one in-place pass adds the bias (and z otherwise)
   // and applies the activation, as cuda:cutlass_sm80_fprop does.
-  cudnnStatus_t run_tf32(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const {
-    constexpr cudnnDataType_t kF32 = CUDNN_DATA_FLOAT;
+  cudnnStatus_t run_staged(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const {
+    const cudnnDataType_t dt = p.xdt;  // the storage type of x, w and y (one type: check_problem)
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_fprop called without a handle");
     const sm90::Staging s = sm90::staging(p);
     const fd::conv::FusedEpilogue* fused = a.fused;
@@ -110,25 +112,25 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     const void* x = a.in;
     const void* w = a.in2;
     if (s.x) {
-      FD_TRY(to_nhwc(st, dev, kF32, *p.x, a.in, ws + s.off_x, p.mb, s.c));
+      FD_TRY(to_nhwc(st, dev, dt, *p.x, a.in, ws + s.off_x, p.mb, s.c));
       x = ws + s.off_x;
     }
     if (s.w) {
-      FD_TRY(to_nhwc(st, dev, kF32, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
+      FD_TRY(to_nhwc(st, dev, dt, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
       w = ws + s.off_w;
     }
     const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
     if (s.y) {
       void* buf = ws + s.off_y;
       FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0));
-      return from_nhwc(st, dev, kF32, buf, s.k, *p.y, a.out, alpha, beta, fused);
+      return from_nhwc(st, dev, dt, buf, s.k, *p.y, a.out, alpha, beta, fused);
     }
     if (fused == nullptr) return run_kernel(p, a, s, x, w, a.out, a.out, a.alpha, a.beta);
     const fd::conv::FusedEpilogue& e = *fused;
     const bool z_in_kernel = e.alpha2 != 0.0 && packed_nhwc(*e.z) && aligned16(e.z_data);
     FD_TRY(run_kernel(p, a, s, x, w, z_in_kernel ? e.z_data : a.out, a.out, a.alpha, z_in_kernel ? e.alpha2 : 0.0));
-    if (z_in_kernel || e.alpha2 == 0.0) return bias_act_nhwc(st, dev, kF32, a.out, p.mb * p.oh * p.ow * s.k, s.k, e);
-    return from_nhwc(st, dev, kF32, a.out, s.k, *p.y, a.out, 1.f, 0.f, fused);  // adds alpha2 * z through its view
+    if (z_in_kernel || e.alpha2 == 0.0) return bias_act_nhwc(st, dev, dt, a.out, p.mb * p.oh * p.ow * s.k, s.k, e);
+    return from_nhwc(st, dev, dt, a.out, s.k, *p.y, a.out, 1.f, 0.f, fused);  // adds alpha2 * z through its view
   }
 };
 

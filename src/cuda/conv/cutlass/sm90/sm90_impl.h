@@ -7,11 +7,13 @@
 // Accepted: 2-D, groups 1, cross-correlation, a compute capability 9.0 device, what CUTLASS's can_implement accepts
 // (TMA im2col limits on padding and dilated filter extent); dgrad also needs unit stride. Data:
 // - half or bfloat16 x / w / y (compute FLOAT, or HALF for half data: the sums are float either way): packed NHWC x
-//   and y, NHWC (KRSC) filter, C and K multiples of 8;
+//   and y, NHWC (KRSC) filter, C and K multiples of 8 (backward directions);
 // - float x / w / y with compute FLOAT, forward only, when TF32 is allowed (tf32.h: not CUDNN_FMA_MATH, not
-//   NVIDIA_TF32_OVERRIDE=0): any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose C /
-//   K is not a multiple of 4 go through packed, channel-padded copies in the workspace and the output is written
-//   back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does).
+//   NVIDIA_TF32_OVERRIDE=0);
+// - forward, every data type: any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose
+//   C / K is not a multiple of the 16-byte vector (4 floats, 8 halves) go through packed, channel-padded copies in
+//   the workspace and the output is written back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does). This
+//   is how ResNet's first layer (C=3) reaches the tensor cores: C padded to 8.
 // Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
 // in a fixed order (no split-K), the copies are elementwise: deterministic.
 #pragma once
@@ -37,9 +39,9 @@ namespace fd::cuda::conv::sm90 {
 using fd::cuda::conv::aligned16;
 using fd::cuda::conv::packed_nhwc;
 
-// Which operands of a float (TF32) forward go through packed NHWC / KRSC copies in the workspace, channels
-// zero-padded to c / k (multiples of 4: the 16 bytes a TMA row needs), and the workspace layout. 16-bit data is
-// never staged (c and k are the problem's; the checks demand packed NHWC). Depends on the problem only, so the
+// Which operands of a forward go through packed NHWC / KRSC copies in the workspace, channels zero-padded to c / k
+// (multiples of the 16 bytes a TMA row needs: 4 floats, 8 halves), and the workspace layout. The backward directions
+// never stage (c and k are the problem's; the checks demand packed NHWC). Depends on the problem only, so the
 // workspace query and the call agree.
 struct Staging {
   int64_t c = 0, k = 0;  // the channel counts the kernel sees
@@ -56,13 +58,14 @@ inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWs
 inline Staging staging(const ConvProblem& p) {
   Staging s;
   s.c = p.ic, s.k = p.oc;
-  if (p.xdt != CUDNN_DATA_FLOAT || p.dir != ConvDir::fwd) return s;
-  s.c = (p.ic + 3) / 4 * 4, s.k = (p.oc + 3) / 4 * 4;
+  if (p.dir != ConvDir::fwd) return s;
+  const int64_t v = 16 / static_cast<int64_t>(dtype_size(p.xdt));  // elements per 16 bytes
+  s.c = (p.ic + v - 1) / v * v, s.k = (p.oc + v - 1) / v * v;
   const bool pad_c = s.c != p.ic, pad_k = s.k != p.oc;
   s.x = pad_c || !packed_nhwc(*p.x);
   s.w = pad_c || pad_k || !packed_nhwc(p.w->as_tensor);
   s.y = pad_k || !packed_nhwc(*p.y);
-  const size_t es = sizeof(float);
+  const size_t es = dtype_size(p.xdt);
   size_t off = 0;
   if (s.w) s.off_w = off, off += ws_align_up(static_cast<size_t>(s.k * p.kh * p.kw * s.c) * es);
   if (s.x) s.off_x = off, off += ws_align_up(static_cast<size_t>(p.mb * p.ih * p.iw * s.c) * es);
@@ -158,7 +161,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   }
 
   // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0), on
-  // the operands as given (nothing staged: 16-bit data, or a float forward whose operands are all packed).
+  // the operands as given (nothing staged).
   cudnnStatus_t launch(const ConvProblem& p, const fd::conv::ConvArgs& a, const void* c, double alpha,
                        double beta) const {
     // fwd: in = x, in2 = w. bwd_data: in = dy, in2 = w. bwd_filter: in = x, in2 = dy, and CUTLASS's wgrad takes
@@ -245,7 +248,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     if (p.g != 1) return no("groups=" + std::to_string(p.g) + ": the sm90 collectives take groups == 1");
     if (p.mode != CUDNN_CROSS_CORRELATION)
       return no("CUDNN_CONVOLUTION mode: the sm90 collectives compute cross-correlation only");
-    if (!tf32) {  // float operands in other layouts or channel counts are staged (Staging)
+    if (!tf32 && dir_ != ConvDir::fwd) {  // forward operands in other layouts or channel counts are staged
       if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return no("x and y must be packed NHWC");
       if (p.w->format != CUDNN_TENSOR_NHWC || !packed_nhwc(p.w->as_tensor))
         return no("the filter must be NHWC (KRSC)");
@@ -253,7 +256,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
         return no("C=" + std::to_string(p.ic) + ", K=" + std::to_string(p.oc) +
                   ": both must be multiples of 8 (16-byte TMA rows)");
     } else if (p.x->nb_dims != 4 || p.y->nb_dims != 4 || p.x->vect() != 1 || p.y->vect() != 1) {
-      return no("float data: 4-D x and y without vectorized channels");
+      return no("staged forward: 4-D x and y without vectorized channels");
     }
     if (dir_ == ConvDir::bwd_data && (p.sh != 1 || p.sw != 1))
       return no("stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) +
