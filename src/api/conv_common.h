@@ -9,6 +9,7 @@
 #include "core/handle.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "dispatch/conv_calibration.h"
 #include "dispatch/conv_find.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
@@ -49,7 +50,8 @@ inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, c
   return impl->run(p, args);
 }
 
-// The _v7 ranking: every algorithm once, the applicable ones by estimated time, NOT_SUPPORTED ones last.
+// The _v7 ranking: every algorithm once, the applicable ones by estimated time (the implementation's estimate times
+// its factor measured on the GPU, dispatch/conv_calibration.h), NOT_SUPPORTED ones last.
 // A find-database hit for the problem goes first (its applicable algorithms in the measured order, with the
 // measured times).
 template <class Perf, class Algo>
@@ -66,7 +68,7 @@ cudnnStatus_t rank(const cudnnContext* handle, const ConvProblem& p, int request
     const conv::Verdict v = conv::try_select(p, handle->backend, a, &impl, handle);
     r.status = v.status;
     if (v.ok()) {
-      r.time = static_cast<float>(impl->cost_estimate(p) * 1e3);  // milliseconds, estimated
+      r.time = static_cast<float>(conv::calibrated_estimate(*impl, p) * 1e3);  // milliseconds, estimated
       r.memory = impl->workspace_size(p);
       r.determinism = impl->deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
       r.mathType = impl->math_type(p);

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 
 #include "core/api_context.h"
+#include "core/env.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "cpu/common/tensor_io.h"
@@ -192,6 +195,21 @@ cudnnStatus_t time_candidate(cudnnContext* h, const ConvImpl* impl, const ConvPr
   return st;
 }
 
+// FREEDNN_FIND_LOG=<file>: every timed implementation is appended as one tab-separated line (problem, algorithm,
+// implementation, measured ms, the implementation's uncalibrated cost estimate in ms): the data
+// tools/calibrate_conv.py fits the _v7 cost model to. Written only by Find, so timed calls are not slowed.
+void append_find_log(const ConvProblem& p, const FindResult& r, const ConvImpl* impl) {
+  static const std::string path = env_string("FREEDNN_FIND_LOG");
+  if (path.empty() || r.status != CUDNN_STATUS_SUCCESS) return;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fprintf(f, "%s\t%s\t%s\t%.6g\t%.6g\n", p.to_string().c_str(), algo_name(p.dir, r.algo), r.impl.c_str(),
+                 static_cast<double>(r.time_ms), impl->cost_estimate(p) * 1e3);
+    std::fclose(f);
+  }
+}
+
 void log_result(const ConvProblem& p, const FindResult& r) {
   if (!log::enabled(CUDNN_SEV_INFO)) return;
   std::string body = std::string("    find: ") + algo_name(p.dir, r.algo);
@@ -255,6 +273,7 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
         c.math = impl->math_type(p);
         c.status = time_candidate(h, impl, p, bufs, user != nullptr, &c);
         log_result(p, c);
+        append_find_log(p, c, impl);
         const bool ok = c.status == CUDNN_STATUS_SUCCESS, best_ok = r.status == CUDNN_STATUS_SUCCESS;
         if ((ok && (!best_ok || c.time_ms < r.time_ms)) || (!ok && !best_ok && r.impl.empty())) {
           r = c;

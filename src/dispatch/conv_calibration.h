@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+#pragma once
+#include "dispatch/conv_registry.h"
+#include "problem/conv.h"
+
+// The _v7 cost model: each implementation's own flops/bytes estimate (ConvImpl::cost_estimate) times a factor
+// measured on a GPU for that implementation and data class (tools/calibrate_conv.py fits the factors to what Find
+// timed; conv_calibration_table.inc holds them, with the run they came from). Implementations or classes that were
+// not measured keep factor 1.
+namespace fd::conv {
+
+// Seconds: impl.cost_estimate(p) scaled by the measured factor of (impl, data class of p).
+double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p);
+
+// "f16", "bf16", "f32" (TF32 allowed), "f32fma", "f64", ...: the classes the factors are kept for.
+const char* calibration_class(const ConvProblem& p);
+
+}  // namespace fd::conv
