@@ -58,14 +58,19 @@ inline void check_directions(cudnnHandle_t h, ft_conv::Problem& p, const Algos& 
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, alpha, beta), tol, "bwd_filter dw: " + what));
 }
 
+// The coefficients and NaN rule of check_fused (alpha1/alpha2 must be exact in float).
+struct FusedOpts {
+  double alpha1 = 0.75, alpha2 = -0.5;
+  cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
+};
+
 // y = relu(alpha1 conv + alpha2 z + bias) through cudnnConvolutionBiasActivationForward with `algo` and the
 // workspace it asks for; z is y itself when `z_is_y`.
 inline void check_fused(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt19937_64& rng, bool z_is_y,
-                        double tol, const std::string& tag) {
+                        double tol, const std::string& tag, const FusedOpts& opt = {}) {
   cudnnActivationDescriptor_t act = nullptr;
   ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0),
-            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, opt.nan, 0.0), CUDNN_STATUS_SUCCESS);
   const cudnnDataType_t t = p.dt;
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
@@ -77,8 +82,8 @@ inline void check_fused(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt1
   bias.fill_uniform(rng, -1, 1);
   const auto zv = z.values();
   ft::TensorDesc zd(z), bd(bias);
-  const double a1 = 0.75, a2 = -0.5;
-  float a1f = 0.75f, a2f = -0.5f;
+  const double a1 = opt.alpha1, a2 = opt.alpha2;
+  const float a1f = static_cast<float>(a1), a2f = static_cast<float>(a2);
   const bool dbl = t == CUDNN_DATA_DOUBLE;
   size_t ws = 0;
   ASSERT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,

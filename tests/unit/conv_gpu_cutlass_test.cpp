@@ -6,9 +6,7 @@
 // are not multiples of the vector width (zero-padded in the staged copies; the 16-bit forward with C <= 4 on the
 // fixed-channel kernel), and the problems they must decline. GPU suite only (and only in builds with the CUTLASS
 // headers).
-#include <algorithm>
-
-#include "unit/conv_fixture.h"
+#include "unit/conv_check.h"
 
 namespace {
 
@@ -28,14 +26,13 @@ constexpr bool kBuilt = false;
     if (!kBuilt) GTEST_SKIP() << "built without the CUTLASS headers (no cuda:cutlass_sm80_*)"; \
   } while (0)
 
+constexpr const char* kSm80 = "cuda:cutlass_sm80_";  // a prefix: the three ids below, one per direction
 constexpr const char* kFprop = "cuda:cutlass_sm80_fprop";
 constexpr const char* kDgrad = "cuda:cutlass_sm80_dgrad";
 constexpr const char* kWgrad = "cuda:cutlass_sm80_wgrad";
 constexpr int kFwdAlgo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
 constexpr int kBwdDataAlgo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
 constexpr int kBwdFilterAlgo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-
-ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
 
 // ResNet-like layers at small N: {name, n, c, k, g, in, kernel, pad, stride, dilation}.
 std::vector<Shape> shapes() {
@@ -54,60 +51,12 @@ std::vector<Shape> shapes() {
 
 double tol(const Problem& p) { return p.dt == CUDNN_DATA_FLOAT ? 5e-3 : ft::tolerance(p.dt) * 2; }
 
-// One direction of one problem, forced to the CUTLASS implementation of that direction. beta != 0 blends with
-// random prior data; beta == 0 poisons the output first (it must not be read).
-void check_fwd(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
-  OnlyImpl only(kFprop);
-  p.x.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.y.fill_uniform(rng, -1, 1);
-    prior = p.y.values();
-  } else {
-    p.y.poison();
-  }
-  ASSERT_EQ(ft_conv::forward(h, p, kFwdAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
-  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol(p), "fwd y: " + p.str()));
-}
-
-void check_bwd_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
-  OnlyImpl only(kDgrad);
-  p.y.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.x.fill_uniform(rng, -1, 1);
-    prior = p.x.values();
-  } else {
-    p.x.poison();
-  }
-  ASSERT_EQ(ft_conv::backward_data(h, p, kBwdDataAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
-  const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
-  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p), "bwd_data dx: " + p.str()));
-}
-
-void check_bwd_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
-  OnlyImpl only(kWgrad);
-  p.x.fill_uniform(rng, -1, 1);
-  p.y.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.w.fill_uniform(rng, -1, 1);
-    prior = p.w.values();
-  } else {
-    p.w.poison();
-  }
-  ASSERT_EQ(ft_conv::backward_filter(h, p, kBwdFilterAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
-  const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
-  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol(p), "bwd_filter dw: " + p.str()));
-}
-
+// Every direction of one problem, each forced to its CUTLASS implementation (ft_conv_check::check_directions:
+// beta != 0 blends with random prior data, beta == 0 poisons the output first).
 void check_all(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
-  check_fwd(h, p, rng, alpha, beta);
-  check_bwd_data(h, p, rng, alpha, beta);
-  check_bwd_filter(h, p, rng, alpha, beta);
+  OnlyImpl only(kSm80);
+  ft_conv_check::check_directions(h, p, {kFwdAlgo, kBwdDataAlgo, kBwdFilterAlgo}, rng, alpha, beta, tol(p),
+                                  "cutlass_sm80");
 }
 
 TEST(ConvCutlassSm80, NhwcHalfAndBf16ResNetShapes) {
@@ -158,9 +107,6 @@ TEST(ConvCutlassSm80, Tf32Float) {
 // into CUTLASS's source operand, z aliasing y as in residual blocks) and NCHW y (the staged write-back).
 TEST(ConvCutlassSm80, FusedBiasActivation) {
   SKIP_UNLESS_CUTLASS_GPU();
-  cudnnActivationDescriptor_t act = nullptr;
-  ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
-  FT_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kFprop);
@@ -168,35 +114,9 @@ TEST(ConvCutlassSm80, FusedBiasActivation) {
   for (int variant = 0; variant < 3; ++variant) {
     const bool nhwc = variant < 2, alias = variant == 1;
     Problem p(all[static_cast<size_t>(variant)], CUDNN_DATA_HALF, nhwc, false, false, rng);
-    p.x.fill_uniform(rng, -1, 1);
-    p.w.fill_uniform(rng, -1, 1);
-    ft::HostTensor z = p.y, bias(CUDNN_DATA_HALF, {1, p.s.k, 1, 1}, false);
-    z.fill_uniform(rng, -1, 1);
-    bias.fill_uniform(rng, -1, 1);
-    ft::TensorDesc zd(z), bd(bias);
-    if (alias)
-      for (int64_t i = 0; i < z.count(); ++i) p.y.set(i, z.get(i));
-    else
-      p.y.poison();
-    const auto zv = z.values();
-    size_t ws = 0;
-    FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
-                                                  static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), &ws));
-    ft::Bytes buf(ws);
-    const float a1 = 0.5f, a2 = -1.25f;
-    FT_OK(cudnnConvolutionBiasActivationForward(h, &a1, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
-                                                static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo),
-                                                ws ? buf.data() : nullptr, ws, &a2, alias ? p.yd : zd,
-                                                alias ? p.y.data() : z.data(), bd, bias.data(), act, p.yd,
-                                                p.y.data()));
-    auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-    const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
-    for (int64_t i = 0; i < r.count(); ++i)
-      r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
-    EXPECT_TRUE(ft::near(p.y.values(), r.v, ft::tolerance(CUDNN_DATA_HALF) * 4,
-                         std::string("fused ") + (alias ? "z=y " : "") + p.str()));
+    ft_conv_check::check_fused(h, p, kFwdAlgo, rng, alias, ft::tolerance(CUDNN_DATA_HALF) * 4, "cutlass_sm80",
+                               {.alpha1 = 0.5, .alpha2 = -1.25, .nan = CUDNN_PROPAGATE_NAN});
   }
-  cudnnDestroyActivationDescriptor(act);
 }
 
 // Channel counts off the kernels' 16-byte vectors: C and K padded with zeros in the workspace copies (C <= 4 to 4
@@ -244,37 +164,17 @@ TEST(ConvCutlassSm80, PaddedChannels) {
 // The fused forward with K padded (y computed into the workspace, bias/z/ReLU applied in the write-back).
 TEST(ConvCutlassSm80, FusedPaddedChannels) {
   SKIP_UNLESS_CUTLASS_GPU();
-  cudnnActivationDescriptor_t act = nullptr;
-  ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
-  FT_OK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kFprop);
   const Shape sh{"c3_k12", 2, 3, 12, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   Problem p(sh, CUDNN_DATA_HALF, true, false, false, rng);
-  p.x.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  p.y.poison();
-  ft::HostTensor z = p.y, bias(CUDNN_DATA_HALF, {1, p.s.k, 1, 1}, false);
-  z.fill_uniform(rng, -1, 1);
-  bias.fill_uniform(rng, -1, 1);
-  ft::TensorDesc zd(z), bd(bias);
-  const auto zv = z.values();
   size_t ws = 0;
   FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
                                                 static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), &ws));
   EXPECT_GT(ws, 0u);  // x, w and y are staged
-  ft::Bytes buf(ws);
-  const float a1 = 1.5f, a2 = 0.5f;
-  FT_OK(cudnnConvolutionBiasActivationForward(h, &a1, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
-                                              static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), buf.data(), ws, &a2,
-                                              zd, z.data(), bd, bias.data(), act, p.yd, p.y.data()));
-  auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-  const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
-  for (int64_t i = 0; i < r.count(); ++i)
-    r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
-  EXPECT_TRUE(ft::near(p.y.values(), r.v, ft::tolerance(CUDNN_DATA_HALF) * 4, "fused padded " + p.str()));
-  cudnnDestroyActivationDescriptor(act);
+  ft_conv_check::check_fused(h, p, kFwdAlgo, rng, false, ft::tolerance(CUDNN_DATA_HALF) * 4, "cutlass_sm80 padded",
+                             {.alpha1 = 1.5, .alpha2 = 0.5, .nan = CUDNN_PROPAGATE_NAN});
 }
 
 // Forced onto problems outside their kernels, every direction reports NOT_SUPPORTED (and does not run).

@@ -21,20 +21,30 @@ using fd::ConvDir;
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
+// Coordinates of linear index i in a packed [outer][c][d][h][w] space (w fastest): the output element of a kernel.
+struct Coord5 {
+  int64_t outer, c, d, h, w;
+};
+__device__ __forceinline__ Coord5 decode5(int64_t i, int64_t c, int64_t d, int64_t h, int64_t w) {
+  Coord5 r;
+  r.w = i % w;
+  i /= w;
+  r.h = i % h;
+  i /= h;
+  r.d = i % d;
+  i /= d;
+  r.c = i % c;
+  r.outer = i / c;
+  return r;
+}
+
 // y[n][k][o] = sum over c in k's group and taps of x[n][c][o*s - p + t*dil] * w_eff[k][c][t].
 template <class Sx, class Sw, class Sy, class A, class E>
 __global__ void forward_kernel(Geom g, View5 xv, const Sx* x, View5 wv, const Sw* w, View5 yv, Sy* y, E alpha,
                                E beta, FusedDev f) {
   const int64_t total = g.mb * g.oc * g.osp();
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t t = i;
-    const int64_t ow = t % g.ow;
-    t /= g.ow;
-    const int64_t oh = t % g.oh;
-    t /= g.oh;
-    const int64_t od = t % g.od;
-    t /= g.od;
-    const int64_t k = t % g.oc, n = t / g.oc;
+    const auto [n, k, od, oh, ow] = decode5(i, g.oc, g.od, g.oh, g.ow);
     const int64_t c0 = (k / g.ocg) * g.icg;
     A acc = A(0);
     for (int64_t c = 0; c < g.icg; ++c) {
@@ -67,14 +77,7 @@ __global__ void backward_data_kernel(Geom g, View5 dyv, const S* dy, View5 wv, c
   const int64_t total = g.mb * g.ic * g.isp();
   const FusedDev none;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t t = i;
-    const int64_t iw = t % g.iw;
-    t /= g.iw;
-    const int64_t ih = t % g.ih;
-    t /= g.ih;
-    const int64_t id = t % g.id;
-    t /= g.id;
-    const int64_t c = t % g.ic, n = t / g.ic;
+    const auto [n, c, id, ih, iw] = decode5(i, g.ic, g.id, g.ih, g.iw);
     const int64_t grp = c / g.icg, cg = c % g.icg;
     A acc = A(0);
     for (int64_t kd = 0; kd < g.kd; ++kd) {
@@ -108,14 +111,7 @@ __global__ void backward_filter_kernel(Geom g, View5 xv, const S* x, View5 dyv, 
   const int64_t total = g.oc * g.icg * g.ksp();
   const FusedDev none;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t t = i;
-    const int64_t kw = t % g.kw;
-    t /= g.kw;
-    const int64_t kh = t % g.kh;
-    t /= g.kh;
-    const int64_t kd = t % g.kd;
-    t /= g.kd;
-    const int64_t cg = t % g.icg, k = t / g.icg;
+    const auto [k, cg, kd, kh, kw] = decode5(i, g.icg, g.kd, g.kh, g.kw);
     const int64_t c = (k / g.ocg) * g.icg + cg;
     const int64_t ekd = g.flip ? g.kd - 1 - kd : kd, ekh = g.flip ? g.kh - 1 - kh : kh,
                   ekw = g.flip ? g.kw - 1 - kw : kw;

@@ -7,6 +7,7 @@
 #include "cuda/lrn/lrn.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
@@ -191,6 +192,42 @@ C* box_sum(cudaStream_t s, int grid, const cudnnTensorStruct& d, Win w, C* cur, 
   return cur;
 }
 
+// What both divisive-normalization directions share: the compute-type-independent sizes and the view of x (means
+// and dy have x's layout).
+struct DnSetup {
+  cudnnDataType_t t;
+  int64_t total;
+  int grid;
+  double volume;  // of the spatial window: n^(spatial dims)
+  TensorView xv;
+};
+
+// The set-up of a divisive-normalization direction: `nbuf` (>= 2) packed scratch buffers of `total` compute-type
+// elements from the handle, box = the spatial window sum of (x - means)^2 in buffers 0 and 1, then
+// body(setup, box, buffers + 2 * total) queues the direction's remaining kernels.
+template <class F>
+cudnnStatus_t dn_run(cudnnContext* h, const cudnnLRNStruct& p, cudnnDataType_t t, const cudnnTensorStruct& x_desc,
+                     const void* x, const void* means, size_t nbuf, F&& body) {
+  const int64_t total = x_desc.element_count();
+  if (total == 0) return CUDNN_STATUS_SUCCESS;
+  const DnSetup g{t, total, grid_size(total, kBlock, h->device),
+                  std::pow(static_cast<double>(p.n), x_desc.nb_dims - 2), make_view(x_desc)};
+  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+  with_compute(t, [&](auto zero) {
+    using C = decltype(zero);
+    void* s = nullptr;
+    st = handle_scratch(h, nbuf * static_cast<size_t>(total) * sizeof(C), &s);
+    if (st != CUDNN_STATUS_SUCCESS) return;
+    C* b0 = static_cast<C*>(s);
+    dn_square<C><<<g.grid, kBlock, 0, h->stream>>>(t, g.xv, x, means, b0, total);
+    C* box = box_sum<C>(h->stream, g.grid, x_desc, centred(p.n), b0, b0 + total, total);
+    body(g, box, b0 + 2 * total);
+  });
+  if (st != CUDNN_STATUS_SUCCESS) return st;
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 cudnnStatus_t lrn_cross_channel_forward(cudnnContext* h, const cudnnLRNStruct& p, double alpha,
@@ -258,64 +295,31 @@ cudnnStatus_t lrn_cross_channel_backward(cudnnContext* h, const cudnnLRNStruct& 
 cudnnStatus_t divisive_normalization_forward(cudnnContext* h, const cudnnLRNStruct& p, double alpha,
                                              const cudnnTensorStruct& x_desc, const void* x, const void* means,
                                              double beta, const cudnnTensorStruct& y_desc, void* y) {
-  const int64_t total = x_desc.element_count();
-  if (total == 0) return CUDNN_STATUS_SUCCESS;
-  const cudnnDataType_t t = y_desc.dtype;
-  const int grid = grid_size(total, kBlock, h->device);
-  const double volume = std::pow(static_cast<double>(p.n), x_desc.nb_dims - 2);
-  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-  with_compute(t, [&](auto zero) {
-    using C = decltype(zero);
-    void* s = nullptr;
-    st = handle_scratch(h, 2 * static_cast<size_t>(total) * sizeof(C), &s);
-    if (st != CUDNN_STATUS_SUCCESS) return;
-    C* b0 = static_cast<C*>(s);
-    C* b1 = b0 + total;
-    const TensorView xv = make_view(x_desc), yv = make_view(y_desc);
-    dn_square<C><<<grid, kBlock, 0, h->stream>>>(t, xv, x, means, b0, total);
-    const C* box = box_sum<C>(h->stream, grid, x_desc, centred(p.n), b0, b1, total);
-    dn_fwd_final<C><<<grid, kBlock, 0, h->stream>>>(t, xv, x, means, box, yv, y, total, static_cast<C>(p.k),
-                                                    static_cast<C>(p.alpha / volume), static_cast<C>(p.beta),
-                                                    static_cast<C>(alpha), static_cast<C>(beta));
+  return dn_run(h, p, y_desc.dtype, x_desc, x, means, 2, [&](const DnSetup& g, auto* box, auto*) {
+    using C = std::remove_pointer_t<decltype(box)>;
+    const TensorView yv = make_view(y_desc);
+    dn_fwd_final<C><<<g.grid, kBlock, 0, h->stream>>>(g.t, g.xv, x, means, box, yv, y, g.total, static_cast<C>(p.k),
+                                                      static_cast<C>(p.alpha / g.volume), static_cast<C>(p.beta),
+                                                      static_cast<C>(alpha), static_cast<C>(beta));
   });
-  if (st != CUDNN_STATUS_SUCCESS) return st;
-  FD_CUDA_LAUNCHED();
-  return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t divisive_normalization_backward(cudnnContext* h, const cudnnLRNStruct& p, double alpha,
                                               const cudnnTensorStruct& x_desc, const void* x, const void* means,
                                               const void* dy, double beta, const cudnnTensorStruct& dx_desc, void* dx,
                                               void* dmeans) {
-  const int64_t total = x_desc.element_count();
-  if (total == 0) return CUDNN_STATUS_SUCCESS;
-  const cudnnDataType_t t = dx_desc.dtype;
-  const int grid = grid_size(total, kBlock, h->device);
-  const double volume = std::pow(static_cast<double>(p.n), x_desc.nb_dims - 2);
-  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-  with_compute(t, [&](auto zero) {
-    using C = decltype(zero);
-    void* s = nullptr;
-    st = handle_scratch(h, 4 * static_cast<size_t>(total) * sizeof(C), &s);
-    if (st != CUDNN_STATUS_SUCCESS) return;
-    C* b0 = static_cast<C*>(s);
-    C* b1 = b0 + total;
-    C* b2 = b1 + total;
-    C* b3 = b2 + total;
-    const TensorView xv = make_view(x_desc), dxv = make_view(dx_desc);
+  return dn_run(h, p, dx_desc.dtype, x_desc, x, means, 4, [&](const DnSetup& g, auto* pw, auto* b2) {
+    using C = std::remove_pointer_t<decltype(pw)>;
+    C* b3 = b2 + g.total;
+    const TensorView dxv = make_view(dx_desc);
     const Win w = centred(p.n);
-    dn_square<C><<<grid, kBlock, 0, h->stream>>>(t, xv, x, means, b0, total);
-    C* pw = box_sum<C>(h->stream, grid, x_desc, w, b0, b1, total);
-    dn_bwd_mid<C><<<grid, kBlock, 0, h->stream>>>(t, xv, x, means, dy, pw, b2, total, static_cast<C>(p.k),
-                                                  static_cast<C>(p.alpha / volume), static_cast<C>(p.beta));
-    const C* acc = box_sum<C>(h->stream, grid, x_desc, Win{w.hi, w.lo}, b2, b3, total);
-    dn_bwd_final<C><<<grid, kBlock, 0, h->stream>>>(t, xv, x, means, dy, pw, acc, dxv, dx, dmeans, total,
-                                                    static_cast<C>(2.0 * p.alpha * p.beta / volume),
-                                                    static_cast<C>(alpha), static_cast<C>(beta));
+    dn_bwd_mid<C><<<g.grid, kBlock, 0, h->stream>>>(g.t, g.xv, x, means, dy, pw, b2, g.total, static_cast<C>(p.k),
+                                                    static_cast<C>(p.alpha / g.volume), static_cast<C>(p.beta));
+    const C* acc = box_sum<C>(h->stream, g.grid, x_desc, Win{w.hi, w.lo}, b2, b3, g.total);
+    dn_bwd_final<C><<<g.grid, kBlock, 0, h->stream>>>(g.t, g.xv, x, means, dy, pw, acc, dxv, dx, dmeans, g.total,
+                                                      static_cast<C>(2.0 * p.alpha * p.beta / g.volume),
+                                                      static_cast<C>(alpha), static_cast<C>(beta));
   });
-  if (st != CUDNN_STATUS_SUCCESS) return st;
-  FD_CUDA_LAUNCHED();
-  return CUDNN_STATUS_SUCCESS;
 }
 
 }  // namespace fd::cuda
