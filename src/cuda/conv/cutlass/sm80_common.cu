@@ -51,6 +51,7 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
       return h ? dgrad_f16_strided() : bf ? dgrad_bf16_strided() : dgrad_tf32_strided();
     case ConvDir::bwd_filter: break;
   }
+  if (s.K <= 64 && (h || bf)) return h ? wgrad_f16_64() : wgrad_bf16_64();  // no half-empty 128-row tiles
   return h ? wgrad_f16() : bf ? wgrad_bf16() : wgrad_tf32();
 }
 

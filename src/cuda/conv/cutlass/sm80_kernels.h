@@ -51,6 +51,8 @@ const KernelOps& dgrad_bf16_strided();
 const KernelOps& dgrad_tf32_strided();
 const KernelOps& wgrad_f16();   // 128x128x64, 3 stages, float partials
 const KernelOps& wgrad_bf16();
+const KernelOps& wgrad_f16_64();   // K <= 64: 64x128x64, 3 stages, warps 32x64x64
+const KernelOps& wgrad_bf16_64();
 const KernelOps& wgrad_tf32();  // 128x128x32, 3 stages
 
 }  // namespace fd::cuda::conv::sm80
