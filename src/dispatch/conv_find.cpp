@@ -163,9 +163,13 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
     r.math = p.math;
     const ConvImpl* impl = nullptr;
     const Verdict v = try_select(p, h->backend, a, &impl);
+    const cudnnStatus_t prep = v.ok() ? impl->prepare(h, p) : v.status;
     if (!v.ok()) {
       r.status = v.status;
       r.reason = v.reason;
+    } else if (prep != CUDNN_STATUS_SUCCESS) {
+      r.status = prep;
+      r.reason = std::string(impl->id()) + " could not prepare its per-handle state (see the log)";
     } else {
       r.impl = impl->id();
       r.memory = impl->workspace_size(p);
