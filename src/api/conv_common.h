@@ -26,6 +26,7 @@ inline cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDir dir, const cud
   FD_TRY(ConvProblem::make(dir, x, w, conv, y, &p));
   const conv::ConvImpl* impl = nullptr;
   FD_TRY(conv::select(p, handle->backend, algo, &impl, false, handle));
+  FD_TRY(impl->prepare(handle, p));  // e.g. cuFFT plans: made here, not in the computing call
   *size = impl->workspace_size(p);
   return CUDNN_STATUS_SUCCESS;
 }

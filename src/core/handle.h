@@ -34,7 +34,8 @@ struct cudnnContext : fd::Checked<0x48414E44u> {
   // CUDA backend: the cuBLAS handle (a cublasHandle_t) of the GEMM-based kernels, created on first use by
   // fd::cuda::cublas_handle (which binds it to `stream` before each use); destroyed here.
   void* cublas = nullptr;
-  // CUDA backend: cuda:fft's cache of cuFFT plans (fd::cuda::conv, fft.cu), made on first use; destroyed here.
+  // CUDA backend: cuda:fft's cache of cuFFT plans (fd::cuda::conv, fft_plans.h; it has its own mutex), created on
+  // first use (workspace query, Find, or a call); destroyed here after its plans' last runs.
   void* fft_plans = nullptr;
 
   cudnnContext() = default;

@@ -268,10 +268,15 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
         FindResult c;
         c.algo = a;
         c.impl = impl->id();
-        c.memory = impl->workspace_size(p);
         c.deterministic = impl->deterministic();
         c.math = impl->math_type(p);
-        c.status = time_candidate(h, impl, p, bufs, user != nullptr, &c);
+        c.status = impl->prepare(h, p);  // per-handle state (cuFFT plans) before the workspace size is known
+        if (c.status != CUDNN_STATUS_SUCCESS) {
+          c.reason = std::string(impl->id()) + " could not prepare its per-handle state (see the log)";
+        } else {
+          c.memory = impl->workspace_size(p);
+          c.status = time_candidate(h, impl, p, bufs, user != nullptr, &c);
+        }
         log_result(p, c);
         append_find_log(p, c, impl);
         const bool ok = c.status == CUDNN_STATUS_SUCCESS, best_ok = r.status == CUDNN_STATUS_SUCCESS;

@@ -62,6 +62,11 @@ class ConvImpl {
   virtual bool serves(ConvDir dir, int algo) const = 0;
   virtual Verdict applicable(const ConvProblem& p) const = 0;
   virtual size_t workspace_size(const ConvProblem& p) const = 0;
+  // Builds what later runs on `handle` need (cuda:fft's cuFFT plans) so that a computing call allocates nothing.
+  // Called where the library may allocate: the workspace query and Find, before workspace_size(). Default: nothing.
+  virtual cudnnStatus_t prepare(cudnnContext* /*handle*/, const ConvProblem& /*p*/) const {
+    return CUDNN_STATUS_SUCCESS;
+  }
   // Bitwise-identical results run after run, on the same machine and thread count.
   virtual bool deterministic() const = 0;
   virtual cudnnMathType_t math_type(const ConvProblem& p) const = 0;

@@ -190,6 +190,119 @@ TEST(ConvGpuFftWinograd, WorkspaceQueryMatchesCall) {
   }
 }
 
+// cuda:fft's plan life cycle: the workspace queries of all three directions first (they make the handle's cuFFT
+// plans), then the calls with exactly the queried sizes; two problems interleaved; then a second handle that never
+// queried runs the same problems (its plans are made inside the call, the logged last resort) and is destroyed
+// right after queuing work (cudnnDestroy waits for the plans' last runs). Every result against the reference.
+struct FftSizes {
+  size_t fwd = 0, bwd_data = 0, bwd_filter = 0;
+};
+
+FftSizes query_fft(cudnnHandle_t h, const Problem& p) {
+  FftSizes s;
+  EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd, CUDNN_CONVOLUTION_FWD_ALGO_FFT, &s.fwd),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd,
+                                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, &s.bwd_data),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd,
+                                                           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, &s.bwd_filter),
+            CUDNN_STATUS_SUCCESS);
+  return s;
+}
+
+// All three directions with the given workspace sizes (nothing queried here), each against the reference.
+void run_fft(cudnnHandle_t h, Problem& p, const FftSizes& ws, std::mt19937_64& rng, const std::string& tag) {
+  const float one = 1, zero = 0;
+  const std::string what = tag + " " + p.str();
+  const int64_t taps = prod(p.wdims, 2);
+  {
+    p.x.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    p.y.poison();
+    ft::Bytes buf(ws.fwd);
+    ASSERT_EQ(cudnnConvolutionForward(h, &one, p.xd, p.x.data(), p.wd, p.w.data(), p.cd,
+                                      CUDNN_CONVOLUTION_FWD_ALGO_FFT, buf.data(), ws.fwd, &zero, p.yd, p.y.data()),
+              CUDNN_STATUS_SUCCESS)
+        << what;
+    const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+    EXPECT_TRUE(ft::near(p.y.values(), r.v, tol_for(p.dt, p.wdims[1] * taps), "fwd " + what));
+  }
+  {
+    p.y.fill_uniform(rng, -1, 1);
+    p.x.poison();
+    ft::Bytes buf(ws.bwd_data);
+    ASSERT_EQ(cudnnConvolutionBackwardData(h, &one, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
+                                           CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING, buf.data(), ws.bwd_data, &zero,
+                                           p.xd, p.x.data()),
+              CUDNN_STATUS_SUCCESS)
+        << what;
+    const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+    EXPECT_TRUE(ft::near(p.x.values(), r.v, tol_for(p.dt, (p.ydims[1] / p.s.g) * taps), "bwd data " + what));
+  }
+  {
+    p.x.fill_uniform(rng, -1, 1);
+    p.w.poison();
+    ft::Bytes buf(ws.bwd_filter);
+    ASSERT_EQ(cudnnConvolutionBackwardFilter(h, &one, p.xd, p.x.data(), p.yd, p.y.data(), p.cd,
+                                             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, buf.data(), ws.bwd_filter, &zero,
+                                             p.wd, p.w.data()),
+              CUDNN_STATUS_SUCCESS)
+        << what;
+    const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+    EXPECT_TRUE(ft::near(p.w.values(), r.v, tol_for(p.dt, p.ydims[0] * prod(p.ydims, 2)), "bwd filter " + what));
+  }
+}
+
+TEST(ConvGpuFft, QueryThenRunPlanLifeCycle) {
+  SKIP_UNLESS_GPU();
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:fft");
+  Problem p1(Shape{"q1", 2, 3, 4, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, false, false,
+             rng);
+  Problem p2(Shape{"q2", 3, 4, 2, 2, {12, 7}, {5, 3}, {2, 0}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, true, false, true,
+             rng);
+  FftSizes s1, s2;
+  {
+    ft::Handle h;
+    s1 = query_fft(h, p1);
+    s2 = query_fft(h, p2);
+    // cuFFT's work area is part of the size: at least the padded planes and the three spectra.
+    EXPECT_GT(s1.fwd, 0u);
+    EXPECT_GT(s2.bwd_filter, 0u);
+    run_fft(h, p1, s1, rng, "queried");
+    run_fft(h, p2, s2, rng, "queried");
+    run_fft(h, p1, s1, rng, "queried again");
+    // The query again gives the same sizes (the plans are cached, nothing changes).
+    const FftSizes again = query_fft(h, p1);
+    EXPECT_EQ(again.fwd, s1.fwd);
+    EXPECT_EQ(again.bwd_data, s1.bwd_data);
+    EXPECT_EQ(again.bwd_filter, s1.bwd_filter);
+  }
+  {
+    ft::Handle h;  // never queried: the calls make their plans
+    run_fft(h, p2, s2, rng, "unqueried");
+    run_fft(h, p1, s1, rng, "unqueried");
+  }
+  {
+    // Destroyed while its last runs may still be queued: the handle's destroy waits for them before dropping the
+    // plans; the results are read after the destroy.
+    cudnnHandle_t h = nullptr;
+    FT_OK(cudnnCreate(&h));
+    const FftSizes s = query_fft(h, p1);
+    p1.x.fill_uniform(rng, -1, 1);
+    p1.w.fill_uniform(rng, -1, 1);
+    p1.y.poison();
+    ft::Bytes buf(s.fwd);
+    const float one = 1, zero = 0;
+    FT_OK(cudnnConvolutionForward(h, &one, p1.xd, p1.x.data(), p1.wd, p1.w.data(), p1.cd,
+                                  CUDNN_CONVOLUTION_FWD_ALGO_FFT, buf.data(), s.fwd, &zero, p1.yd, p1.y.data()));
+    FT_OK(cudnnDestroy(h));
+    const auto r = ref::conv_forward(as_ref(p1.x), as_ref(p1.w), p1.params);
+    EXPECT_TRUE(ft::near(p1.y.values(), r.v, tol_for(p1.dt, 27), "after destroy " + p1.str()));
+  }
+}
+
 // The fused y = relu(alpha1 conv + alpha2 z + bias) through each implementation's forward epilogue.
 TEST(ConvGpuFftWinograd, BiasActivationForward) {
   SKIP_UNLESS_GPU();

@@ -15,11 +15,11 @@
 // CUDNN_CONVOLUTION reads the filter flipped (and writes dw flipped back). Float, half and bfloat16 data (half and
 // bf16 are widened into the float planes; all sums are in float); double and int8 are declined. Any layout
 // (strided reads). Groups: one GEMM call per group.
-// Plans: made once per (device, shape, batch) and kept in the handle (cudnnContext::fft_plans, a small LRU cache);
-// they are made without a work area and use the caller's workspace (cufftSetWorkArea), so a run allocates
-// nothing once its plans exist (the first run of a shape makes them, which may allocate). cuFFT's work size is
-// only known from a made plan: the workspace query makes the plans once per shape and process to learn it
-// (remembered in a process-wide table).
+// Plans (fft_plans.h has the design): kept per handle (cudnnContext::fft_plans), keyed by transform geometry, made
+// without a work area at the workspace query / Find (prepare()), so a computing call allocates nothing and never
+// synchronizes: it pins its plans, binds the caller's workspace as cuFFT's work area (cufftSetWorkArea; the
+// workspace size includes cuFFT's work size) and records each plan's event after its work; idle plans (event
+// complete) beyond the bound are destroyed where plans are made.
 // FFT_TILING is served by the same whole-image code: cuDNN's tiling splits large images into 32x32 tiles to bound
 // the workspace; here the workspace bound (4 GiB) declines what would not fit instead.
 // Results are deterministic: a plan always runs the same kernels, the GEMMs have no split-K atomics.
@@ -32,9 +32,9 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <vector>
 
+#include "core/api_context.h"
 #include "core/dtype.h"
 #include "core/handle.h"
 #include "cuda/common/cublas_util.h"
@@ -60,7 +60,6 @@ using fd::conv::ConvArgs;
 
 constexpr size_t kAlign = 256;
 constexpr size_t kMaxWorkspace = size_t{4} << 30;
-constexpr size_t kMaxPlansPerHandle = 24;
 
 size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
@@ -75,32 +74,32 @@ int64_t fft_size(int64_t n) {
 }
 
 // --- plans ----------------------------------------------------------------------------------------------------
+// fft_plans.h describes the design: plans made at the query / Find (prepare), kept per handle, bound to the
+// caller's workspace at each run, destroyed only when idle.
 
-enum class PlanType { r2c, c2r };
+using PlanKey = FftPlanKey;
 
-// A batched 2-D real transform of `batch` planes of hf x wf, real planes packed plane after plane, spectra
-// frequency-major (element (plane b, frequency f) at f * batch + b).
-struct PlanKey {
-  int device = 0;
-  PlanType type = PlanType::r2c;
-  int64_t hf = 0, wf = 0, batch = 0;
-  bool operator<(const PlanKey& o) const {
-    return std::tie(device, type, hf, wf, batch) < std::tie(o.device, o.type, o.hf, o.wf, o.batch);
-  }
-  bool operator==(const PlanKey& o) const { return !(*this < o) && !(o < *this); }
+// A cached plan: the cuFFT handle (made without a work area), its work size, and an event recorded on the stream
+// after each run that used it (complete = the plan is idle).
+struct FftPlan {
+  cufftHandle handle = 0;
+  cudaEvent_t done = nullptr;
+  size_t work = 0;
 };
 
-cufftResult make_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
+const char* kind_name(FftKind k) { return k == FftKind::r2c ? "R2C" : "C2R"; }
+
+cufftResult make_cufft_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
   cufftHandle plan = 0;
   cufftResult r = cufftCreate(&plan);
   if (r != CUFFT_SUCCESS) return r;
-  r = cufftSetAutoAllocation(plan, 0);
+  r = cufftSetAutoAllocation(plan, 0);  // the work area is the caller's workspace, bound at each run
   long long n[2] = {k.hf, k.wf};
   long long real_embed[2] = {k.hf, k.wf};
   long long spec_embed[2] = {k.hf, k.wf / 2 + 1};
   const long long plane = k.hf * k.wf, batch = k.batch;
   if (r == CUFFT_SUCCESS) {
-    if (k.type == PlanType::r2c)
+    if (k.kind == FftKind::r2c)
       r = cufftMakePlanMany64(plan, 2, n, real_embed, 1, plane, spec_embed, batch, 1, CUFFT_R2C, batch, work);
     else
       r = cufftMakePlanMany64(plan, 2, n, spec_embed, batch, 1, real_embed, 1, plane, CUFFT_C2R, batch, work);
@@ -113,70 +112,150 @@ cufftResult make_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
   return CUFFT_SUCCESS;
 }
 
-// cuFFT's work size of a plan, made once per key and process (the plan is destroyed again).
+// The process-wide table of cuFFT work sizes by key (workspace_size() has no handle). Every plan made anywhere
+// records its size here; entries are a few bytes and never dropped, so a size once known stays known.
+struct WorkTable {
+  std::mutex mu;
+  std::map<PlanKey, size_t> sizes;
+};
+WorkTable& work_table() {
+  static WorkTable t;
+  return t;
+}
+void note_work(const PlanKey& k, size_t work) {
+  WorkTable& t = work_table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.sizes[k] = work;
+}
+bool known_work(const PlanKey& k, size_t* work) {
+  WorkTable& t = work_table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  const auto it = t.sizes.find(k);
+  if (it == t.sizes.end()) return false;
+  *work = it->second;
+  return true;
+}
+
+// cuFFT's work size for `k`: from the table, else from a plan made and dropped at once (only for callers that
+// did not prepare the handle: the _v7 ranking, a call never preceded by a query).
 cufftResult plan_work_size(const PlanKey& k, size_t* out) {
-  static std::mutex mu;
-  static std::map<PlanKey, size_t> sizes;
-  std::lock_guard<std::mutex> lock(mu);
-  const auto it = sizes.find(k);
-  if (it != sizes.end()) {
-    *out = it->second;
-    return CUFFT_SUCCESS;
-  }
+  if (known_work(k, out)) return CUFFT_SUCCESS;
   cufftHandle plan = 0;
   size_t work = 0;
-  const cufftResult r = make_plan(k, &plan, &work);
+  const cufftResult r = make_cufft_plan(k, &plan, &work);
   if (r != CUFFT_SUCCESS) return r;
   (void)cufftDestroy(plan);
-  sizes.emplace(k, work);
+  note_work(k, work);
   *out = work;
   return CUFFT_SUCCESS;
 }
 
-struct PlanCache {
-  struct Entry {
-    PlanKey key;
-    cufftHandle plan = 0;
-    size_t work = 0;
-    uint64_t used = 0;
-  };
-  std::vector<Entry> entries;
-  uint64_t tick = 0;
-};
-
-// The handle's plan for `k` (made and cached on first use; the least recently used plan is destroyed when the
-// cache is full, after the handle's stream has finished the work queued with it).
-cudnnStatus_t handle_plan(cudnnContext* h, const PlanKey& k, cufftHandle* plan, size_t* work) {
-  if (h->fft_plans == nullptr) h->fft_plans = new PlanCache();
-  auto* cache = static_cast<PlanCache*>(h->fft_plans);
-  for (auto& e : cache->entries) {
-    if (e.key == k) {
-      e.used = ++cache->tick;
-      *plan = e.plan;
-      *work = e.work;
-      return CUDNN_STATUS_SUCCESS;
-    }
+// A new plan for the cache (with its event), its work size noted in the table.
+cudnnStatus_t make_plan(const PlanKey& k, FftPlan* out) {
+  FftPlan p;
+  const cufftResult r = make_cufft_plan(k, &p.handle, &p.work);
+  FD_CHECK(r == CUFFT_SUCCESS, r == CUFFT_ALLOC_FAILED ? CUDNN_STATUS_ALLOC_FAILED : CUDNN_STATUS_NOT_SUPPORTED,
+           "cuFFT cannot make a %s plan of %lld planes of %lldx%lld: cuFFT error %d", kind_name(k.kind),
+           static_cast<long long>(k.batch), static_cast<long long>(k.hf), static_cast<long long>(k.wf),
+           static_cast<int>(r));
+  const cudaError_t e = cudaEventCreateWithFlags(&p.done, cudaEventDisableTiming);
+  if (e != cudaSuccess) {
+    (void)cufftDestroy(p.handle);
+    FD_CUDA_CHECK(e);
   }
-  if (cache->entries.size() >= kMaxPlansPerHandle) {
-    auto lru = std::min_element(cache->entries.begin(), cache->entries.end(),
-                                [](const PlanCache::Entry& a, const PlanCache::Entry& b) { return a.used < b.used; });
-    FD_CUDA_CHECK(cudaStreamSynchronize(h->stream));
-    (void)cufftDestroy(lru->plan);
-    cache->entries.erase(lru);
-  }
-  PlanCache::Entry e;
-  e.key = k;
-  const cufftResult r = make_plan(k, &e.plan, &e.work);
-  FD_CHECK(r == CUFFT_SUCCESS, r == CUFFT_ALLOC_FAILED ? CUDNN_STATUS_ALLOC_FAILED : CUDNN_STATUS_EXECUTION_FAILED,
-           "cuFFT cannot make a %s plan of %lld planes of %lldx%lld: cuFFT error %d",
-           k.type == PlanType::r2c ? "R2C" : "C2R", static_cast<long long>(k.batch), static_cast<long long>(k.hf),
-           static_cast<long long>(k.wf), static_cast<int>(r));
-  e.used = ++cache->tick;
-  cache->entries.push_back(e);
-  *plan = e.plan;
-  *work = e.work;
+  note_work(k, p.work);
+  *out = p;
   return CUDNN_STATUS_SUCCESS;
 }
+
+// Whether every run queued with the plan has finished (its event completed; an event never recorded counts as
+// complete). A not-ready answer must not linger as the thread's last CUDA error, which the next launch check
+// would report: it is cleared only when it is the one this query left.
+bool plan_idle(const FftPlan& p) {
+  const bool clean_before = cudaPeekAtLastError() == cudaSuccess;
+  const cudaError_t e = cudaEventQuery(p.done);
+  if (e != cudaSuccess && clean_before && cudaPeekAtLastError() == e) (void)cudaGetLastError();
+  return e == cudaSuccess;
+}
+
+void destroy_plan(const FftPlan& p) {
+  (void)cufftDestroy(p.handle);
+  (void)cudaEventDestroy(p.done);
+}
+
+// A handle's cache: the LRU bookkeeping of fft_plans.h under the handle's own mutex.
+struct HandlePlans {
+  std::mutex mu;
+  FftPlanLru<FftPlan> lru;
+};
+
+HandlePlans& plans_of(cudnnContext* h) {
+  static std::mutex create_mu;  // the query and the calls may come from different threads
+  std::lock_guard<std::mutex> lock(create_mu);
+  if (h->fft_plans == nullptr) h->fft_plans = new HandlePlans();
+  return *static_cast<HandlePlans*>(h->fft_plans);
+}
+
+// Makes the missing plans of `keys` in the handle's cache, then trims the cache: idle plans only, never those of
+// `keys` (pinned meanwhile). Outside a computing call (query, Find) always, to kFftPlanBound; inside one only
+// when it had to make plans (the unqueried last resort), to twice that, so that a call whose plans are cached
+// does nothing but look them up. Caller holds hp.mu.
+cudnnStatus_t ensure_plans_locked(HandlePlans& hp, const PlanKey* keys, int n, bool in_call, bool* made) {
+  *made = false;
+  for (int i = 0; i < n; ++i) {
+    if (hp.lru.find(keys[i]) != nullptr) continue;
+    FftPlan p;
+    FD_TRY(make_plan(keys[i], &p));
+    hp.lru.insert(keys[i], p);
+    *made = true;
+  }
+  if (*made || !in_call) {
+    for (int i = 0; i < n; ++i) hp.lru.pin(keys[i]);
+    (void)hp.lru.trim(in_call ? 2 * kFftPlanBound : kFftPlanBound, plan_idle, destroy_plan);
+    for (int i = 0; i < n; ++i) hp.lru.unpin(keys[i]);
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The plans of one run, pinned in the handle's cache while the run queues work with them. On release (the end of
+// the run, error paths included) each plan's event is recorded on the stream after that work, then it is
+// unpinned; from then on a trim destroys it only once the event has completed.
+class PlanLease {
+ public:
+  PlanLease(HandlePlans& hp, cudaStream_t stream) : hp_(hp), stream_(stream) {}
+  PlanLease(const PlanLease&) = delete;
+  PlanLease& operator=(const PlanLease&) = delete;
+  ~PlanLease() {
+    std::lock_guard<std::mutex> lock(hp_.mu);
+    for (int i = 0; i < n_; ++i) {
+      if (FftPlan* p = hp_.lru.find(keys_[i])) (void)cudaEventRecord(p->done, stream_);
+      hp_.lru.unpin(keys_[i]);
+    }
+  }
+  // Pins the plans of keys[0..n) (made here when missing: the unqueried last resort) and returns them.
+  cudnnStatus_t acquire(const PlanKey* keys, int n, FftPlan* out) {
+    std::lock_guard<std::mutex> lock(hp_.mu);
+    bool made = false;
+    FD_TRY(ensure_plans_locked(hp_, keys, n, /*in_call=*/true, &made));
+    if (made && log::enabled(CUDNN_SEV_INFO))
+      log::emit(CUDNN_SEV_INFO, current_api_context().function,
+                "cuda:fft made its cuFFT plans inside the computing call (query the workspace size on this handle "
+                "first to make them there)",
+                CUDNN_STATUS_SUCCESS);
+    for (int i = 0; i < n; ++i) {
+      hp_.lru.pin(keys[i]);
+      keys_[n_++] = keys[i];
+      out[i] = *hp_.lru.find(keys[i]);
+    }
+    return CUDNN_STATUS_SUCCESS;
+  }
+
+ private:
+  HandlePlans& hp_;
+  cudaStream_t stream_;
+  PlanKey keys_[3];
+  int n_ = 0;
+};
 
 int current_device() {
   int d = 0;
@@ -199,7 +278,7 @@ struct FftLayout {
   int64_t na = 1, nb = 1, nc = 1;
   size_t real = 0, sa = 0, sb = 0, sc = 0, work = 0;  // offsets from the aligned start
   size_t own = 0;  // bytes before the work area (alignment slack included)
-  PlanKey plan_a, plan_b, plan_c;
+  PlanKey keys[3];  // the transforms of A (R2C), B (R2C) and the output (C2R)
 };
 
 FftLayout fft_layout(const ConvProblem& p) {
@@ -223,20 +302,39 @@ FftLayout fft_layout(const ConvProblem& p) {
   l.work = l.sc + align_up(static_cast<size_t>(l.nc) * freqs * cplx);
   l.own = kAlign + l.work;
   const int dev = current_device();
-  l.plan_a = PlanKey{dev, PlanType::r2c, l.hf, l.wf, l.na};
-  l.plan_b = PlanKey{dev, PlanType::r2c, l.hf, l.wf, l.nb};
-  l.plan_c = PlanKey{dev, PlanType::c2r, l.hf, l.wf, l.nc};
+  l.keys[0] = PlanKey{dev, FftKind::r2c, l.hf, l.wf, l.na};
+  l.keys[1] = PlanKey{dev, FftKind::r2c, l.hf, l.wf, l.nb};
+  l.keys[2] = PlanKey{dev, FftKind::c2r, l.hf, l.wf, l.nc};
   return l;
 }
 
-// The largest work area of the three plans (made on first use), or the cuFFT error.
+// The largest work area of the three plans, or the cuFFT error (see plan_work_size: a plan made and dropped for a
+// size not known yet).
 cufftResult cufft_work(const FftLayout& l, size_t* out) {
-  size_t a = 0, b = 0, c = 0;
-  cufftResult r = plan_work_size(l.plan_a, &a);
-  if (r == CUFFT_SUCCESS) r = plan_work_size(l.plan_b, &b);
-  if (r == CUFFT_SUCCESS) r = plan_work_size(l.plan_c, &c);
-  *out = std::max({a, b, c});
-  return r;
+  *out = 0;
+  for (const PlanKey& k : l.keys) {
+    size_t w = 0;
+    const cufftResult r = plan_work_size(k, &w);
+    if (r != CUFFT_SUCCESS) return r;
+    *out = std::max(*out, w);
+  }
+  return CUFFT_SUCCESS;
+}
+
+// The same from the table only (no plan made); false when a size is not known yet.
+bool known_cufft_work(const FftLayout& l, size_t* out) {
+  *out = 0;
+  for (const PlanKey& k : l.keys) {
+    size_t w = 0;
+    if (!known_work(k, &w)) return false;
+    *out = std::max(*out, w);
+  }
+  return true;
+}
+
+std::string workspace_too_big(size_t bytes) {
+  return "cuda:fft would need " + std::to_string(bytes >> 20) +
+         " MiB of workspace for its padded planes, spectra and cuFFT work area (limit 4096 MiB)";
 }
 
 // --- kernels --------------------------------------------------------------------------------------------------
@@ -305,14 +403,16 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   char* ws = reinterpret_cast<char*>(base);
   const size_t work_avail = a.workspace_size - (base - reinterpret_cast<uintptr_t>(a.workspace)) - l.work;
 
+  // The handle's plans, pinned until the end of this run (the lease records their events then). Made here only
+  // when nobody prepared them (no workspace query or Find on this handle): the logged last resort.
+  PlanLease lease(plans_of(h), st);
+  FftPlan fp[3];
+  FD_TRY(lease.acquire(l.keys, 3, fp));
   cufftHandle plans[3];
-  size_t works[3];
-  FD_TRY(handle_plan(h, l.plan_a, &plans[0], &works[0]));
-  FD_TRY(handle_plan(h, l.plan_b, &plans[1], &works[1]));
-  FD_TRY(handle_plan(h, l.plan_c, &plans[2], &works[2]));
   for (int i = 0; i < 3; ++i) {
-    FD_CHECK(works[i] <= work_avail, CUDNN_STATUS_INTERNAL_ERROR,
-             "cuFFT plan needs a %zu-byte work area, the workspace leaves %zu", works[i], work_avail);
+    FD_CHECK(fp[i].work <= work_avail, CUDNN_STATUS_INTERNAL_ERROR,
+             "cuFFT plan needs a %zu-byte work area, the workspace leaves %zu", fp[i].work, work_avail);
+    plans[i] = fp[i].handle;
     FD_CUFFT_CHECK(cufftSetStream(plans[i], st));
     FD_CUFFT_CHECK(cufftSetWorkArea(plans[i], ws + l.work));
   }
@@ -415,24 +515,36 @@ class Fft final : public fd::conv::ConvImpl {
     const FftLayout l = fft_layout(p);
     if (std::max({l.na, l.nb, l.nc, p.mb, p.ic, p.oc, l.freqs}) > INT_MAX)
       return V{CUDNN_STATUS_NOT_SUPPORTED, "a GEMM dimension exceeds cuBLAS's 32-bit sizes"};
-    if (l.own > kMaxWorkspace)
-      return V{CUDNN_STATUS_NOT_SUPPORTED, "cuda:fft would need " + std::to_string(l.own >> 20) +
-                                               " MiB of workspace for its padded planes and spectra (limit 4096 MiB)"};
+    if (l.own > kMaxWorkspace) return V{CUDNN_STATUS_NOT_SUPPORTED, workspace_too_big(l.own)};
+    // No plan is made here (this runs inside computing calls too): cuFFT's part counts once it is known, which
+    // prepare() (the workspace query, Find) makes sure of.
     size_t work = 0;
-    const cufftResult r = cufft_work(l, &work);
-    if (r != CUFFT_SUCCESS)
-      return V{CUDNN_STATUS_NOT_SUPPORTED, "cuFFT cannot plan transforms of " + std::to_string(l.hf) + "x" +
-                                               std::to_string(l.wf) + " planes: cuFFT error " +
-                                               std::to_string(static_cast<int>(r))};
-    if (l.own + work > kMaxWorkspace)
-      return V{CUDNN_STATUS_NOT_SUPPORTED, "cuda:fft would need " + std::to_string((l.own + work) >> 20) +
-                                               " MiB of workspace (limit 4096 MiB)"};
+    if (known_cufft_work(l, &work) && l.own + work > kMaxWorkspace)
+      return V{CUDNN_STATUS_NOT_SUPPORTED, workspace_too_big(l.own + work)};
     return {};
+  }
+  // The workspace query and Find: the handle's plans for the problem (made now when missing; the cache trimmed to
+  // its bound), so that the computing calls that follow make nothing.
+  cudnnStatus_t prepare(cudnnContext* h, const ConvProblem& p) const override {
+    FD_CHECK(h != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:fft prepared without a handle");
+    const FftLayout l = fft_layout(p);
+    HandlePlans& hp = plans_of(h);
+    {
+      std::lock_guard<std::mutex> lock(hp.mu);
+      bool made = false;
+      FD_TRY(ensure_plans_locked(hp, l.keys, 3, /*in_call=*/false, &made));
+    }
+    size_t work = 0;
+    FD_CHECK(known_cufft_work(l, &work), CUDNN_STATUS_INTERNAL_ERROR, "cuda:fft: plans made but work sizes unknown");
+    FD_CHECK_SUPPORTED(l.own + work <= kMaxWorkspace, "%s", workspace_too_big(l.own + work).c_str());
+    return CUDNN_STATUS_SUCCESS;
   }
   size_t workspace_size(const ConvProblem& p) const override {
     const FftLayout l = fft_layout(p);
     size_t work = 0;
-    (void)cufft_work(l, &work);  // known after applicable(); a failure shows up again in run()
+    // Known after prepare(); otherwise a plan is made and dropped to learn it. A cuFFT failure shows up again in
+    // run(), which makes the same plan.
+    (void)cufft_work(l, &work);
     return l.own + work;
   }
   bool deterministic() const override { return true; }
@@ -460,9 +572,12 @@ class Fft final : public fd::conv::ConvImpl {
 }  // namespace
 
 void destroy_fft_plans(void* cache) {
-  auto* c = static_cast<PlanCache*>(cache);
+  auto* c = static_cast<HandlePlans*>(cache);
   if (c == nullptr) return;
-  for (auto& e : c->entries) (void)cufftDestroy(e.plan);
+  c->lru.for_each([](const FftPlanKey&, FftPlan& p) {
+    (void)cudaEventSynchronize(p.done);  // its last run has finished (cudnnDestroy may wait)
+    destroy_plan(p);
+  });
   delete c;
 }
 
