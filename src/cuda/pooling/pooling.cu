@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
+// Global average pooling of packed NCHW / NHWC (4-D or 5-D) goes to plane_sum (cuda/tensor_ops/plane_sum.h) first.
 // Generic pooling kernels (5-D, vector types, 64-bit offsets; 4-D tensors take pooling2d.cu's fast path):
 // one thread per output (forward) or per input gradient (backward). Spatial dims are
 // right-aligned in a 3-D geometry as on the CPU. Threads walk the elements with C innermost when the tensor

@@ -251,10 +251,12 @@ __global__ void __launch_bounds__(256) softmax_vec_rows(Params p, double alpha, 
 // Forward softmax of contiguous rows, the latency path (64 rows of 1000 classes: a few hundred KB, so the time is
 // the launch, one DRAM round trip and the reductions). Row g at x + g * xrs and y + g * yrs (elements), nv 16-byte
 // vectors of V elements per row, every row base 16-byte aligned. One block of T threads per row (T a power of two,
-// 32..256, with at most two vectors per thread): both loads issued before any use, the row kept in registers, one
-// exp per element, a warp shuffle tree plus one shared-memory step per reduction. The parameters are a few scalars
-// (a short constant-bank fetch at start-up) and the code is specialized for the storage type and the forward pass
-// (no backward or per-element type branches): short grids pay for every instruction fetched. Same arithmetic as
+// 32..256, K = 1 or 2 vectors per thread: one when the row has at most 256 vectors): the loads issued before any
+// use, the row kept in registers, one exp per element, a warp shuffle tree plus one shared-memory step per
+// reduction. The parameters are a few scalars (a short constant-bank fetch at start-up) and the code is specialized
+// for the storage type, K and the forward pass (no backward or per-element type branches, K * V elements unrolled
+// per thread instead of 32): a short grid's time goes mostly to fetching the instructions its one warp per SM runs
+// once (the generic warp kernel took ~50 us for 64 rows, the 32-per-lane vector kernel ~8 us). Same arithmetic as
 // softmax_vec_rows (max, exp(x - max), x * (1 / sum) or x - (max + log(sum)), then the blend).
 struct FwdRows {
   const void* x = nullptr;
@@ -264,26 +266,28 @@ struct FwdRows {
   double alpha = 1, beta = 0;
 };
 
-template <class S>
+template <class S, int K>
 __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
   using C = Comp<S>;
   constexpr int V = 16 / sizeof(S);
   __shared__ C red[2][8];  // per warp: the max (0) and the sum (1)
   const int tid = threadIdx.x, T = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = T >> 5;
   const bool need_max = p.algo != CUDNN_SOFTMAX_FAST, log_out = p.algo == CUDNN_SOFTMAX_LOG;
-  const bool ok[2] = {tid < p.nv, tid + T < p.nv};
+  bool ok[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) ok[k] = tid + k * T < p.nv;
   for (int64_t g = blockIdx.x; g < p.G; g += gridDim.x) {
     if (nw > 1) __syncthreads();  // the previous row's reads of red are done
     const uint4* xr = reinterpret_cast<const uint4*>(static_cast<const S*>(p.x) + g * p.xrs);
     S* yr = static_cast<S*>(p.y) + g * p.yrs;
-    alignas(16) S raw[2][V];
+    alignas(16) S raw[K][V];
 #pragma unroll
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < K; ++k)
       if (ok[k]) *reinterpret_cast<uint4*>(raw[k]) = xr[tid + k * T];
-    C v[2][V];
+    C v[K][V];
     C mx = neg_inf<C>();
 #pragma unroll
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < K; ++k)
 #pragma unroll
       for (int t = 0; t < V; ++t) {
         v[k][t] = ok[k] ? Storage<S>::load(raw[k], t) : C(0);
@@ -302,7 +306,7 @@ __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
     }
     C sum = C(0);
 #pragma unroll
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < K; ++k)
 #pragma unroll
       for (int t = 0; t < V; ++t)
         if (ok[k]) {
@@ -319,7 +323,7 @@ __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
     }
     const C inv = C(1) / sum, shift = log_out ? mx + ::log(sum) : C(0);
 #pragma unroll
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < K; ++k) {
       if (!ok[k]) continue;
       C r[V];
 #pragma unroll
@@ -565,7 +569,7 @@ int64_t row_stride(const cudnnTensorStruct& d, bool channel, int64_t L) {
 }
 
 // softmax_fwd_rows when the rows are contiguous 16-byte-aligned vectors in x and y and short enough (at most two
-// vectors for each of 256 threads); false (nothing queued) otherwise.
+// vectors for each of 256 threads: 2048 floats, 4096 halves); false (nothing queued) otherwise.
 bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
                   double alpha, const cudnnTensorStruct& xd, const void* x, double beta, const cudnnTensorStruct& yd,
                   void* y, cudnnStatus_t* status) {
@@ -593,14 +597,20 @@ bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo,
   p.algo = static_cast<int>(algo);
   p.alpha = alpha;
   p.beta = beta;
+  const int K = p.nv > 256 ? 2 : 1;
   int T = 32;
-  while (T < 256 && 2 * T < p.nv) T *= 2;
+  while (T < 256 && K * T < p.nv) T *= 2;
   const int grid = grid_size(G * T, T, device, 2);
+  auto go = [&](auto tag) {
+    using S = decltype(tag);
+    if (K == 1) softmax_fwd_rows<S, 1><<<grid, T, 0, stream>>>(p);
+    else softmax_fwd_rows<S, 2><<<grid, T, 0, stream>>>(p);
+  };
   switch (t) {
-    case CUDNN_DATA_FLOAT: softmax_fwd_rows<float><<<grid, T, 0, stream>>>(p); break;
-    case CUDNN_DATA_DOUBLE: softmax_fwd_rows<double><<<grid, T, 0, stream>>>(p); break;
-    case CUDNN_DATA_HALF: softmax_fwd_rows<__half><<<grid, T, 0, stream>>>(p); break;
-    default: softmax_fwd_rows<__nv_bfloat16><<<grid, T, 0, stream>>>(p); break;
+    case CUDNN_DATA_FLOAT: go(float{}); break;
+    case CUDNN_DATA_DOUBLE: go(double{}); break;
+    case CUDNN_DATA_HALF: go(__half{}); break;
+    default: go(__nv_bfloat16{}); break;
   }
   *status = [] {
     FD_CUDA_LAUNCHED();

@@ -37,7 +37,7 @@ struct Out {
 };
 
 // I == 1: Q rows of K contiguous elements. A tile is T = kBlock >> plog consecutive rows, one contiguous range of
-// T * K elements, copied to shared memory with 16-byte loads (four in flight per thread); then P = 1 << plog
+// T * K elements, copied to shared memory with 16-byte loads (up to eight in flight per thread); then P = 1 << plog
 // threads per row (adjacent lanes) sum it, strided by P, and fold with shuffles. Row sums in a fixed order.
 template <class S>
 __global__ void __launch_bounds__(kBlock) plane_sum_rows(const S* x, int64_t Q, int K, int plog, int64_t tiles,
@@ -65,15 +65,16 @@ __global__ void __launch_bounds__(kBlock) plane_sum_rows(const S* x, int64_t Q, 
     if (tail + int(threadIdx.x) < len) d[tail + threadIdx.x] = base[tail + threadIdx.x];
     const uint4* src = reinterpret_cast<const uint4*>(base + head);
     uint4* dst = reinterpret_cast<uint4*>(d + head);
-    int i = threadIdx.x;
-    for (; i + 3 * kBlock < body; i += 4 * kBlock) {
-      const uint4 a = src[i], b = src[i + kBlock], c = src[i + 2 * kBlock], e = src[i + 3 * kBlock];
-      dst[i] = a;
-      dst[i + kBlock] = b;
-      dst[i + 2 * kBlock] = c;
-      dst[i + 3 * kBlock] = e;
+    // batches of up to 8 loads in flight per thread (a 25 KB tile is ~6 vectors per thread: one round trip)
+    for (int i = threadIdx.x; i < body; i += 8 * kBlock) {
+      uint4 v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+        if (i + u * kBlock < body) v[u] = src[i + u * kBlock];
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+        if (i + u * kBlock < body) dst[i + u * kBlock] = v[u];
     }
-    for (; i < body; i += kBlock) dst[i] = src[i];
     __syncthreads();
     C sum = C(0);
     if (g < nq) {
@@ -87,9 +88,9 @@ __global__ void __launch_bounds__(kBlock) plane_sum_rows(const S* x, int64_t Q, 
 }
 
 // I > 1: x as [Q][R][IV] 16-byte vectors of V elements. A tile is (q, kCols consecutive vector columns); thread
-// (column cx, group ry) sums rows ry, ry + kGroups, ... (four loads in flight), then the kGroups partial sums of each
-// element are added in group order from shared memory and the tile's kCols * V outputs written (adjacent threads,
-// adjacent i).
+// (column cx, group ry) sums rows ry, ry + kGroups, ... (up to four loads in flight), then the kGroups partial sums
+// of each element are added in group order from shared memory and the tile's kCols * V outputs written (adjacent
+// threads, adjacent i).
 template <class S>
 __global__ void __launch_bounds__(kBlock) plane_sum_cols(const S* x, int64_t R, int64_t IV, int64_t cgroups,
                                                          int64_t tiles, int64_t divisor, Out o) {
@@ -111,15 +112,15 @@ __global__ void __launch_bounds__(kBlock) plane_sum_cols(const S* x, int64_t R, 
     };
     if (j0 + cx < IV) {
       const uint4* p = reinterpret_cast<const uint4*>(x) + q * R * IV + j0 + cx;
-      int64_t r = ry;
-      for (; r + 3 * kGroups < R; r += 4 * kGroups) {
+      for (int64_t r = ry; r < R; r += 4 * kGroups) {  // up to 4 loads in flight (R <= 64: one round trip)
         uint4 v[4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) v[u] = p[(r + u * kGroups) * IV];
+        for (int u = 0; u < 4; ++u)
+          if (r + u * kGroups < R) v[u] = p[(r + u * kGroups) * IV];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) add(v[u]);
+        for (int u = 0; u < 4; ++u)
+          if (r + u * kGroups < R) add(v[u]);
       }
-      for (; r < R; r += kGroups) add(p[r * IV]);
     }
     __syncthreads();  // the previous tile's reads of red are done
 #pragma unroll

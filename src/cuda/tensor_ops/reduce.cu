@@ -7,6 +7,8 @@
 //   per-block   one block reduces one output's slice;
 //   split       several blocks per output write partial results to the workspace, a second kernel combines
 //               them (few outputs, long slices). Its workspace is what cudnnGetReductionWorkspaceSize reports.
+// ADD / AVG over one contiguous run of dims of a packed A (global average pooling as a reduction: NCHW or NHWC
+// 64x2048x7x7 -> 64x2048x1x1) first go to plane_sum (plane_sum.h): one kernel, one pass, no workspace.
 // Fast paths when the innermost reduced dim is contiguous in A (same element / combine / finish functions, so the
 // same ops, indices, NaN rules and alpha/beta):
 //   per-warp    the whole slice is one contiguous run of 32 < K <= 4096 elements (NCHW spatial reductions such as
