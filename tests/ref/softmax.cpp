@@ -3,32 +3,34 @@
 #include "ref/softmax.h"
 
 #include <cmath>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace ref {
 namespace {
 
-// Whether linear elements a and b belong to the same softmax group.
-bool same_group(const Tensor& t, cudnnSoftmaxMode_t mode, const std::vector<int>& ia, const std::vector<int>& ib) {
-  if (ia[0] != ib[0]) return false;
-  if (mode == CUDNN_SOFTMAX_MODE_INSTANCE) return true;
-  for (int d = 2; d < t.rank(); ++d)
-    if (ia[d] != ib[d]) return false;
-  return true;
+// The group holding element i: the same image (INSTANCE), and the same spatial position too (CHANNEL). Its first
+// element (linear index) names it; group_of lists its elements in row-major order.
+int64_t group_first(const Tensor& t, cudnnSoftmaxMode_t mode, int64_t i) {
+  const int64_t per_image = t.count() / t.dims[0];
+  int64_t inner = 1;
+  for (int d = 2; d < t.rank(); ++d) inner *= t.dims[d];
+  const int64_t n = i / per_image;
+  return mode == CUDNN_SOFTMAX_MODE_INSTANCE ? n * per_image : n * per_image + i % inner;
 }
 
-// The linear indices of the group holding element i.
 std::vector<int64_t> group_of(const Tensor& t, cudnnSoftmaxMode_t mode, int64_t i) {
-  static thread_local std::vector<std::vector<int>> idx;
-  static thread_local std::vector<int> idx_dims;
-  if (idx_dims != t.dims) {  // cache the multi-indices of the last shape seen
-    idx.clear();
-    for (int64_t j = 0; j < t.count(); ++j) idx.push_back(t.unravel(j));
-    idx_dims = t.dims;
-  }
+  const int64_t per_image = t.count() / t.dims[0];
+  int64_t inner = 1;
+  for (int d = 2; d < t.rank(); ++d) inner *= t.dims[d];
+  const int64_t first = group_first(t, mode, i);
   std::vector<int64_t> g;
-  for (int64_t j = 0; j < t.count(); ++j)
-    if (same_group(t, mode, idx[i], idx[j])) g.push_back(j);
+  if (mode == CUDNN_SOFTMAX_MODE_INSTANCE) {
+    for (int64_t j = 0; j < per_image; ++j) g.push_back(first + j);
+  } else {
+    for (int64_t c = 0; c < per_image / inner; ++c) g.push_back(first + c * inner);  // every channel
+  }
   return g;
 }
 
@@ -36,12 +38,18 @@ std::vector<int64_t> group_of(const Tensor& t, cudnnSoftmaxMode_t mode, int64_t 
 
 Tensor softmax_forward(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const Tensor& x) {
   Tensor y(x.dims);
+  std::map<int64_t, std::pair<double, double>> stats;  // group (its first element) -> max, sum of exp(x - max)
   for (int64_t i = 0; i < x.count(); ++i) {
-    double mx = -INFINITY;
-    const std::vector<int64_t> g = group_of(x, mode, i);
-    for (int64_t j : g) mx = std::max(mx, x[j]);
-    double sum = 0;
-    for (int64_t j : g) sum += std::exp(x[j] - mx);
+    auto it = stats.find(group_first(x, mode, i));
+    if (it == stats.end()) {
+      const std::vector<int64_t> g = group_of(x, mode, i);
+      double mx = -INFINITY;
+      for (int64_t j : g) mx = std::max(mx, x[j]);
+      double sum = 0;
+      for (int64_t j : g) sum += std::exp(x[j] - mx);
+      it = stats.emplace(g[0], std::make_pair(mx, sum)).first;
+    }
+    const double mx = it->second.first, sum = it->second.second;
     y[i] = algo == CUDNN_SOFTMAX_LOG ? (x[i] - mx) - std::log(sum) : std::exp(x[i] - mx) / sum;
   }
   return y;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "common/test_util.h"
@@ -309,6 +310,78 @@ TEST(Pooling, FastPathShapes) {
   run_forward(rng, c, false, 1);
   c.mode = CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
   run_forward(rng, c, false, 1);
+}
+
+// Global average pooling (windows = the whole plane, no padding, a 1 x 1 output): the GPU backend's one-pass plane
+// sums (packed NCHW: planes staged in shared memory with 16-byte loads from any start; packed NHWC: 16-byte column
+// sums), with the ResNet-50 head 64x2048x7x7 in both layouts, 3-D pooling, odd sizes; and the cases that must take
+// the tiled kernels: NHWC with C not a multiple of the vector, x off the 16-byte grid in NHWC, padded layouts, planes
+// too large to stage.
+TEST(Pooling, GlobalAverage) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t dt;
+    int layout;
+    std::vector<int> x;
+    bool shifted;  // x one element past a 16-byte boundary
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_FLOAT, 0, {64, 2048, 7, 7}, false},  // ResNet-50 head, NCHW
+      {CUDNN_DATA_HALF, 1, {64, 2048, 7, 7}, false},   // ResNet-50 head, NHWC
+      {CUDNN_DATA_BFLOAT16, 0, {3, 5, 7, 7}, true},    // NCHW from an odd start
+      {CUDNN_DATA_FLOAT, 0, {2, 3, 5, 3}, false},      // odd plane
+      {CUDNN_DATA_FLOAT, 0, {1, 3, 30, 30}, false},    // 900-element planes: 32 threads per plane
+      {CUDNN_DATA_DOUBLE, 0, {2, 3, 40, 40}, false},   // planes too large to stage: tiles
+      {CUDNN_DATA_DOUBLE, 1, {2, 6, 3, 3}, false},     // NHWC doubles
+      {CUDNN_DATA_BFLOAT16, 1, {2, 40, 2, 3}, false},  // NHWC, C = 5 vectors of 8 (a partial column group)
+      {CUDNN_DATA_FLOAT, 1, {2, 12, 3, 5}, true},      // NHWC off the grid: tiles
+      {CUDNN_DATA_HALF, 1, {2, 12, 3, 3}, false},      // NHWC, C % 8 != 0: tiles
+      {CUDNN_DATA_FLOAT, 1, {2, 64, 20, 20}, false},   // NHWC, long columns, few of them: tiles
+      {CUDNN_DATA_FLOAT, 2, {2, 8, 7, 7}, false},      // padded NCHW: tiles
+      {CUDNN_DATA_FLOAT, 0, {2, 4, 3, 4, 5}, false},   // 3-D, NCDHW
+      {CUDNN_DATA_HALF, 1, {2, 16, 2, 3, 4}, false},   // 3-D, NDHWC
+  };
+  for (const Shape& sh : shapes) {
+    const bool big = sh.x[0] * sh.x[1] > 10000;
+    for (auto m : {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
+      if (big && m == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) continue;  // one run of the large shapes
+      Case c;
+      c.dt = sh.dt;
+      c.mode = m;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (size_t d = 2; d < sh.x.size(); ++d) {
+        c.win.push_back(sh.x[d]);
+        c.pad.push_back(0);
+        c.stride.push_back(ft::uniform_int(rng, 1, 2));
+        c.ydims.push_back(1);
+      }
+      c.layout = sh.layout;
+      c.alpha = ft::uniform_int(rng, 0, 1) ? 1.0 : ft::uniform(rng, 0.5, 2);
+      c.beta = ft::uniform_int(rng, 0, 1) ? ft::uniform(rng, -1, 1) : 0.0;
+      SCOPED_TRACE(c.str() + (sh.shifted ? " x shifted" : ""));
+      PoolDesc pd;
+      ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
+      ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout);
+      ft::HostTensor y = make_tensor(rng, c.dt, c.ydims, ft::uniform_int(rng, 0, 3));
+      fill(rng, x, false);
+      if (c.beta != 0) fill(rng, y, false);
+      else y.poison();
+      const std::vector<double> prior = y.values();
+      // x's bytes one element into a larger buffer (x is packed here)
+      ft::HostTensor buf(c.dt, {1, static_cast<int>(x.span()) + 16, 1, 1});
+      const size_t es = ft::type_size(c.dt);
+      ft::sync_device();
+      std::memcpy(static_cast<char*>(buf.data()) + es, x.data(), static_cast<size_t>(x.span()) * es);
+      const void* xp = sh.shifted ? static_cast<const void*>(static_cast<char*>(buf.data()) + es) : x.data();
+      ft::TensorDesc xd(x), yd(y);
+      const Scale a(c.alpha), b(c.beta);
+      ASSERT_EQ(cudnnPoolingForward(h, pd, a.ptr(c.dt), xd, xp, b.ptr(c.dt), yd, y.data()), CUDNN_STATUS_SUCCESS);
+      const ref::Tensor r = ref::pooling_forward(params(c), ref::Tensor(c.xdims, x.values()), spatial(c.ydims));
+      EXPECT_TRUE(ft::near(y.values(), ref::blend(r.v, prior, c.alpha, c.beta), ft::tolerance(c.dt), "y"));
+    }
+  }
 }
 
 // Central differences of the library's own forward, projected on dy, against the library's backward.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // The reduce tensor descriptor, the size queries and cudnnReduceTensor against tests/ref.
+#include <cstring>
 #include <limits>
 
 #include "ref/tensor_ops.h"
@@ -117,6 +118,76 @@ TEST(ReduceTensor, LongSlices) {
       if (has_indices(op))
         for (size_t j = 0; j < idx.size(); ++j)
           ASSERT_EQ(static_cast<int64_t>(idx[j]), ridx[j]) << what << " index of output " << j;
+    }
+  }
+}
+
+// ADD / AVG over a contiguous middle run of packed dims (global average pooling as a reduction): the GPU backend's
+// one-pass plane sums. ResNet-50's 64x2048x7x7 -> 64x2048x1x1 in NCHW (rows of 49 staged in shared memory) and
+// NHWC (16-byte column sums), middle dims of a 4-D tensor, half data into float sums, doubles, A off the 16-byte
+// grid (NCHW: realigned copy; NHWC: the other plans), and shapes that must take the other plans (reduced dims not
+// one run, padded A).
+TEST(ReduceTensor, PlaneSums) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t a, c;
+    std::vector<int> adims, cdims;
+    int layout;  // of A and C: 0 NCHW, 1 NHWC, 2 padded NCHW
+    bool shifted;
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {64, 2048, 7, 7}, {64, 2048, 1, 1}, 0, false},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {64, 2048, 7, 7}, {64, 2048, 1, 1}, 1, false},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, {3, 5, 7, 7}, {3, 5, 1, 1}, 0, true},
+      {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, {2, 3, 5, 3}, {2, 3, 1, 1}, 0, false},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 3, 4, 8}, {2, 1, 1, 8}, 0, false},   // middle dims, I = 8
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, {2, 6, 3, 3}, {2, 6, 1, 1}, 1, false},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 12, 3, 5}, {2, 12, 1, 1}, 1, true},  // NHWC off the grid
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {3, 4, 5, 6}, {1, 4, 1, 1}, 0, false},   // reduced dims not one run
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 8, 7, 7}, {2, 8, 1, 1}, 2, false},   // padded A
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 3, 1, 1500}, {2, 3, 1, 1}, 0, false},  // 32 threads per row
+  };
+  for (const Shape& sh : shapes) {
+    const bool big = sh.adims[0] * sh.adims[1] > 10000;
+    for (cudnnReduceTensorOp_t op : {CUDNN_REDUCE_TENSOR_ADD, CUDNN_REDUCE_TENSOR_AVG}) {
+      if (big && (op == CUDNN_REDUCE_TENSOR_AVG) != (sh.layout == 0)) continue;  // one op per large shape
+      const cudnnDataType_t comp = sh.a == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+      RedDesc d;
+      FT_OK(cudnnSetReduceTensorDescriptor(d, op, comp, CUDNN_NOT_PROPAGATE_NAN, CUDNN_REDUCE_TENSOR_NO_INDICES,
+                                           CUDNN_32BIT_INDICES));
+      auto make = [&](cudnnDataType_t t, const std::vector<int>& dims) {
+        if (sh.layout == 2) return ft::HostTensor(t, dims, ft::padded_strides(rng, dims, false));
+        return ft::HostTensor(t, dims, sh.layout == 1);
+      };
+      ft::HostTensor a = make(sh.a, sh.adims), c = make(sh.c, sh.cdims);
+      tops::fill(a, rng);
+      const Scale alpha(ft::uniform_int(rng, 0, 1) ? 1.0 : tops::rand_scale(rng, 0.25, 2));
+      const Scale beta(ft::uniform_int(rng, 0, 1) ? 0.0 : tops::rand_scale(rng, 0.25, 1));
+      if (beta.d == 0) c.poison(); else tops::fill(c, rng);
+      const auto prior = c.values();
+      ft::HostTensor buf(sh.a, {1, static_cast<int>(a.span()) + 16, 1, 1});
+      const size_t es = ft::type_size(sh.a);
+      ft::sync_device();
+      std::memcpy(static_cast<char*>(buf.data()) + es, a.data(), static_cast<size_t>(a.span()) * es);
+      const void* ap = sh.shifted ? static_cast<const void*>(static_cast<char*>(buf.data()) + es) : a.data();
+      ft::TensorDesc ad(a), cd(c);
+      size_t wsz = 0;
+      FT_OK(cudnnGetReductionWorkspaceSize(h, d, ad, cd, &wsz));
+      ft::Buffer<unsigned char> ws(wsz + 1);
+      FT_OK(cudnnReduceTensor(h, d, nullptr, 0, ws.data(), wsz, alpha.ptr(comp), ad, ap, beta.ptr(comp), cd,
+                              c.data()));
+      const ref::Tensor r = ref::reduce(op == CUDNN_REDUCE_TENSOR_ADD ? ref::Reduce::add : ref::Reduce::avg, false,
+                                        tops::to_ref(a), sh.cdims, nullptr);
+      const std::string what = std::string(op == CUDNN_REDUCE_TENSOR_ADD ? "add " : "avg ") + a.str() + " -> " +
+                                c.str() + (sh.shifted ? " (A shifted)" : "");
+      // sums cancel: the tolerance floor counts the summed terms
+      double amax = 0;
+      for (double v : a.values()) amax = std::max(amax, std::fabs(v));
+      const double terms = op == CUDNN_REDUCE_TENSOR_ADD ? static_cast<double>(a.count() / c.count()) : 1.0;
+      const double floor = std::max(tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp)),
+                                    std::fabs(alpha.value(comp)) * amax * terms);
+      EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, alpha.value(comp), beta.value(comp)), what, floor));
     }
   }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 #include <cmath>
+#include <cstring>
 #include <tuple>
 
 #include "common/test_util.h"
@@ -132,6 +133,76 @@ TEST(Softmax, ContiguousRows) {
         want = ref::blend(ref::softmax_backward(algo, sh.mode, pt::to_ref(y), pt::to_ref(dy)).v, prior.values(),
                           a.seen(t), b.seen(t));
         EXPECT_TRUE(ft::near(dx.values(), want, pt::tol(t), what("bwd", t, algo, sh.mode, y, dx)));
+      }
+    }
+  }
+}
+
+// A copy of t's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid (the GPU fast
+// paths must decline it). Packed tensors only (span == count).
+struct Shifted {
+  ft::HostTensor buf;
+  size_t es;
+  explicit Shifted(const ft::HostTensor& t)
+      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16, 1, 1}), es(ft::type_size(t.dtype)) {
+    buf.poison();
+    ft::sync_device();
+    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
+  }
+  void* data() { return static_cast<char*>(buf.data()) + es; }
+  void copy_to(ft::HostTensor& t) {  // the shifted bytes back into t
+    ft::sync_device();
+    std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
+  }
+};
+
+// Short contiguous rows, forward: the GPU backend's latency kernel (one block of 32..256 threads per row, at most two
+// 16-byte vectors per thread): ResNet-50's 64 x 1000 classifier in NCHW and NHWC, CHANNEL over NHWC positions, packed
+// INSTANCE rows, the longest rows it takes (2048 floats), in place; and neighbours that must take the other kernels:
+// rows one vector too long, a length that is not a whole number of vectors, x or y off the 16-byte grid.
+TEST(Softmax, ShortRowsForward) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> dims;
+    bool nhwc;
+    cudnnSoftmaxMode_t mode;
+    int shift;  // 0: none, 1: x off the 16-byte grid, 2: y off it, 3: in place (y = x)
+  };
+  const Shape shapes[] = {{{64, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{64, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{16, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{16, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 3},
+                          {{2, 24, 3, 5}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{3, 8, 2, 4}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{3, 8, 2, 4}, true, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{3, 2048, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{2, 2056, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{5, 1001, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{6, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 1},
+                          {{6, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 2}};
+  for (const Shape& sh : shapes) {
+    for (cudnnDataType_t t : pt::float_types()) {
+      for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
+        ft::HostTensor x(t, sh.dims, sh.nhwc), y(t, sh.dims, sh.nhwc);
+        x.fill_uniform(rng, -6, 6);
+        const ft::HostTensor x0 = x;
+        auto [alpha, beta] = pt::random_alpha_beta(rng);
+        if (sh.shift == 3) beta = 0;  // in place: y is x
+        pt::prepare_output(rng, y, beta);
+        const ft::HostTensor prior = y;
+        ft::TensorDesc xd(x), yd(y);
+        const pt::Scale a(alpha), b(beta);
+        Shifted xs(x), ys(y);
+        void* xp = sh.shift == 1 ? xs.data() : x.data();
+        void* yp = sh.shift == 2 ? ys.data() : sh.shift == 3 ? x.data() : y.data();
+        FT_OK(cudnnSoftmaxForward(h, algo, sh.mode, a.ptr(t), xd, xp, b.ptr(t), yd, yp));
+        if (sh.shift == 2) ys.copy_to(y);
+        const ft::HostTensor& got = sh.shift == 3 ? x : y;
+        const auto want = ref::blend(ref::softmax_forward(algo, sh.mode, pt::to_ref(x0)).v, prior.values(),
+                                     a.seen(t), b.seen(t));
+        EXPECT_TRUE(ft::near(got.values(), want, pt::tol(t), what("fwd", t, algo, sh.mode, x0, got) +
+                                                                  " shift " + std::to_string(sh.shift)));
       }
     }
   }

@@ -3,19 +3,18 @@
 #include "cuda/common/cuda_util.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "core/handle.h"
 
 namespace fd::cuda {
 
-const DeviceInfo& device_info(int device) {
-  static std::mutex mutex;
-  static std::map<int, DeviceInfo> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(device);
-  if (it != cache.end()) return it->second;
+namespace {
+
+DeviceInfo query_device(int device) {
   DeviceInfo info;
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, device) == cudaSuccess) {
@@ -30,7 +29,27 @@ const DeviceInfo& device_info(int device) {
     info.sm_count = 1;
     info.max_threads_per_sm = 1024;
   }
-  return cache.emplace(device, info).first->second;
+  return info;
+}
+
+}  // namespace
+
+// Every computing call asks for its device's properties (grid sizes), often several times: the common devices'
+// entries are published once through atomics, so a call costs one acquire load (no mutex, no map walk).
+const DeviceInfo& device_info(int device) {
+  constexpr int kFast = 64;
+  static std::atomic<const DeviceInfo*> fast[kFast] = {};
+  const bool small = device >= 0 && device < kFast;
+  if (small) {
+    if (const DeviceInfo* d = fast[device].load(std::memory_order_acquire)) return *d;
+  }
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> cache;  // node-based: references stay valid
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it == cache.end()) it = cache.emplace(device, query_device(device)).first;
+  if (small) fast[device].store(&it->second, std::memory_order_release);
+  return it->second;
 }
 
 int grid_size(int64_t items, int block, int device, int waves) {
@@ -77,6 +96,18 @@ int resident_grid(const void* kernel, int64_t items, int64_t per_block, int bloc
   const int64_t cap = int64_t(device_info(device).sm_count) * resident_blocks(kernel, block, dyn_smem, device);
   const int64_t need = (items + per_block - 1) / std::max<int64_t>(per_block, 1);
   return static_cast<int>(std::max<int64_t>(1, std::min(need, cap)));
+}
+
+cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device) {
+  if (bytes <= 48 * 1024) return CUDNN_STATUS_SUCCESS;  // the default limit
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, size_t> done;  // the largest limit set per (kernel, device)
+  std::lock_guard<std::mutex> lock(mutex);
+  size_t& have = done[{kernel, device}];
+  if (bytes <= have) return CUDNN_STATUS_SUCCESS;
+  FD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  have = bytes;
+  return CUDNN_STATUS_SUCCESS;
 }
 
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out) {

@@ -30,7 +30,7 @@ struct DeviceInfo {
   size_t smem_per_block_optin = 0;
   int cc_major = 0, cc_minor = 0;
 };
-// Properties of `device`, read once per device.
+// Properties of `device`, read once per device (later calls: one atomic load, no lock, no driver call).
 const DeviceInfo& device_info(int device);
 
 // Blocks for a grid-stride loop over `items` work items: enough to fill every SM `waves` times, no more than
@@ -43,6 +43,10 @@ int resident_blocks(const void* kernel, int block, size_t dyn_smem, int device);
 // Blocks for a grid-stride loop over `items` work items of `per_block` items per block: one full wave of resident
 // blocks (no partial second wave), no more than the work needs.
 int resident_grid(const void* kernel, int64_t items, int64_t per_block, int block, size_t dyn_smem, int device);
+
+// Raises `kernel`'s dynamic shared memory limit on `device` to at least `bytes` (cudaFuncSetAttribute), once per
+// kernel, device and size: later calls with the same or a smaller size make no driver call.
+cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device);
 
 // At least `bytes` of device scratch memory owned by the handle, valid for work queued on h->stream after this
 // call. Grows stream-ordered (cudaFreeAsync / cudaMallocAsync on the handle's stream): no host synchronization.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
+// Global average pooling of packed NCHW / NHWC (4-D or 5-D) goes to plane_sum (cuda/tensor_ops/plane_sum.h) first.
 // Generic pooling kernels (5-D, vector types, 64-bit offsets; 4-D tensors take pooling2d.cu's fast path):
 // one thread per output (forward) or per input gradient (backward). Spatial dims are
 // right-aligned in a 3-D geometry as on the CPU. Threads walk the elements with C innermost when the tensor
@@ -10,6 +11,7 @@
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
 #include "cuda/pooling/pooling.h"
+#include "cuda/tensor_ops/plane_sum.h"
 
 namespace fd::cuda {
 namespace {
@@ -254,6 +256,64 @@ __global__ void __launch_bounds__(kBlock) backward_kernel(PoolGeo g, PoolTensor 
   }
 }
 
+// Average pooling whose only window is the whole plane (global average pooling: no padding, windows equal to the
+// spatial dims, a 1 x 1 (x 1) output) of a packed NCHW-like or NHWC-like x: one pass of plane_sum (NCHW: each
+// output the mean of one contiguous plane; NHWC: column sums of each image's [H*W][C] matrix). Both average modes
+// divide by H * W (no padding). False when it does not apply.
+bool global_avg_args(const cudnnPoolingStruct& p, double alpha, const cudnnTensorStruct& xd, const void* x,
+                     double beta, const cudnnTensorStruct& yd, void* y, PlaneSumArgs* out) {
+  if (p.mode != CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING && p.mode != CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING)
+    return false;
+  if (xd.vect() != 1 || yd.vect() != 1 || xd.dtype != yd.dtype || xd.nb_dims != yd.nb_dims) return false;
+  const int ns = xd.nb_dims - 2;
+  if (ns < 1 || p.nb_dims != ns) return false;
+  int64_t R = 1;
+  for (int d = 0; d < ns; ++d) {
+    if (p.padding[d] != 0 || p.window[d] != xd.dims[2 + d] || yd.dims[2 + d] != 1) return false;
+    R *= xd.dims[2 + d];
+  }
+  const int64_t N = xd.dims[0], C = xd.dims[1];
+  // packed NCHW-like: row-major strides; packed NHWC-like: C innermost, then the spatial dims, then N
+  bool nchw = true, nhwc = xd.strides[1] == 1 || C == 1;
+  int64_t s = 1;
+  for (int i = xd.nb_dims - 1; i >= 0; --i) {
+    nchw = nchw && (xd.dims[i] == 1 || xd.strides[i] == s);
+    s *= xd.dims[i];
+  }
+  s = C;
+  for (int i = xd.nb_dims - 1; i >= 2; --i) {
+    nhwc = nhwc && (xd.dims[i] == 1 || xd.strides[i] == s);
+    s *= xd.dims[i];
+  }
+  nhwc = nhwc && (N == 1 || xd.strides[0] == s);
+  PlaneSumArgs a;
+  a.xt = xd.dtype;
+  a.x = x;
+  a.R = R;
+  a.divisor = R;
+  a.ot = yd.dtype;
+  a.out = y;
+  a.alpha = alpha;
+  a.beta = beta;
+  if (nchw) {  // q = n * C + c, i = 0
+    a.Q = N * C;
+    a.I = 1;
+    a.D = C;
+    a.s0 = yd.strides[0];
+    a.s1 = yd.strides[1];
+  } else if (nhwc) {  // q = n, i = c
+    a.Q = N;
+    a.I = C;
+    a.D = 1;
+    a.s0 = yd.strides[0];
+    a.si = yd.strides[1];
+  } else {
+    return false;
+  }
+  *out = a;
+  return true;
+}
+
 }  // namespace
 
 cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
@@ -263,6 +323,9 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
   const PoolTensor xt = make_tensor(xd), yt = make_tensor(yd);
   const int64_t count = yd.element_count();
   if (count == 0) return CUDNN_STATUS_SUCCESS;
+  PlaneSumArgs global;
+  if (global_avg_args(p, alpha, xd, x, beta, yd, y, &global) && plane_sum_ok(global, device))
+    return plane_sum(stream, device, global);
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
   if (pooling2d_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   bool known = false;

@@ -7,6 +7,8 @@
 //   per-block   one block reduces one output's slice;
 //   split       several blocks per output write partial results to the workspace, a second kernel combines
 //               them (few outputs, long slices). Its workspace is what cudnnGetReductionWorkspaceSize reports.
+// ADD / AVG over one contiguous run of dims of a packed A (global average pooling as a reduction: NCHW or NHWC
+// 64x2048x7x7 -> 64x2048x1x1) first go to plane_sum (plane_sum.h): one kernel, one pass, no workspace.
 // Fast paths when the innermost reduced dim is contiguous in A (same element / combine / finish functions, so the
 // same ops, indices, NaN rules and alpha/beta):
 //   per-warp    the whole slice is one contiguous run of 32 < K <= 4096 elements (NCHW spatial reductions such as
@@ -23,6 +25,7 @@
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/dyn_tensor.cuh"
+#include "cuda/tensor_ops/plane_sum.h"
 #include "cuda/tensor_ops/tensor_ops.h"
 
 namespace fd::cuda {
@@ -345,6 +348,62 @@ Plan make_plan(int device, const cudnnTensorStruct& a, const cudnnTensorStruct& 
   return p;
 }
 
+// ADD / AVG whose reduced dims are one contiguous run of a packed A between kept dims: A is [Q][R][I] in memory
+// (kept dims outside, reduced dims in the middle, kept dims inside, each group in the logical order) and C packed in
+// logical order, so output (q, i) is C element q * I + i. NCHW 64x2048x7x7 -> 64x2048x1x1: Q = 131072, R = 49, I = 1;
+// the same from NHWC: Q = 64, R = 49, I = 2048. One pass of plane_sum, no workspace. False when it does not apply.
+bool plane_sum_args(const cudnnReduceTensorStruct& r, const cudnnTensorStruct& a, const void* ap,
+                    const cudnnTensorStruct& c, void* cp, double alpha, double beta, PlaneSumArgs* out) {
+  if (r.op != CUDNN_REDUCE_TENSOR_ADD && r.op != CUDNN_REDUCE_TENSOR_AVG) return false;
+  if (a.vect() != 1 || c.vect() != 1 || !make_bview(c).packed) return false;
+  int idx[CUDNN_DIM_MAX];
+  int n = 0;
+  for (int i = 0; i < a.nb_dims; ++i)
+    if (a.dims[i] > 1) idx[n++] = i;
+  std::sort(idx, idx + n, [&](int x, int y) { return a.strides[x] > a.strides[y]; });  // memory order
+  int64_t s = 1;
+  for (int k = n - 1; k >= 0; --k) {
+    if (a.strides[idx[k]] != s) return false;  // not packed
+    s *= a.dims[idx[k]];
+  }
+  int64_t Q = 1, R = 1, I = 1;
+  int phase = 0, last_kept = -1;  // phase 0: outer kept dims, 1: reduced dims, 2: inner kept dims
+  for (int k = 0; k < n; ++k) {
+    const int d = idx[k];
+    if (c.dims[d] != 1) {
+      if (d < last_kept) return false;  // kept dims out of logical order
+      last_kept = d;
+      if (phase == 0) {
+        Q *= a.dims[d];
+      } else {
+        phase = 2;
+        I *= a.dims[d];
+      }
+    } else {
+      if (phase == 2) return false;
+      phase = 1;
+      R *= a.dims[d];
+    }
+  }
+  if (phase == 0) return false;  // nothing reduced
+  PlaneSumArgs ps;
+  ps.xt = dtype_scalar(a.dtype);
+  ps.x = ap;
+  ps.Q = Q;
+  ps.R = R;
+  ps.I = I;
+  ps.divisor = r.op == CUDNN_REDUCE_TENSOR_AVG ? R : 1;
+  ps.ot = dtype_scalar(c.dtype);
+  ps.out = cp;
+  ps.D = 1;
+  ps.s0 = I;
+  ps.si = 1;
+  ps.alpha = alpha;
+  ps.beta = beta;
+  *out = ps;
+  return true;
+}
+
 size_t split_bytes(const Plan& p) {
   return p.kind == Kind::split ? static_cast<size_t>(p.M * p.parts) * sizeof(Acc<double>) : 0;
 }
@@ -359,6 +418,10 @@ size_t reduce_workspace_size(int device, const cudnnReduceTensorStruct&, const c
 cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTensorStruct& r,
                             const cudnnTensorStruct& a, const void* ap, const cudnnTensorStruct& c, void* cp,
                             double alpha, double beta, uint32_t* indices, void* workspace, size_t workspace_bytes) {
+  if (a.element_count() == 0 || c.element_count() == 0) return CUDNN_STATUS_SUCCESS;
+  PlaneSumArgs ps;
+  if (indices == nullptr && plane_sum_args(r, a, ap, c, cp, alpha, beta, &ps) && plane_sum_ok(ps, device))
+    return plane_sum(stream, device, ps);
   Plan p = make_plan(device, a, c);
   if (p.M == 0 || p.K == 0) return CUDNN_STATUS_SUCCESS;
   if (p.kind == Kind::split &&

@@ -130,8 +130,11 @@ struct Sm80Conv {
     const dim3 grid = swizzle.get_grid_shape(params.grid_tiled_shape);
     const dim3 block(32 * Device::kWarpCount, 1, 1);
     constexpr int smem = static_cast<int>(sizeof(typename Kernel::SharedStorage));
-    if constexpr (smem >= (48 << 10))
-      FD_CUDA_CHECK(cudaFuncSetAttribute(cutlass::Kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    if constexpr (smem >= (48 << 10)) {  // once per kernel and device (allow_dynamic_smem caches it)
+      int dev = 0;
+      FD_CUDA_CHECK(cudaGetDevice(&dev));
+      FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(cutlass::Kernel<Kernel>), smem, dev));
+    }
     cutlass::Kernel<Kernel><<<grid, block, smem, stream>>>(params);
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
