@@ -21,6 +21,13 @@ constexpr Factor kFactors[] = {
     {nullptr, nullptr, 1.0},
 };
 
+const Factor* find_factor(const ConvImpl& impl, const ConvProblem& p) {
+  const char* cls = calibration_class(p);
+  for (const Factor& f : kFactors)
+    if (f.impl != nullptr && std::strcmp(f.impl, impl.id()) == 0 && std::strcmp(f.cls, cls) == 0) return &f;
+  return nullptr;
+}
+
 }  // namespace
 
 const char* calibration_class(const ConvProblem& p) {
@@ -28,13 +35,11 @@ const char* calibration_class(const ConvProblem& p) {
   return dtype_short_name(p.xdt);
 }
 
+bool has_factor(const ConvImpl& impl, const ConvProblem& p) { return find_factor(impl, p) != nullptr; }
+
 double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p) {
-  const double est = impl.cost_estimate(p);
-  const char* cls = calibration_class(p);
-  for (const Factor& f : kFactors)
-    if (f.impl != nullptr && std::strcmp(f.impl, impl.id()) == 0 && std::strcmp(f.cls, cls) == 0)
-      return est * f.factor;
-  return est;
+  const Factor* f = find_factor(impl, p);
+  return impl.cost_estimate(p) * (f != nullptr ? f->factor : 1.0);
 }
 
 }  // namespace fd::conv

@@ -13,6 +13,9 @@ namespace fd::conv {
 // Seconds: impl.cost_estimate(p) scaled by the measured factor of (impl, data class of p).
 double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p);
 
+// Whether the table has a measured factor for (impl, data class of p).
+bool has_factor(const ConvImpl& impl, const ConvProblem& p);
+
 // "f16", "bf16", "f32" (TF32 allowed), "f32fma", "f64", ...: the classes the factors are kept for.
 const char* calibration_class(const ConvProblem& p);
 

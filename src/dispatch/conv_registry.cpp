@@ -8,6 +8,7 @@
 #include "core/env.h"
 #include "core/log.h"
 #include "core/status.h"
+#include "dispatch/conv_calibration.h"
 #include "dispatch/conv_find.h"
 #include "dispatch/impl_choice.h"
 #include "cpu/conv/impls.h"
@@ -135,6 +136,23 @@ static const ConvImpl* recorded(const ConvProblem& p, const std::vector<const Co
   return nullptr;
 }
 
+// Without a Find record: among the accepting implementations of `algo` from impls[from] on, the one with the lowest
+// calibrated estimate, when every one of them has a factor measured for this data class (otherwise null: the
+// registry order stands).
+static const ConvImpl* cheapest_calibrated(const ConvProblem& p, const std::vector<const ConvImpl*>& impls,
+                                           size_t from, int algo) {
+  const ConvImpl* best = nullptr;
+  double best_cost = 0;
+  for (size_t j = from; j < impls.size(); ++j) {
+    const ConvImpl* impl = impls[j];
+    if (!impl->serves(p.dir, algo) || !impl->applicable(p).ok()) continue;
+    if (!has_factor(*impl, p)) return nullptr;
+    const double c = calibrated_estimate(*impl, p);
+    if (best == nullptr || c < best_cost) best = impl, best_cost = c;
+  }
+  return best;
+}
+
 Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, const cudnnContext* h) {
   *out = nullptr;
   if (algo < 0 || algo >= algo_count(p.dir))
@@ -152,9 +170,14 @@ Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** o
       bool others = false;
       for (size_t j = i + 1; j < impls.size() && !others; ++j) others = impls[j]->serves(p.dir, algo);
       if (others && h != nullptr) {
-        if (const ConvImpl* r = recorded(p, impls, algo, h); r != nullptr && r != impl) {
+        if (const ConvImpl* r = recorded(p, impls, algo, h); r != nullptr) {
+          if (r != impl)
+            why += std::string(why.empty() ? "" : "; ") + "Find measured " + r->id() + " faster than " + impl->id();
           *out = r;
-          why += std::string(why.empty() ? "" : "; ") + "Find measured " + r->id() + " faster than " + impl->id();
+        } else if (const ConvImpl* c = cheapest_calibrated(p, impls, i, algo); c != nullptr && c != impl) {
+          why += std::string(why.empty() ? "" : "; ") + "the calibrated cost model prefers " + c->id() + " to " +
+                 impl->id();
+          *out = c;
         }
       }
       return {CUDNN_STATUS_SUCCESS, why};

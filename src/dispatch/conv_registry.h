@@ -85,9 +85,11 @@ std::vector<const ConvImpl*> enabled_impls(Backend b);
 int algo_count(ConvDir dir);  // 8, 6, 7
 const char* algo_name(ConvDir dir, int algo);
 
-// The implementation for (problem, algo) on backend `b`: the first enabled one of that backend that serves `algo`
-// and accepts the problem, unless Find measured another accepting one faster for this problem on h's device
-// (dispatch/impl_choice.h; consulted only when h is given and several implementations serve `algo`).
+// The implementation for (problem, algo) on backend `b`: among the enabled ones of that backend that serve `algo`
+// and accept the problem, the one Find measured fastest for this problem on h's device (dispatch/impl_choice.h),
+// else the one with the lowest calibrated cost estimate when all of them have factors measured for the data class
+// (dispatch/conv_calibration.h), else the first in registry order. The first two apply only when h is given and
+// several implementations serve `algo`.
 // On failure returns NOT_SUPPORTED (BAD_PARAM for an out-of-range algo) and logs every rejection reason.
 // On success, when `log_choice` is set, logs (info channel) which id was chosen and why earlier ones were not.
 cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice,
