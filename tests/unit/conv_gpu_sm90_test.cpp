@@ -71,7 +71,9 @@ Shape random_layer(std::mt19937_64& rng, bool unit_stride) {
 // Output rounding dominates (float sums over <= a few thousand terms add ~1e-6).
 double tol(cudnnDataType_t t) { return ft::tolerance(t) * 2; }
 
-void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+// tolerance: 0 for the data type's (tol above); the TF32 tests pass theirs.
+void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
+                   double tolerance = 0) {
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
   std::vector<double> prior;
@@ -85,7 +87,8 @@ void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alp
             CUDNN_STATUS_SUCCESS)
       << p.str();
   const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 fwd " + p.str()));
+  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tolerance > 0 ? tolerance : tol(p.dt),
+                       "sm90 fwd " + p.str()));
 }
 
 void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
@@ -331,20 +334,7 @@ struct Tf32Problem : Problem {
 };
 
 void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
-  p.x.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.y.fill_uniform(rng, -1, 1);
-    prior = p.y.values();
-  } else {
-    p.y.poison();
-  }
-  ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, alpha, beta),
-            CUDNN_STATUS_SUCCESS)
-      << p.str();
-  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), kTf32Tol, "sm90 tf32 fwd " + p.str()));
+  check_forward(h, p, rng, alpha, beta, kTf32Tol);
 }
 
 size_t fwd_workspace(cudnnHandle_t h, const Problem& p) {
