@@ -3,7 +3,9 @@
 # Copyright 2026 The freednn Authors
 # One batched run on a GPU machine: build with CUDA, run the gpu-labelled tests, and time the ops batch side by
 # side with NVIDIA's cuDNN 9 (found in PyTorch's Python packages). Results go to $OUT (or ./gpu-out).
-# Usage: tools/gpu/h200_check.sh [tests|bench|sanitize|all]...  (several modes may be given)
+# Usage: tools/gpu/h200_check.sh [tests|bench|conv|profile|sanitize|all]...  (several modes may be given; conv,
+# profile and sanitize only when named). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
+# profile writes per-kernel times (tools/gpu/kernel_times.sh); everything is also archived in gpu-results.tgz.
 # Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
@@ -39,7 +41,8 @@ if [[ "$modes" == *" conv "* ]]; then
   # Convolutions: both libraries choose with Find (--algo=any), same math type; then PyTorch (cudnn.benchmark).
   for cfg in ${CONV_CONFIGS:-f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma}; do
     IFS=: read -r dt layout math <<< "$cfg"; tag=${dt}_${layout}_${math}
-    timeout "${CONV_TIMEOUT:-200}" $build/tools/bench/freednn-bench --mode=P --algo=any --dt="$dt" --layout="$layout" \
+    FREEDNN_FIND_LOG="$out/findlog_$tag.txt" \
+      timeout "${CONV_TIMEOUT:-200}" $build/tools/bench/freednn-bench --mode=P --algo=any --dt="$dt" --layout="$layout" \
       --math="$math" --max-ms="${MAX_MS:-20}" --vs="$nv/libcudnn.so.9" --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" \
       --json="$out/conv_$tag.json" > "$out/conv_$tag.txt" 2>&1
     echo "conv $tag rc=$?"; grep -E "^tests:" "$out/conv_$tag.txt"
@@ -48,6 +51,13 @@ if [[ "$modes" == *" conv "* ]]; then
         --layout="$layout" --math="$math" --max-ms="${MAX_MS:-20}" --json="$out/torch_$tag.json" > "$out/torch_$tag.txt" 2>&1
       echo "torch $tag rc=$?"
     fi
+  done
+fi
+if [[ "$modes" == *" profile "* ]]; then
+  # Per-kernel times (ncu) of the slow cases, f16 NHWC and f32 NCHW.
+  for cfg in f16:nhwc f32:nchw; do
+    BENCH=$build/tools/bench/freednn-bench COUNT=8 timeout 120 tools/gpu/kernel_times.sh \
+      tools/bench/batches/profile_slow.txt --dt="${cfg%%:*}" --layout="${cfg##*:}" > "$out/kernels_${cfg/:/_}.txt" 2>&1
   done
 fi
 if [[ "$modes" == *" sanitize "* ]]; then
@@ -63,3 +73,5 @@ if [[ "$modes" == *" sanitize "* ]]; then
   echo "racecheck rc=$?"; grep -E "ERROR SUMMARY|hazard|tests ran|PASSED|FAILED" "$out/racecheck.txt" | head -20
   unset FREEDNN_BACKEND
 fi
+# Only a few files come back from a lent machine: everything also goes into one archive.
+(cd "$out" && tar czf ../gpu-results.tgz . && mv ../gpu-results.tgz .) 2>/dev/null || true
