@@ -26,19 +26,21 @@ Table& table() {
 
 std::string slot_key(const std::string& device, const std::string& key) { return device + '\n' + key; }
 
+constexpr int kSlots = 16;  // per problem: more than any direction's algorithm count (8, 6, 7)
+
 }  // namespace
 
 void remember(const std::string& device, const std::string& key, int algo, const std::string& impl_id) {
-  if (algo < 0 || algo >= 16) return;
+  if (algo < 0 || algo >= kSlots) return;
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mu);
   auto& v = t.by_problem[slot_key(device, key)];
-  if (v.size() < 16) v.resize(16);
+  if (v.size() < static_cast<size_t>(kSlots)) v.resize(kSlots);
   v[static_cast<size_t>(algo)] = impl_id;
 }
 
 std::string recall(const std::string& device, const std::string& key, int algo, ConvDir dir) {
-  if (algo < 0 || algo >= 16) return {};
+  if (algo < 0 || algo >= kSlots) return {};
   Table& t = table();
   const std::string sk = slot_key(device, key);
   {
@@ -47,11 +49,11 @@ std::string recall(const std::string& device, const std::string& key, int algo, 
     if (it != t.by_problem.end()) return it->second[static_cast<size_t>(algo)];
   }
   // First time for this problem in this process: read what an earlier Find stored in the database.
-  std::vector<std::string> v(16);
+  std::vector<std::string> v(kSlots);
   std::vector<find_db::Entry> entries;
   if (find_db::lookup(device, key, &entries)) {
     for (const find_db::Entry& e : entries)
-      for (int a = 0; a < algo_count(dir) && a < 16; ++a)
+      for (int a = 0; a < algo_count(dir) && a < kSlots; ++a)
         if (e.algo == algo_name(dir, a) && v[static_cast<size_t>(a)].empty()) v[static_cast<size_t>(a)] = e.impl;
   }
   std::lock_guard<std::mutex> lock(t.mu);

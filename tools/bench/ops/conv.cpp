@@ -31,24 +31,34 @@ std::string lower(std::string s) {
   return s;
 }
 
+// The short names of a direction's algorithms (the enum names without their prefix) and how many there are.
+struct AlgoNames {
+  const char* const* names;
+  int count;
+};
+AlgoNames algo_names(Dir d) { return d == FWD ? AlgoNames{kFwd, 8} : d == BWD_D ? AlgoNames{kBwdD, 6} : AlgoNames{kBwdW, 7}; }
+
+// Short name of algorithm a ("algo_1", "gemm"), or its number when out of range.
+std::string algo_short(Dir d, int a) {
+  const AlgoNames t = algo_names(d);
+  return a >= 0 && a < t.count ? std::string(t.names[a]) : std::to_string(a);
+}
+
 // Algorithm by name (any case, with or without the enum prefix); -1 for "any".
 int algo_from(Dir d, const std::string& name) {
   std::string n = lower(name);
   if (n.empty() || n == "any") return -1;
   if (n.rfind(kPrefix[d], 0) == 0) n = n.substr(std::string(kPrefix[d]).size());
-  const char* const* t = d == FWD ? kFwd : d == BWD_D ? kBwdD : kBwdW;
-  const int count = d == FWD ? 8 : d == BWD_D ? 6 : 7;
-  for (int i = 0; i < count; ++i)
-    if (n == t[i]) return i;
+  const AlgoNames t = algo_names(d);
+  for (int i = 0; i < t.count; ++i)
+    if (n == t.names[i]) return i;
   if (!n.empty() && std::all_of(n.begin(), n.end(), ::isdigit)) return std::stoi(n);
   throw ParseError("conv: unknown algorithm " + name);
 }
 
 std::string algo_name(Dir d, int a) {
-  const char* const* t = d == FWD ? kFwd : d == BWD_D ? kBwdD : kBwdW;
-  const int count = d == FWD ? 8 : d == BWD_D ? 6 : 7;
-  if (a < 0 || a >= count) return std::to_string(a);
-  const std::string n = t[a];  // the enum's own name: ..._BWD_DATA_ALGO_0, not ..._ALGO_ALGO_0
+  if (a < 0 || a >= algo_names(d).count) return std::to_string(a);
+  const std::string n = algo_short(d, a);  // the enum's own name: ..._BWD_DATA_ALGO_0, not ..._ALGO_ALGO_0
   return std::string(kPrefix[d]) + (n.rfind("algo_", 0) == 0 ? n.substr(5) : n);
 }
 
@@ -420,9 +430,7 @@ class Conv : public Op {
       if (!post_.empty() && post_ == "bias+identity") algo = 1;
     }
     b->algo = algo;
-    b->impl = algo >= 0 && algo < (dir_ == FWD ? 8 : dir_ == BWD_D ? 6 : 7)
-                  ? (dir_ == FWD ? kFwd : dir_ == BWD_D ? kBwdD : kBwdW)[algo]
-                  : std::to_string(algo);
+    b->impl = algo_short(dir_, algo);
     if (api.freednnGetConvolutionImplementation != nullptr) {  // freednn says which implementation the enum runs
       char id[128] = {0};
       if (api.freednnGetConvolutionImplementation(env.handle, static_cast<int>(dir_), b->x.d, b->w.d, b->cd.d, b->y.d,
