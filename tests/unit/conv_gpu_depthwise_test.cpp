@@ -4,7 +4,11 @@
 // type, NCHW / NHWC / padded strides, filter sizes 1 to 5, stride 1 and 2, padding, dilation, both convolution
 // modes and alpha/beta, the three directions against the double reference; channel counts that take the
 // vectorized NHWC kernels; backward filter with many chunks and several tap groups; the fused bias + ReLU
-// forward; and the problems it must decline.
+// forward; and the problems it must decline. The fast NHWC path (depthwise_nhwc.cu: f32/f16/bf16, C a multiple of
+// 16 bytes, 3x3 / 5x5, stride 1 / 2) gets MobileNet-v2 and EfficientNet-like layers, every padding parity, strip
+// tails, fused bias + ReLU and unaligned pointers (which must fall back); backward filter the slice partials.
+#include <cstring>
+
 #include "unit/conv_check.h"
 
 namespace {
@@ -109,6 +113,210 @@ TEST(ConvGpuDepthwise, FusedBiasRelu) {
       for (bool z_is_y : {false, true}) {
         Problem p(random_depthwise(rng, ++i % 2 == 0), t, nhwc, false, false, rng);
         ft_conv_check::check_fused(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, rng, z_is_y, tol(t) * 2, kId);
+      }
+    }
+  }
+}
+
+// A copy of t's bytes at `shift` bytes past an aligned address (device-visible in GPU test mode).
+struct Shifted {
+  ft::Bytes buf;
+  size_t shift = 0;
+  Shifted(const ft::HostTensor& t, size_t sh) : buf(t.bytes.size() + 16), shift(sh) {
+    ft::sync_device();
+    std::memcpy(ptr(), t.bytes.data(), t.bytes.size());
+  }
+  void* ptr() { return buf.data() + shift; }
+  void copy_to(ft::HostTensor& t) {
+    ft::sync_device();
+    std::memcpy(t.bytes.data(), ptr(), t.bytes.size());
+  }
+};
+
+// MobileNet-v2's depthwise 3x3 layers (channels, stride; spatial sizes cut down, odd and even), N = 2, every
+// float type the fast path takes and both layouts; beta != 0 and convolution mode on some.
+TEST(ConvGpuDepthwise, MobileNetV2Layers) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  struct L {
+    int c, hw, stride;
+  };
+  const L layers[] = {{32, 30, 1}, {96, 29, 2}, {144, 15, 1}, {144, 14, 2}, {192, 9, 1},
+                      {384, 7, 1}, {576, 14, 2}, {960, 7, 1}};
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+    for (bool nhwc : {true, false}) {
+      for (const L& l : layers) {
+        ++i;
+        if (!nhwc && i % 3 != 0) continue;  // NCHW: a third of the layers (the plane kernels)
+        Shape s{"mbv2", 2, l.c, l.c, l.c, {l.hw, l.hw + 1}, {3, 3}, {1, 1}, {l.stride, l.stride}, {1, 1}};
+        Problem p(s, t, nhwc, false, i % 4 == 0, rng);
+        const bool blend = i % 2 == 0;
+        ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
+      }
+    }
+  }
+}
+
+// The fast NHWC kernels' edges: 5x5 filters, padding 0 / 1 / 2 / 3 (both parities of the stride-2 backward data
+// strips; padding > K - 1 gives the stride-1 backward data a negative padding), widths that leave strip tails,
+// H != W, one channel vector, channel counts that split into several channel groups (C = 520 f16: 65 vectors).
+TEST(ConvGpuDepthwise, FastNhwcEdges) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  int i = 0;
+  for (int k : {3, 5}) {
+    for (int pad : {0, 1, 2, 3}) {
+      for (int stride : {1, 2}) {
+        ++i;
+        const cudnnDataType_t t = i % 3 == 0 ? CUDNN_DATA_FLOAT : i % 3 == 1 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+        const int c = i % 4 == 0 ? 520 : i % 4 == 1 ? 8 : 40;
+        const int hgt = std::max(k - 2 * pad, 1) + 2 + i % 5, wid = std::max(k - 2 * pad, 1) + 5 + i % 7;
+        Shape s{"dwedge", 1 + i % 2, c, c, c, {hgt, wid}, {k, k}, {pad, pad}, {stride, stride}, {1, 1}};
+        Problem p(s, t, true, false, i % 2 == 0, rng);
+        const bool blend = i % 3 == 1;
+        ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 2.0 : 1.0, blend ? 0.5 : 0.0, tol(t), kId);
+      }
+    }
+  }
+}
+
+// Channel counts the fast path does not take (not a multiple of 16 bytes of elements: the generic kernels), and
+// dilation 2 / stride 3 / 7x7 on otherwise fast shapes.
+TEST(ConvGpuDepthwise, FallbackShapesNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  const std::vector<std::pair<Shape, cudnnDataType_t>> cases = {
+      {{"c13", 2, 13, 13, 13, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF},
+      {{"c20", 2, 20, 20, 20, {9, 10}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF},    // 20 % 8 != 0
+      {{"c20f", 2, 20, 20, 20, {9, 10}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT},  // fast: 20 % 4 == 0
+      {{"c12", 2, 12, 12, 12, {8, 8}, {5, 5}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16},
+      {{"dil2", 2, 16, 16, 16, {11, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}}, CUDNN_DATA_HALF},
+      {{"s3", 2, 16, 16, 16, {11, 12}, {3, 3}, {1, 1}, {3, 3}, {1, 1}}, CUDNN_DATA_HALF},
+      {{"k7", 2, 16, 16, 16, {11, 12}, {7, 7}, {3, 3}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF},
+      {{"s21", 2, 16, 16, 16, {11, 12}, {3, 3}, {1, 1}, {2, 1}, {1, 1}}, CUDNN_DATA_FLOAT},
+      {{"f64", 2, 16, 16, 16, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_DOUBLE},
+  };
+  int i = 0;
+  for (const auto& [s, t] : cases) {
+    Problem p(s, t, true, false, ++i % 2 == 0, rng);
+    ft_conv_check::check_directions(h, p, kAlgos, rng, 1.0, i % 3 == 0 ? 0.5 : 0.0, tol(t), kId);
+  }
+}
+
+// Data pointers off the 16-byte (and 8-byte) grid: the fast kernels must not be used (a misaligned vector
+// access would fault) and the results must still be right, in every direction.
+TEST(ConvGpuDepthwise, UnalignedPointersNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}) {
+    for (int stride : {1, 2}) {
+      Shape s{"unal", 2, 32, 32, 32, {13, 14}, {3, 3}, {1, 1}, {stride, stride}, {1, 1}};
+      Problem p(s, t, true, false, false, rng);
+      const size_t shift = t == CUDNN_DATA_HALF ? 2 : 4;
+      const std::string what = p.str() + " shift " + std::to_string(shift);
+      const float one = 1.0f, zero = 0.0f;
+      p.x.fill_uniform(rng, -1, 1);
+      p.w.fill_uniform(rng, -1, 1);
+      p.y.poison();
+      {
+        Shifted x(p.x, shift), y(p.y, shift);
+        ASSERT_EQ(cudnnConvolutionForward(h, &one, p.xd, x.ptr(), p.wd, p.w.data(), p.cd,
+                                          CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, p.yd, y.ptr()),
+                  CUDNN_STATUS_SUCCESS)
+            << what;
+        y.copy_to(p.y);
+      }
+      const auto yref = ref::conv_forward(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.w), p.params);
+      EXPECT_TRUE(ft::near(p.y.values(), yref.v, tol(t), "fwd " + what));
+
+      p.y.fill_uniform(rng, -1, 1);
+      p.x.poison();
+      {
+        Shifted dy(p.y, shift), dx(p.x, shift);
+        ASSERT_EQ(cudnnConvolutionBackwardData(h, &one, p.wd, p.w.data(), p.yd, dy.ptr(), p.cd,
+                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, nullptr, 0, &zero, p.xd, dx.ptr()),
+                  CUDNN_STATUS_SUCCESS)
+            << what;
+        dx.copy_to(p.x);
+      }
+      const auto dxref =
+          ref::conv_backward_data(ft_conv_check::as_ref(p.y), ft_conv_check::as_ref(p.w), p.xdims, p.params);
+      EXPECT_TRUE(ft::near(p.x.values(), dxref.v, tol(t), "bwd_data " + what));
+
+      p.x.fill_uniform(rng, -1, 1);
+      p.w.poison();
+      {
+        size_t ws = 0;
+        ASSERT_EQ(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd,
+                                                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, &ws),
+                  CUDNN_STATUS_SUCCESS);
+        ft::Bytes wsbuf(ws);
+        Shifted x(p.x, shift), dy(p.y, shift);
+        ASSERT_EQ(cudnnConvolutionBackwardFilter(h, &one, p.xd, x.ptr(), p.yd, dy.ptr(), p.cd,
+                                                 CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, wsbuf.data(), ws, &zero, p.wd,
+                                                 p.w.data()),
+                  CUDNN_STATUS_SUCCESS)
+            << what;
+        ft::sync_device();
+      }
+      const auto dwref =
+          ref::conv_backward_filter(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.y), p.wdims, p.params);
+      EXPECT_TRUE(ft::near(p.w.values(), dwref.v, tol(t) * 2, "bwd_filter " + what));
+    }
+  }
+}
+
+// Backward filter with many channels: several channel groups (NHWC) and many slices, NHWC and NCHW; run twice,
+// bitwise identical (deterministic).
+TEST(ConvGpuDepthwise, BackwardFilterSlicesDeterministic) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  for (bool nhwc : {true, false}) {
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}) {
+      Shape s{"wgrad", 3, 264, 264, 264, {23, 21}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+      Problem p(s, t, nhwc, false, t == CUDNN_DATA_FLOAT, rng);
+      p.x.fill_uniform(rng, -1, 1);
+      p.y.fill_uniform(rng, -1, 1);
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.0, 0.0), CUDNN_STATUS_SUCCESS) << p.str();
+      ft::sync_device();
+      const auto first = p.w.bytes;
+      const auto dwref =
+          ref::conv_backward_filter(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.y), p.wdims, p.params);
+      EXPECT_TRUE(ft::near(p.w.values(), dwref.v, tol(t) * 4, "bwd_filter " + p.str()));
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.0, 0.0), CUDNN_STATUS_SUCCESS) << p.str();
+      ft::sync_device();
+      EXPECT_TRUE(first == p.w.bytes) << "not bitwise reproducible: " << p.str();
+    }
+  }
+}
+
+// The fused bias + ReLU forward on the fast NHWC kernels (3x3 and 5x5, stride 1 and 2).
+TEST(ConvGpuDepthwise, FusedBiasReluFastNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}) {
+    for (int k : {3, 5}) {
+      for (int stride : {1, 2}) {
+        Shape s{"fusedfast", 2, 48, 48, 48, {11, 13}, {k, k}, {k / 2, k / 2}, {stride, stride}, {1, 1}};
+        Problem p(s, t, true, false, false, rng);
+        ft_conv_check::check_fused(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, rng, ++i % 2 == 0,
+                                   tol(t) * 2, kId);
       }
     }
   }

@@ -312,6 +312,114 @@ TEST(Pooling, FastPathShapes) {
   run_forward(rng, c, false, 1);
 }
 
+// Planar max pooling with the common square windows (the GPU's register path, pooling2d_planar.cu: unit column
+// stride, 3x3 s2 p1, 2x2 s2 p0, 3x3 s2 p0, 3x3 s1 p1, float / half / bfloat16 / double): forward and backward with
+// NaNs planted in x under both NaN options, ties, beta != 0, odd sizes, planes narrower than a warp, rows wider than
+// one (halo columns shuffled between lanes, loaded by a warp's first lane), outputs larger than the floor formula
+// (windows in the padding), padded strides (scalar loads), and every tensor one element off the 16-byte grid.
+void run_planar(std::mt19937_64& rng, ft::Handle& h, const Case& c, bool nan, bool ties, int shift) {
+  SCOPED_TRACE(c.str() + " nan planted=" + std::to_string(nan) + " ties=" + std::to_string(ties) +
+               " shift=" + std::to_string(shift));
+  PoolDesc pd;
+  ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
+  ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout), y = make_tensor(rng, c.dt, c.ydims, c.layout),
+                 dy = make_tensor(rng, c.dt, c.ydims, c.layout), dx = make_tensor(rng, c.dt, c.xdims, c.layout);
+  if (ties) x.fill_ints(rng, -2, 2);
+  else x.fill_uniform(rng, -2, 2);
+  if (nan)
+    for (int k = 0; k < 3; ++k) x.set(ft::uniform_int(rng, 0, static_cast<int>(x.count() - 1)), NAN);
+  dy.fill_uniform(rng, -1, 1);
+  if (c.beta != 0) {
+    y.fill_uniform(rng, -1, 1);
+    dx.fill_uniform(rng, -1, 1);
+  } else {
+    y.poison();
+    dx.poison();
+  }
+  // Each tensor's elements `shift` elements into a larger buffer (the rest poisoned).
+  const size_t es = ft::type_size(c.dt);
+  auto place = [&](const ft::HostTensor& t) {
+    ft::HostTensor buf(c.dt, {1, static_cast<int>(t.span()) + shift, 1, 1});
+    buf.poison();
+    for (int64_t i = 0; i < t.count(); ++i) buf.set_raw(shift + t.offset(i), t.get(i));
+    return buf;
+  };
+  auto at = [&](ft::HostTensor& buf) { return static_cast<void*>(static_cast<char*>(buf.data()) + shift * es); };
+  auto read = [&](const ft::HostTensor& buf, const ft::HostTensor& t) {
+    std::vector<double> v(static_cast<size_t>(t.count()));
+    for (int64_t i = 0; i < t.count(); ++i) v[i] = buf.get_raw(shift + t.offset(i));
+    return v;
+  };
+  ft::HostTensor xb = place(x), yb = place(y), dyb = place(dy), dxb = place(dx);
+  ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+  const Scale a(c.alpha), b(c.beta);
+  ASSERT_EQ(cudnnPoolingForward(h, pd, a.ptr(c.dt), xd, at(xb), b.ptr(c.dt), yd, at(yb)), CUDNN_STATUS_SUCCESS);
+  const ref::Tensor rx(c.xdims, x.values());
+  const ref::Tensor ry = ref::pooling_forward(params(c), rx, spatial(c.ydims));
+  EXPECT_TRUE(ft::near(read(yb, y), ref::blend(ry.v, y.values(), c.alpha, c.beta), ft::tolerance(c.dt), "y"));
+  ASSERT_EQ(cudnnPoolingBackward(h, pd, a.ptr(c.dt), yd, at(yb), dyd, at(dyb), xd, at(xb), b.ptr(c.dt), dxd, at(dxb)),
+            CUDNN_STATUS_SUCCESS);
+  const ref::Tensor rdx = ref::pooling_backward(params(c), rx, ref::Tensor(c.ydims, dy.values()));
+  EXPECT_TRUE(ft::near(read(dxb, dx), ref::blend(rdx.v, dx.values(), c.alpha, c.beta), ft::tolerance(c.dt), "dx"));
+}
+
+TEST(Pooling, PlanarMax) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t dt;
+    std::vector<int> x;
+    int win, pad, stride;
+    bool ceil_mode;  // output extents by the ceiling formula (the last windows partly in the padding)
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_FLOAT, {2, 3, 28, 28}, 3, 1, 2, false},  // ResNet-50 pool1 in small
+      {CUDNN_DATA_FLOAT, {1, 2, 13, 11}, 3, 1, 2, false},  // odd sizes
+      {CUDNN_DATA_FLOAT, {1, 2, 9, 150}, 3, 1, 2, false},  // rows of 38 column groups: warps straddle rows
+      {CUDNN_DATA_FLOAT, {2, 5, 7, 7}, 3, 1, 2, false},    // planes narrower than a warp
+      {CUDNN_DATA_FLOAT, {1, 1, 1, 1}, 3, 1, 2, false},    // a single element
+      {CUDNN_DATA_FLOAT, {1, 2, 6, 6}, 3, 1, 2, true},     // ceiling extents: last windows mostly padding
+      {CUDNN_DATA_FLOAT, {1, 3, 10, 38}, 2, 0, 2, false},  // 2x2 s2
+      {CUDNN_DATA_FLOAT, {1, 2, 11, 9}, 2, 0, 2, true},    // 2x2 s2, odd, ceiling extents
+      {CUDNN_DATA_FLOAT, {1, 2, 11, 71}, 3, 0, 2, false},  // 3x3 s2 p0: right halo
+      {CUDNN_DATA_FLOAT, {1, 2, 9, 70}, 3, 1, 1, false},   // 3x3 s1 p1: halos both sides
+      {CUDNN_DATA_HALF, {2, 3, 15, 67}, 3, 1, 2, false},
+      {CUDNN_DATA_HALF, {1, 2, 8, 36}, 2, 0, 2, false},
+      {CUDNN_DATA_HALF, {1, 2, 7, 70}, 3, 1, 1, false},
+      {CUDNN_DATA_HALF, {1, 3, 5, 5}, 3, 0, 2, false},
+      {CUDNN_DATA_BFLOAT16, {1, 2, 9, 33}, 3, 0, 2, false},
+      {CUDNN_DATA_BFLOAT16, {2, 2, 12, 20}, 3, 1, 2, false},
+      {CUDNN_DATA_DOUBLE, {2, 2, 11, 13}, 3, 1, 2, false},
+      {CUDNN_DATA_DOUBLE, {1, 2, 8, 40}, 2, 0, 2, false},
+      {CUDNN_DATA_DOUBLE, {1, 2, 6, 9}, 3, 1, 1, false},
+      {CUDNN_DATA_DOUBLE, {1, 1, 9, 70}, 3, 0, 2, true},
+  };
+  for (const Shape& sh : shapes)
+    for (int variant = 0; variant < 4; ++variant) {
+      Case c;
+      c.dt = sh.dt;
+      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
+      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (int d = 0; d < 2; ++d) {
+        c.win.push_back(sh.win);
+        c.pad.push_back(sh.pad);
+        c.stride.push_back(sh.stride);
+        const int span = sh.x[2 + d] + 2 * sh.pad - sh.win;
+        c.ydims.push_back(sh.ceil_mode ? 1 + (span + sh.stride - 1) / sh.stride
+                                       : ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
+      }
+      c.layout = variant == 3 ? 2 : 0;  // NCHW, or padded NCHW
+      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
+      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
+      const bool ties = variant == 1 || variant == 2;
+      const bool nan = variant != 1;
+      run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Global average pooling (windows = the whole plane, no padding, a 1 x 1 output): the GPU backend's one-pass plane
 // sums (packed NCHW: planes staged in shared memory with 16-byte loads from any start; packed NHWC: 16-byte column
 // sums), with the ResNet-50 head 64x2048x7x7 in both layouts, 3-D pooling, odd sizes; and the cases that must take

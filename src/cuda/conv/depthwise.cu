@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // cuda:depthwise: depthwise 2-D convolution (groups == C == K, one filter plane per channel), any filter size,
-// stride, padding and dilation, every float type (float sums, double for DOUBLE). Two kernel families:
-//  - NHWC (x and y packed channel-innermost): a thread owns V consecutive channels (16-byte loads and stores when
-//    C and the pointers allow: 8 half/bf16, 4 float, 2 double) of one output pixel; the block's slice of the
-//    filter sits in shared memory, tap-major. Forward reads x at o*s - p + t*dil; backward data gathers dy at
-//    (i + p - t*dil) / s where that is a whole output pixel (no atomics).
-//  - planes (any other strides, NCHW packed the common case): a block computes a tile of one (n, c) plane from a
-//    tile of the source plane staged in shared memory, with the channel's filter beside it.
-// Backward filter: per-channel sums over N x OH x OW for each tap in two levels: the pixels are cut into chunks
-// (how many depends on the problem only); each chunk's partial sums (a thread's registers in NHWC, V channels x
-// up to 9 taps with V = 16 bytes of accumulators; a block's fixed-order tree in the plane kernel) go to the
-// workspace, then one kernel adds the chunks in order and writes dw with alpha/beta. Filters with more than 9
-// taps take several tap groups (grid z / y). No atomics anywhere: deterministic.
+// stride, padding and dilation, every float type (float sums, double for DOUBLE). Files:
+//  - depthwise_nhwc.cu: the fast forward / backward data path for packed NHWC f32/f16/bf16 with 16-byte vectors
+//    along C, 3x3 or 5x5 filters, stride 1 or 2, no dilation (register strips of output pixels).
+//  - depthwise_wgrad.cu: backward filter for every problem (per-slice partial sums, deterministic reduction).
+//  - this file: the implementation object, the dispatch, and the generic forward / backward data kernels that
+//    serve everything the fast path does not cover:
+//    - NHWC (x and y packed channel-innermost): a thread owns V consecutive channels (16-byte loads and stores when
+//      C and the pointers allow: 8 half/bf16, 4 float, 2 double) of one output pixel; the block's slice of the
+//      filter sits in shared memory, tap-major. Forward reads x at o*s - p + t*dil; backward data gathers dy at
+//      (i + p - t*dil) / s where that is a whole output pixel (no atomics).
+//    - planes (any other strides, NCHW packed the common case): a block computes a tile of one (n, c) plane from a
+//      tile of the source plane staged in shared memory (loaded row by row: a warp reads consecutive elements of a
+//      row), with the channel's filter beside it.
+// No atomics anywhere: deterministic.
 // Declines (NOT_SUPPORTED with a reason): 3-D, channel multiplier != 1, int8, and tiles that would not fit in
 // 48 KB of shared memory (huge dilations); cuda:direct serves those.
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/impls.h"
 
 namespace fd::cuda::conv {
@@ -33,27 +36,12 @@ using fd::conv::ConvArgs;
 
 constexpr size_t kSmemLimit = 48 * 1024;
 constexpr size_t kAlign = 256;
-constexpr int kTaps = 9;                              // taps per thread in backward filter (a tap group)
-constexpr int kRowsPerThread = 2;                     // plane kernel: output rows per thread
-constexpr int64_t kBwdFilterThreads = 262144;         // NHWC backward filter: threads to aim for
-constexpr int64_t kBwdFilterBlocks = 2048;            // plane backward filter: blocks to aim for
-constexpr size_t kPartialBudget = size_t{32} << 20;  // bytes of per-chunk partial sums
+constexpr int kRowsPerThread = 2;  // plane kernel: output rows per thread
 
 size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 size_t compute_size(const ConvProblem& p) { return p.xdt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
 int vmax(const ConvProblem& p) { return static_cast<int>(16 / dtype_size(p.xdt)); }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-bool packed_nhwc(const cudnnTensorStruct& t) {
-  if (t.vect() != 1 || t.nb_dims != 4) return false;
-  const int order[4] = {1, 3, 2, 0};
-  int64_t s = 1;
-  for (int i : order) {
-    if (t.dims[i] != 1 && t.strides[i] != s) return false;
-    s *= t.dims[i];
-  }
-  return true;
-}
 
 // The sizes a depthwise kernel needs. src is read, dst written: fwd x -> y, bwd_data dy -> dx.
 struct DwGeom {
@@ -127,46 +115,13 @@ NhwcTiling nhwc_tiling(const ConvProblem& p, int v) {
   return t;
 }
 
-// The vector width the NHWC kernels use for this problem when the pointers are aligned to a vector: 16 bytes of
-// storage (fwd / bwd_data); 16 bytes of accumulators in backward filter (its 9 taps x V sums live in registers).
-int bwd_filter_vmax(const ConvProblem& p) { return static_cast<int>(16 / compute_size(p)); }
-int nominal_v(const ConvProblem& p) {
-  const int v = p.dir == ConvDir::bwd_filter ? bwd_filter_vmax(p) : vmax(p);
-  return p.ic % v == 0 ? v : 1;
-}
+// The vector width the generic NHWC kernel uses for this problem when the pointers are aligned to a vector: 16
+// bytes of storage.
+int nominal_v(const ConvProblem& p) { return p.ic % vmax(p) == 0 ? vmax(p) : 1; }
 
 bool use_nhwc(const ConvProblem& p) {
-  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return false;
-  return p.dir == ConvDir::bwd_filter || nhwc_tiling(p, vmax(p)).smem <= kSmemLimit;
-}
-
-// Backward filter: chunks of output pixels (NHWC) or of (n, oh) rows (planes), and the workspace of partials.
-struct BwdFilterPlan {
-  int64_t chunks = 1, len = 1;  // chunk count, pixels (NHWC) or rows (planes) per chunk
-  int ntg = 1;                  // tap groups
-  size_t partial_bytes = 0, total = 0;
-};
-
-BwdFilterPlan bwd_filter_plan(const ConvProblem& p) {
-  BwdFilterPlan b;
-  const int64_t ks = p.ksp(), C = p.ic;
-  b.ntg = static_cast<int>(ceil_div(ks, kTaps));
-  const size_t per_chunk = static_cast<size_t>(ks * C) * compute_size(p);
-  const auto cap = std::max<int64_t>(1, static_cast<int64_t>(kPartialBudget / per_chunk));
-  int64_t units, want;
-  if (use_nhwc(p)) {
-    units = p.mb * p.oh * p.ow;
-    want = std::min(ceil_div(kBwdFilterThreads, ceil_div(C, nominal_v(p)) * b.ntg), ceil_div(units, 16));
-  } else {
-    units = p.mb * p.oh;
-    want = std::min(ceil_div(kBwdFilterBlocks, C * b.ntg), units);
-  }
-  want = std::max<int64_t>(1, std::min(want, cap));
-  b.len = ceil_div(units, want);
-  b.chunks = ceil_div(units, b.len);
-  b.partial_bytes = static_cast<size_t>(b.chunks) * per_chunk;
-  b.total = b.partial_bytes + kAlign;
-  return b;
+  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  return nhwc_tiling(p, vmax(p)).smem <= kSmemLimit;
 }
 
 // --- device helpers ---------------------------------------------------------------------------------------------
@@ -324,128 +279,6 @@ __global__ void __launch_bounds__(256) nhwc_kernel(DwGeom g, const S* __restrict
   }
 }
 
-// --- backward filter ----------------------------------------------------------------------------------------------
-
-// NHWC: thread (channel vector, chunk) sums dy * x over the chunk's output pixels for the taps of tap group
-// blockIdx.z; partial[chunk][tap][c].
-template <class S, class E, int V>
-__global__ void __launch_bounds__(256) nhwc_bwd_filter_kernel(DwGeom g, const S* __restrict__ x,
-                                                              const S* __restrict__ dy, E* partial, int64_t chunks,
-                                                              int64_t len) {
-  const int64_t c0 = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * V;
-  const int64_t q = int64_t{blockIdx.y} * blockDim.y + threadIdx.y;
-  if (c0 >= g.C || q >= chunks) return;
-  // here src = x (SH x SW input), dst = dy (DH x DW output): dw_geom of a bwd_filter problem is forward-shaped
-  const int ks = g.kh * g.kw, t0 = blockIdx.z * kTaps, nt = min(kTaps, ks - t0);
-  int ro[kTaps], so[kTaps];  // tap offsets (small: the filter extent)
-#pragma unroll
-  for (int j = 0; j < kTaps; ++j) {
-    const int t = t0 + (j < nt ? j : 0);
-    ro[j] = t / g.kw * g.dh - g.ph;
-    so[j] = t % g.kw * g.dw - g.pw;
-  }
-  E acc[kTaps][V];
-#pragma unroll
-  for (int j = 0; j < kTaps; ++j)
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[j][v] = E(0);
-  const int64_t dsp = g.DH * g.DW, P = g.N * dsp;
-  const int64_t p0 = q * len, p1 = min(P, p0 + len);
-  for (int64_t pix = p0; pix < p1; ++pix) {
-    const int64_t n = pix / dsp, rem = pix - n * dsp, oh = rem / g.DW, ow = rem - oh * g.DW;
-    const Pack<S, V> d = *reinterpret_cast<const Pack<S, V>*>(dy + pix * g.C + c0);
-    E dv[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) dv[v] = static_cast<E>(widen(d.v[v]));
-    const S* xn = x + n * g.SH * g.SW * g.C + c0;
-#pragma unroll
-    for (int j = 0; j < kTaps; ++j) {
-      if (j >= nt) break;
-      const int64_t ih = oh * g.sh + ro[j], iw = ow * g.sw + so[j];
-      if (ih < 0 || ih >= g.SH || iw < 0 || iw >= g.SW) continue;
-      const Pack<S, V> xv = *reinterpret_cast<const Pack<S, V>*>(xn + (ih * g.SW + iw) * g.C);
-#pragma unroll
-      for (int v = 0; v < V; ++v) acc[j][v] += dv[v] * static_cast<E>(widen(xv.v[v]));
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < kTaps; ++j) {
-    if (j >= nt) break;
-    E* out = partial + (q * ks + t0 + j) * g.C + c0;
-#pragma unroll
-    for (int v = 0; v < V; ++v) out[v] = acc[j][v];
-  }
-}
-
-template <class E>
-__device__ __forceinline__ E warp_sum(E v) {
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-// Planes (any strides): block (c, chunk of (n, oh) rows, tap group) sums dy * x over its rows, each thread a fixed
-// set of pixels, then a fixed-order tree across the block; partial[chunk][tap][c]. 256 threads.
-template <class S, class E>
-__global__ void __launch_bounds__(256) plane_bwd_filter_kernel(DwGeom g, View5 xv, const S* __restrict__ x,
-                                                               View5 yv, const S* __restrict__ dy, E* partial,
-                                                               int64_t chunks, int64_t len) {
-  __shared__ E red[kTaps][8];
-  const int64_t b = blockIdx.x, c = b / chunks, q = b - c * chunks;
-  const int ks = g.kh * g.kw, t0 = blockIdx.y * kTaps, nt = min(kTaps, ks - t0);
-  int ro[kTaps], so[kTaps];  // tap offsets (small: the filter extent)
-#pragma unroll
-  for (int j = 0; j < kTaps; ++j) {
-    const int t = t0 + (j < nt ? j : 0);
-    ro[j] = t / g.kw * g.dh - g.ph;
-    so[j] = t % g.kw * g.dw - g.pw;
-  }
-  E acc[kTaps];
-#pragma unroll
-  for (int j = 0; j < kTaps; ++j) acc[j] = E(0);
-  const int64_t r0 = q * len, r1 = min(g.N * g.DH, r0 + len), items = (r1 - r0) * g.DW;
-  for (int64_t i = threadIdx.x; i < items; i += blockDim.x) {
-    const int64_t row = r0 + i / g.DW, ow = i % g.DW, n = row / g.DH, oh = row - n * g.DH;
-    const E d = load_as<E>(dy, n * yv.st[0] + c * yv.st[1] + oh * yv.st[3] + ow * yv.st[4]);
-    const int64_t xb = n * xv.st[0] + c * xv.st[1];
-#pragma unroll
-    for (int j = 0; j < kTaps; ++j) {
-      if (j >= nt) break;
-      const int64_t ih = oh * g.sh + ro[j], iw = ow * g.sw + so[j];
-      if (ih < 0 || ih >= g.SH || iw < 0 || iw >= g.SW) continue;
-      acc[j] += d * load_as<E>(x, xb + ih * xv.st[3] + iw * xv.st[4]);
-    }
-  }
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll
-  for (int j = 0; j < kTaps; ++j) {
-    const E s = warp_sum(acc[j]);
-    if (lane == 0) red[j][warp] = s;
-  }
-  __syncthreads();
-  if (threadIdx.x < nt) {
-    const int j = threadIdx.x;
-    E s = E(0);
-    for (int k = 0; k < 8; ++k) s += red[j][k];
-    partial[(q * ks + t0 + j) * g.C + c] = s;
-  }
-}
-
-// dw[c][tap] = alpha * (sum over chunks in order of partial[chunk][effective tap][c]) + beta * dw.
-template <class S, class E>
-__global__ void reduce_partials_kernel(const E* __restrict__ partial, int64_t chunks, int64_t C, int kh, int kw,
-                                       bool flip, View5 wv, S* dw, E alpha, E beta) {
-  const int64_t ks = int64_t{kh} * kw, total = ks * C;
-  const FusedDev none;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t t = i / C, c = i - t * C;
-    E acc = E(0);
-    for (int64_t q = 0; q < chunks; ++q) acc += partial[q * total + i];
-    const int64_t e = flip ? ks - 1 - t : t, r = e / kw, s = e % kw;
-    write_out<S, E>(dw, wv.at(c, 0, 0, r, s), acc, alpha, beta, none, c, 0, 0, r, s);
-  }
-}
-
 // --- host side ----------------------------------------------------------------------------------------------
 
 bool aligned_to(const void* a, const void* b, size_t bytes) {
@@ -477,6 +310,7 @@ cudnnStatus_t run_fwd_bwd_data(const ConvProblem& p, const ConvArgs& a) {
   cudnnContext* h = a.handle;
   const DwGeom g = dw_geom(p);
   constexpr int VM = static_cast<int>(16 / sizeof(S));
+  if (dw_nhwc_fast_covers(p) && dw_nhwc_fast_aligned(a)) return dw_nhwc_fast_run(p, a);
   if (use_nhwc(p)) {
     if (nominal_v(p) == VM && aligned_to(a.in, a.out, 16)) return launch_nhwc<S, VM>(p, a, g);
     return launch_nhwc<S, 1>(p, a, g);
@@ -492,48 +326,6 @@ cudnnStatus_t run_fwd_bwd_data(const ConvProblem& p, const ConvArgs& a) {
       g, sv, static_cast<const S*>(a.in), view5(p.w->as_tensor), static_cast<const S*>(a.in2),
       p.mode == CUDNN_CONVOLUTION, dv, static_cast<S*>(a.out), static_cast<E>(a.alpha), static_cast<E>(a.beta),
       fused_dev(a.fused), tiles_h, tiles_w, t.th, t.tw);
-  FD_CUDA_LAUNCHED();
-  return CUDNN_STATUS_SUCCESS;
-}
-
-template <class S>
-cudnnStatus_t run_bwd_filter(const ConvProblem& p, const ConvArgs& a) {
-  using E = ComputeOf<S>;
-  cudnnContext* h = a.handle;
-  const BwdFilterPlan b = bwd_filter_plan(p);
-  FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= b.total, "cuda:depthwise needs %zu bytes of workspace",
-                 b.total);
-  E* partial = reinterpret_cast<E*>((reinterpret_cast<uintptr_t>(a.workspace) + kAlign - 1) / kAlign * kAlign);
-  DwGeom g = dw_geom(p);  // forward-shaped: S = input plane, D = output plane
-  const S* x = static_cast<const S*>(a.in);
-  const S* dy = static_cast<const S*>(a.in2);
-  if (use_nhwc(p)) {
-    constexpr int VM = static_cast<int>(16 / sizeof(E));
-    auto launch = [&](auto vtag) -> cudnnStatus_t {
-      constexpr int V = decltype(vtag)::value;
-      const int64_t vecs = ceil_div(g.C, V);
-      const int bx = static_cast<int>(std::min<int64_t>(32, vecs)), by = 256 / bx;
-      const dim3 grid(static_cast<unsigned>(ceil_div(vecs, bx)), static_cast<unsigned>(ceil_div(b.chunks, by)),
-                      static_cast<unsigned>(b.ntg));
-      nhwc_bwd_filter_kernel<S, E, V><<<grid, dim3(bx, by), 0, h->stream>>>(g, x, dy, partial, b.chunks, b.len);
-      FD_CUDA_LAUNCHED();
-      return CUDNN_STATUS_SUCCESS;
-    };
-    if (nominal_v(p) == VM && aligned_to(x, dy, VM * sizeof(S))) {
-      FD_TRY(launch(std::integral_constant<int, VM>{}));
-    } else {
-      FD_TRY(launch(std::integral_constant<int, 1>{}));
-    }
-  } else {
-    const dim3 grid(static_cast<unsigned>(g.C * b.chunks), static_cast<unsigned>(b.ntg));
-    plane_bwd_filter_kernel<S, E><<<grid, 256, 0, h->stream>>>(g, view5(*p.x), x, view5(*p.y), dy, partial, b.chunks,
-                                                               b.len);
-    FD_CUDA_LAUNCHED();
-  }
-  const int64_t total = p.ksp() * g.C;
-  reduce_partials_kernel<S, E><<<grid_size(total, kBlock, h->device), kBlock, 0, h->stream>>>(
-      partial, b.chunks, g.C, g.kh, g.kw, p.mode == CUDNN_CONVOLUTION, view5(p.w->as_tensor), static_cast<S*>(a.out),
-      static_cast<E>(a.alpha), static_cast<E>(a.beta));
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
@@ -566,7 +358,7 @@ class Depthwise final : public fd::conv::ConvImpl {
     return {};
   }
   size_t workspace_size(const ConvProblem& p) const override {
-    return p.dir == ConvDir::bwd_filter ? bwd_filter_plan(p).total : 0;
+    return p.dir == ConvDir::bwd_filter ? dw_wgrad_workspace(p) : 0;
   }
   bool deterministic() const override { return true; }
   cudnnMathType_t math_type(const ConvProblem& p) const override {
@@ -575,16 +367,14 @@ class Depthwise final : public fd::conv::ConvImpl {
   double cost_estimate(const ConvProblem& p) const override {
     const double es = static_cast<double>(dtype_size(p.xdt));
     double bytes = es * static_cast<double>(p.mb * p.ic * p.isp() + p.oc * p.ksp() + p.mb * p.oc * p.osp());
-    if (p.dir == ConvDir::bwd_filter) bytes += 2.0 * static_cast<double>(bwd_filter_plan(p).partial_bytes);
+    if (p.dir == ConvDir::bwd_filter) bytes += 2.0 * static_cast<double>(dw_wgrad_partial_bytes(p));
     return bytes / 3.0e12 + p.flops() / 40e12;
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:depthwise called without a handle");
+    if (p.dir == ConvDir::bwd_filter) return dw_wgrad_run(p, a);
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-    const bool known = with_float_storage(p.xdt, [&](auto tag) {
-      using S = decltype(tag);
-      st = p.dir == ConvDir::bwd_filter ? run_bwd_filter<S>(p, a) : run_fwd_bwd_data<S>(p, a);
-    });
+    const bool known = with_float_storage(p.xdt, [&](auto tag) { st = run_fwd_bwd_data<decltype(tag)>(p, a); });
     FD_CHECK_SUPPORTED(known, "cuda:depthwise has no kernels for %s", dtype_short_name(p.xdt));
     return st;
   }

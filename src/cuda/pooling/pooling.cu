@@ -327,6 +327,7 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
   if (global_avg_args(p, alpha, xd, x, beta, yd, y, &global) && plane_sum_ok(global, device))
     return plane_sum(stream, device, global);
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
+  if (pooling2d_planar_forward(stream, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   if (pooling2d_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   bool known = false;
   auto launch = [&](auto tag) {
@@ -358,6 +359,7 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
   cudaStream_t stream = h->stream;
   const int device = h->device;
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
+  if (pooling2d_planar_backward(h, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   if (pooling2d_backward(stream, device, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   // Max modes: the argmax of each window once (handle scratch), unless plane indices overflow 32 bits.
   int32_t* argmax = nullptr;
