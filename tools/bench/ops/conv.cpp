@@ -44,10 +44,13 @@ std::string algo_short(Dir d, int a) {
   return a >= 0 && a < t.count ? std::string(t.names[a]) : std::to_string(a);
 }
 
-// Algorithm by name (any case, with or without the enum prefix); -1 for "any".
+// Algorithm by name (any case, with or without the enum prefix); -1 for "any" (Find, else _v7), -2 for "v7"
+// (the _v7 heuristic's first choice alone: what a program that never calls Find gets).
+constexpr int kAlgoAny = -1, kAlgoV7 = -2;
 int algo_from(Dir d, const std::string& name) {
   std::string n = lower(name);
-  if (n.empty() || n == "any") return -1;
+  if (n.empty() || n == "any") return kAlgoAny;
+  if (n == "v7") return kAlgoV7;
   if (n.rfind(kPrefix[d], 0) == 0) n = n.substr(std::string(kPrefix[d]).size());
   const AlgoNames t = algo_names(d);
   for (int i = 0; i < t.count; ++i)
@@ -348,12 +351,13 @@ class Conv : public Op {
     }
   };
 
-  // --algo=any: the library's own best choice: Find (it runs the candidates), else the _v7 heuristic.
+  // --algo=any: the library's own best choice: Find (it runs the candidates), else the _v7 heuristic;
+  // --algo=v7: the heuristic alone.
   template <class Perf, class FindFn, class GetFn, class... A>
-  static int choose(const Api& api, FindFn find, GetFn get, A... a) {
+  static int choose(const Api& api, bool use_find, FindFn find, GetFn get, A... a) {
     Perf perf[16];
     int n = 0;
-    if (api.call(find, a..., 16, &n, perf) == CUDNN_STATUS_SUCCESS)
+    if (use_find && api.call(find, a..., 16, &n, perf) == CUDNN_STATUS_SUCCESS)
       for (int i = 0; i < n; ++i)
         if (api.map(perf[i].status) == CUDNN_STATUS_SUCCESS) return static_cast<int>(perf[i].algo);
     n = 0;
@@ -410,16 +414,17 @@ class Conv : public Op {
     }
     int algo = algo_;
     if (algo < 0) {
+      const bool use_find = algo == kAlgoAny;
       if (dir_ == FWD)
-        algo = choose<cudnnConvolutionFwdAlgoPerf_t>(api, api.cudnnFindConvolutionForwardAlgorithm,
+        algo = choose<cudnnConvolutionFwdAlgoPerf_t>(api, use_find, api.cudnnFindConvolutionForwardAlgorithm,
                                                      api.cudnnGetConvolutionForwardAlgorithm_v7, env.handle, b->x.d,
                                                      b->w.d, b->cd.d, b->y.d);
       else if (dir_ == BWD_D)
-        algo = choose<cudnnConvolutionBwdDataAlgoPerf_t>(api, api.cudnnFindConvolutionBackwardDataAlgorithm,
+        algo = choose<cudnnConvolutionBwdDataAlgoPerf_t>(api, use_find, api.cudnnFindConvolutionBackwardDataAlgorithm,
                                                          api.cudnnGetConvolutionBackwardDataAlgorithm_v7, env.handle,
                                                          b->w.d, b->y.d, b->cd.d, b->x.d);
       else
-        algo = choose<cudnnConvolutionBwdFilterAlgoPerf_t>(api, api.cudnnFindConvolutionBackwardFilterAlgorithm,
+        algo = choose<cudnnConvolutionBwdFilterAlgoPerf_t>(api, use_find, api.cudnnFindConvolutionBackwardFilterAlgorithm,
                                                            api.cudnnGetConvolutionBackwardFilterAlgorithm_v7,
                                                            env.handle, b->x.d, b->y.d, b->cd.d, b->w.d);
       if (algo < 0) {
