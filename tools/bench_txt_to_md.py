@@ -73,6 +73,14 @@ def rows_from_json(run):
     return rows
 
 
+def torch_key(problem):
+    """A conv problem as bench_torch.py and freednn-bench both name it: the shape without the output size, the
+    unit dilation and the trailing options (bench_torch.py writes a shorter string)."""
+    p = problem.split(" mode=")[0].split(" alpha=")[0]
+    p = re.sub(r"oh\d+ow\d+", "", p)
+    return re.sub(r"dh1dw1$", "", p.strip())
+
+
 def table(title, rows, torch_times, vs_label="NVIDIA"):
     print(f"### {title}\n")
     cols = ["#", "problem", "ours (ms)", f"{vs_label} (ms)", f"{vs_label}/ours"]
@@ -90,7 +98,7 @@ def table(title, rows, torch_times, vs_label="NVIDIA"):
         cells = [str(r["index"]), f"`{short_problem(r['problem'])}`", fmt(ours),
                  fmt(theirs) if theirs else (r["vs_note"] or ""), fmt(sp, "{:.2f}")]
         if torch_times is not None:
-            t = torch_times.get(r["index"])
+            t = torch_times.get(torch_key(r["problem"]))
             ts = t / ours if t and ours else None
             if ts:
                 tspeed.append(ts)
@@ -109,12 +117,13 @@ def table(title, rows, torch_times, vs_label="NVIDIA"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+")
-    ap.add_argument("--torch", help="a bench_torch.py JSON: adds PyTorch's times by case index")
+    ap.add_argument("--torch", help="a bench_torch.py JSON: adds PyTorch's times, matched by problem")
     args = ap.parse_args()
     torch_times = None
     if args.torch:
         run = json.load(open(args.torch))
-        torch_times = {c.get("index"): (c.get("lib") or {}).get("t_med_ms") for c in run.get("cases", [])}
+        torch_times = {torch_key(c.get("problem", "")): (c.get("lib") or {}).get("t_med_ms")
+                       for c in run.get("cases", [])}
     for path in args.runs:
         name = path.split("/")[-1]
         if path.endswith(".json"):

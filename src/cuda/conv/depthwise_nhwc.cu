@@ -4,8 +4,8 @@
 // of elements; square K x K filter with K = 3 or 5; stride 1 or 2; no dilation; 16-byte aligned x and y).
 //
 // A thread owns V consecutive channels (one 16-byte vector: 8 half/bf16 or 4 float) of a strip of T consecutive
-// destination pixels along W (T = 4 for 3x3 stride 1, else 2 in the forward kernel; 4 dx pixels in the stride-2
-// backward data kernel). For each filter row it loads the strip's source columns once into registers (forward:
+// destination pixels along W (T: strip_length() below). For each filter row it loads the strip's source columns
+// once into registers (forward:
 // (T-1)*stride + K columns; stride-2 backward data: (T+K-1)/2 + 1 dy columns) and applies the K taps of that row
 // to all T pixels, so a 3x3 stride-1 strip does 18 16-byte loads for 4 outputs (4.5 per output instead of 9; the
 // rest of the reuse, across rows and neighbouring strips, is L1/L2 hits). The block's channel slice of the
@@ -21,12 +21,13 @@
 // Traffic per output element: the destination once (2 bytes for f16; plus its read when beta != 0) and the
 // source once from DRAM when L2 holds a few rows of the image (always for these sizes: one image row of MobileNet's
 // largest layer is 112 x 32 x 2 = 7 KB), i.e. ~(|x| + |y|) bytes per call: 102 MB for the 112x112x32 N=64 f16
-// layer. Expected: 70-85% of copy bandwidth (3.0-3.5 TB/s on the H200), so ~30-35 us there (was 176 us) and
-// 10-25 us for the smaller layers; the stride-2 layers read 4x what they write and go at the same rate.
+// layer, ~30 us at 3.4 TB/s. Measured (H200, run 8): 58 us there (was 176 us; NVIDIA 62 us): the kernels are
+// bound by load latency at 25-38 % occupancy (ncu: 6 of 10 cycles between issues wait on L1TEX), not by DRAM.
 #include <algorithm>
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
@@ -40,9 +41,14 @@ using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
 constexpr int kThreads = 256;
-// Destination pixels per thread strip in the forward kernel: 4 for 3x3 stride 1, else 2 (register budget of
-// 128 per thread at 2 blocks of 256 per SM: the strip's source columns are held as float).
-constexpr int fwd_strip(int k, int stride) { return k == 3 && stride == 1 ? 4 : 2; }
+// Destination pixels per thread strip (T) and the blocks of 256 per SM the kernel is built for: the kernels are
+// latency-bound (dependent L1/L2 loads), so resident warps matter as much as reuse within a strip. The source
+// columns are held packed (16-bit types widen at use); T = 1 fits 64 registers (4 blocks, 50 % occupancy),
+// T = 2 85 (3 blocks), T = 4 128 (2 blocks) without spills. Measured on the H200 (MobileNet-v2 f16 NHWC,
+// 2026-11-29, docs/perf/data/2026-11-29-run8): T = 4 is fastest for stride 1 and for the stride-2 backward data
+// kernel, T = 2 for the stride-2 forward (0.074 vs 0.096 ms on 112x112x96); T = 1 is never best. Those are the
+// defaults; FREEDNN_DW_STRIP=1|2|4 forces one for A/B runs.
+constexpr int min_blocks(int t) { return t == 4 ? 2 : t == 2 ? 3 : 4; }
 
 // Sizes as the kernels see them: src is read (x, or dy), dst written (y, or dx). ph / pw: the forward kernel reads
 // src row dst_row * stride - ph + r; the transposed kernel the original padding.
@@ -57,11 +63,14 @@ struct alignas(16) Vec {
   S v[V];
 };
 
+// One column of a strip's source: 16 bytes, zero outside the image.
 template <class S, int V>
-__device__ __forceinline__ void load_vec(const S* p, float (&out)[V]) {
-  const Vec<S, V> pk = *reinterpret_cast<const Vec<S, V>*>(p);
+__device__ __forceinline__ Vec<S, V> load_col(const S* p, bool inside) {
+  if (inside) return *reinterpret_cast<const Vec<S, V>*>(p);
+  Vec<S, V> z;
 #pragma unroll
-  for (int v = 0; v < V; ++v) out[v] = widen(pk.v[v]);
+  for (int v = 0; v < V; ++v) z.v[v] = S(0.0f);
+  return z;
 }
 
 // The block's slice of the effective filter (flipped when `flip`), tap-major: wsm[tap * cb + channel - cbase].
@@ -115,12 +124,11 @@ __device__ __forceinline__ void write_strip(S* dst, const FastGeom& g, int row, 
 }
 
 // Forward-shaped: dst[row][w] = sum_{r, s} src[row * STR - ph + r][w * STR - pw + s] * wsm[r * K + s].
-template <class S, int K, int STR>
-__global__ void __launch_bounds__(kThreads, 2)
+template <class S, int K, int STR, int T>
+__global__ void __launch_bounds__(kThreads, min_blocks(T))
     dw_nhwc_fwd_kernel(FastGeom g, const S* __restrict__ src, View5 wv, const S* __restrict__ w, bool flip, S* dst,
                        float alpha, float beta, FusedDev f) {
   constexpr int V = 16 / sizeof(S);
-  constexpr int T = fwd_strip(K, STR);
   constexpr int NC = (T - 1) * STR + K;  // source columns of a strip
   extern __shared__ float4 smem_f4[];
   float* wsm = reinterpret_cast<float*>(smem_f4);
@@ -145,16 +153,11 @@ __global__ void __launch_bounds__(kThreads, 2)
       const int ih = ih0 + r;
       if (ih < 0 || ih >= g.SH) continue;
       const S* srow = sn + int64_t{ih} * g.SW * g.C;
-      float xr[NC][V];
+      Vec<S, V> xr[NC];
 #pragma unroll
       for (int j = 0; j < NC; ++j) {
         const int iw = iw0 + j;
-        if (iw >= 0 && iw < g.SW) {
-          load_vec<S, V>(srow + int64_t{iw} * g.C, xr[j]);
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; ++v) xr[j][v] = 0.0f;
-        }
+        xr[j] = load_col<S, V>(srow + int64_t{iw} * g.C, iw >= 0 && iw < g.SW);
       }
 #pragma unroll
       for (int k = 0; k < K; ++k) {
@@ -163,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
         for (int t = 0; t < T; ++t)
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(xr[t * STR + k][v], wt[v], acc[t][v]);
+          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(widen(xr[t * STR + k].v[v]), wt[v], acc[t][v]);
       }
     }
     write_strip<S, V, T>(dst, g, row, w0, c0, acc, alpha, beta, f);
@@ -173,8 +176,8 @@ __global__ void __launch_bounds__(kThreads, 2)
 // The taps of one filter row for a stride-2 backward data strip whose first dx column i0 (even) has
 // i0 + pw - (K - 1) = 2 * base + E: dx column i0 + t takes dy column base + j through tap k where
 // t + K - 1 - k + E = 2 * j.
-template <int K, int T, int NC, int E, int V>
-__device__ __forceinline__ void transposed_row(float (&acc)[T][V], const float (&xr)[NC][V], const float* wrow,
+template <int K, int T, int NC, int E, class S, int V>
+__device__ __forceinline__ void transposed_row(float (&acc)[T][V], const Vec<S, V> (&xr)[NC], const float* wrow,
                                                int cb) {
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -185,19 +188,19 @@ __device__ __forceinline__ void transposed_row(float (&acc)[T][V], const float (
       const int a = t + K - 1 - k + E;
       if (a % 2 != 0) continue;  // compile-time after unrolling
 #pragma unroll
-      for (int v = 0; v < V; ++v) acc[t][v] = fmaf(xr[a / 2][v], wt[v], acc[t][v]);
+      for (int v = 0; v < V; ++v) acc[t][v] = fmaf(widen(xr[a / 2].v[v]), wt[v], acc[t][v]);
     }
   }
 }
 
 // Stride-2 backward data: dx[ih][iw] = sum over taps (r, s) with ih + ph - r and iw + pw - s even of
 // dy[(ih + ph - r) / 2][(iw + pw - s) / 2] * w_eff[r][s]. src = dy (SH x SW = OH x OW), dst = dx.
-template <class S, int K>
-__global__ void __launch_bounds__(kThreads, 2)
+template <class S, int K, int T>
+__global__ void __launch_bounds__(kThreads, min_blocks(T))
     dw_nhwc_bwd_s2_kernel(FastGeom g, const S* __restrict__ src, View5 wv, const S* __restrict__ w, bool flip, S* dst,
                           float alpha, float beta) {
   constexpr int V = 16 / sizeof(S);
-  constexpr int T = 4;
+  static_assert(T % 2 == 0, "strips start at even dx columns");
   constexpr int NC = (T + K - 1) / 2 + 1;  // dy columns of a strip
   extern __shared__ float4 smem_f4[];
   float* wsm = reinterpret_cast<float*>(smem_f4);
@@ -224,21 +227,16 @@ __global__ void __launch_bounds__(kThreads, 2)
       const int a = h + g.ph - r;
       if (a < 0 || (a & 1) != 0 || a / 2 >= g.SH) continue;
       const S* srow = sn + int64_t{a / 2} * g.SW * g.C;
-      float xr[NC][V];
+      Vec<S, V> xr[NC];
 #pragma unroll
       for (int j = 0; j < NC; ++j) {
         const int q = b0 + j;
-        if (q >= 0 && q < g.SW) {
-          load_vec<S, V>(srow + int64_t{q} * g.C, xr[j]);
-        } else {
-#pragma unroll
-          for (int v = 0; v < V; ++v) xr[j][v] = 0.0f;
-        }
+        xr[j] = load_col<S, V>(srow + int64_t{q} * g.C, q >= 0 && q < g.SW);
       }
       if (e == 0) {
-        transposed_row<K, T, NC, 0, V>(acc, xr, wme + r * K * cb, cb);
+        transposed_row<K, T, NC, 0>(acc, xr, wme + r * K * cb, cb);
       } else {
-        transposed_row<K, T, NC, 1, V>(acc, xr, wme + r * K * cb, cb);
+        transposed_row<K, T, NC, 1>(acc, xr, wme + r * K * cb, cb);
       }
     }
     write_strip<S, V, T>(dst, g, row, w0, c0, acc, alpha, beta, FusedDev{});
@@ -262,7 +260,15 @@ Blocking blocking(int64_t vecs) {
 
 int vec_of(cudnnDataType_t t) { return static_cast<int>(16 / dtype_size(t)); }
 
-template <class S, int K>
+// Strip length: 2 for the stride-2 forward kernel, else 4, unless FREEDNN_DW_STRIP forces 1, 2 or 4 (the stride-2
+// backward data kernel needs an even one).
+int strip_length(bool transposed, int stride) {
+  static const int asked = static_cast<int>(fd::env_int("FREEDNN_DW_STRIP", 0));
+  if (asked == 1 || asked == 2 || asked == 4) return transposed && asked == 1 ? 2 : asked;
+  return !transposed && stride == 2 ? 2 : 4;
+}
+
+template <class S, int K, int T>
 cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   constexpr int V = 16 / sizeof(S);
   cudnnContext* h = a.handle;
@@ -274,7 +280,6 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   g.SH = static_cast<int>(bwd ? p.oh : p.ih), g.SW = static_cast<int>(bwd ? p.ow : p.iw);
   g.DH = static_cast<int>(bwd ? p.ih : p.oh), g.DW = static_cast<int>(bwd ? p.iw : p.ow);
   const bool transposed = bwd && stride == 2;
-  const int T = transposed ? 4 : fwd_strip(K, stride);
   g.strips = (g.DW + T - 1) / T;
   bool flip = p.mode == CUDNN_CONVOLUTION;
   if (bwd && stride == 1) {  // dx = forward of dy with the filter flipped and padding K - 1 - p
@@ -288,7 +293,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const Blocking b = blocking(g.C / V);
   const int64_t total = int64_t{g.N} * g.DH * g.strips;
   const DeviceInfo& di = device_info(h->device);
-  const int64_t want = std::max<int64_t>(1, int64_t{di.sm_count} * 8 / b.groups);  // 4 waves of 2 blocks per SM
+  const int64_t want = std::max<int64_t>(1, int64_t{di.sm_count} * 4 * min_blocks(T) / b.groups);  // 4 waves
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>((total + b.by - 1) / b.by, want)),
                   static_cast<unsigned>(b.groups));
   const dim3 block(static_cast<unsigned>(b.bx), static_cast<unsigned>(b.by));
@@ -299,21 +304,31 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const View5 wv = view5(p.w->as_tensor);
   const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
   if (transposed) {
-    dw_nhwc_bwd_s2_kernel<S, K><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta);
+    if constexpr (T % 2 == 0)  // strip_length() never gives it an odd T
+      dw_nhwc_bwd_s2_kernel<S, K, T><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta);
   } else if (stride == 1) {
-    dw_nhwc_fwd_kernel<S, K, 1><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta,
+    dw_nhwc_fwd_kernel<S, K, 1, T><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta,
                                                                    fused_dev(a.fused));
   } else {
-    dw_nhwc_fwd_kernel<S, K, 2><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta,
+    dw_nhwc_fwd_kernel<S, K, 2, T><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta,
                                                                    fused_dev(a.fused));
   }
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
 
+template <class S, int K>
+cudnnStatus_t launch_t(const ConvProblem& p, const ConvArgs& a) {
+  switch (strip_length(p.dir == ConvDir::bwd_data && p.sh == 2, p.sh)) {
+    case 1: return launch<S, K, 1>(p, a);
+    case 4: return launch<S, K, 4>(p, a);
+    default: return launch<S, K, 2>(p, a);
+  }
+}
+
 template <class S>
 cudnnStatus_t launch_k(const ConvProblem& p, const ConvArgs& a) {
-  return p.kh == 3 ? launch<S, 3>(p, a) : launch<S, 5>(p, a);
+  return p.kh == 3 ? launch_t<S, 3>(p, a) : launch_t<S, 5>(p, a);
 }
 
 }  // namespace

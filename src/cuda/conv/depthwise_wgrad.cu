@@ -23,11 +23,15 @@
 // Traffic: x and dy once from DRAM (the tap overlap is cache hits), partials written and read once (<= 1/16 of the
 // data), dw once: ~(|x| + |dy|) * 1.06. For MobileNet-v2's 112x112x32 N=64 f16 layer that is ~110 MB, ~35 us at
 // 3.2 TB/s (was 3.0 ms, from 32 MB of partials summed by 288 threads); the small 7x7 / 14x14 layers are a few MB
-// and take ~10 us, bounded by the launch pair and the per-CTA reduction, not by bandwidth.
+// and take ~10 us, bounded by the launch pair and the per-CTA reduction, not by bandwidth. Measured (H200, run 8):
+// 155 us on the 112x112x32 layer (NVIDIA 56 us), 21-176 us over MobileNet-v2; ncu: latency-bound at 25 %
+// occupancy (90-128 registers, 36 KB of lane sums per CTA), 9 % of DRAM bandwidth. Next: a strip of pixels per
+// thread (the forward kernel's column reuse) and a smaller lane-sum buffer.
 #include <algorithm>
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
@@ -121,8 +125,10 @@ __device__ __forceinline__ int group_taps(const WGeom& g, int tg, int (&ro)[kTap
   return nt;
 }
 
-// Packed NHWC. grid (channel groups, slices, tap groups), block (bx channel vectors, by pixel lanes).
-template <class S, class E, int V>
+// Packed NHWC. grid (channel groups, slices, tap groups), block (bx channel vectors, by pixel lanes). A lane takes
+// U of its pixels per step, all their loads before the first FMA. U = 2 measured slower than U = 1 on the H200
+// (MobileNet-v2 f16 backward filter geomean 0.60 vs 1.00 of NVIDIA, 2026-11-29): U = 1 is the default.
+template <class S, class E, int V, int U>
 __global__ void __launch_bounds__(kThreads) dw_wgrad_nhwc_kernel(WGeom g, const S* __restrict__ x,
                                                                  const S* __restrict__ dy, E* __restrict__ partial,
                                                                  int64_t len) {
@@ -145,30 +151,39 @@ __global__ void __launch_bounds__(kThreads) dw_wgrad_nhwc_kernel(WGeom g, const 
     const int64_t rem = pix - n * dsp;
     int oh = static_cast<int>(rem / g.DW), ow = static_cast<int>(rem - int64_t{oh} * g.DW);
     const int step = blockDim.y;
-    for (; pix < p1; pix += step) {
-      const Pack<S, V> d = *reinterpret_cast<const Pack<S, V>*>(dy + pix * g.C + c0);
-      E dv[V];
+    Pack<S, V> zero;
 #pragma unroll
-      for (int v = 0; v < V; ++v) dv[v] = static_cast<E>(widen(d.v[v]));
-      const S* xn = x + n * g.SH * g.SW * g.C + c0;
-      const int ihb = oh * g.sh, iwb = ow * g.sw;
+    for (int v = 0; v < V; ++v) zero.v[v] = S(0.0f);
+    for (; pix < p1; pix += int64_t{U} * step) {
+      Pack<S, V> d[U], xv[U][kTaps];
 #pragma unroll
-      for (int j = 0; j < kTaps; ++j) {
-        if (j >= nt) break;
-        const int ih = ihb + ro[j], iw = iwb + so[j];
-        if (ih < 0 || ih >= g.SH || iw < 0 || iw >= g.SW) continue;
-        const Pack<S, V> xv = *reinterpret_cast<const Pack<S, V>*>(xn + (int64_t{ih} * g.SW + iw) * g.C);
+      for (int u = 0; u < U; ++u) {  // loads of U pixels; a pixel past the range reads zeros
+        const bool in = pix + int64_t{u} * step < p1;
+        d[u] = in ? *reinterpret_cast<const Pack<S, V>*>(dy + (pix + int64_t{u} * step) * g.C + c0) : zero;
+        const S* xn = x + n * g.SH * g.SW * g.C + c0;
+        const int ihb = oh * g.sh, iwb = ow * g.sw;
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[j][v] += dv[v] * static_cast<E>(widen(xv.v[v]));
-      }
-      ow += step;  // next pixel of this lane: (n, oh, ow) advanced by `step` without a division
-      while (ow >= g.DW) {
-        ow -= g.DW;
-        if (++oh == g.DH) {
-          oh = 0;
-          ++n;
+        for (int j = 0; j < kTaps; ++j) {
+          const int ih = ihb + ro[j], iw = iwb + so[j];
+          const bool ok = in && j < nt && ih >= 0 && ih < g.SH && iw >= 0 && iw < g.SW;
+          xv[u][j] = ok ? *reinterpret_cast<const Pack<S, V>*>(xn + (int64_t{ih} * g.SW + iw) * g.C) : zero;
+        }
+        ow += step;  // next pixel of this lane: (n, oh, ow) advanced by `step` without a division
+        while (ow >= g.DW) {
+          ow -= g.DW;
+          if (++oh == g.DH) {
+            oh = 0;
+            ++n;
+          }
         }
       }
+#pragma unroll
+      for (int u = 0; u < U; ++u)  // in pixel order, as U = 1 would sum
+#pragma unroll
+        for (int j = 0; j < kTaps; ++j)
+#pragma unroll
+          for (int v = 0; v < V; ++v)
+            acc[j][v] += static_cast<E>(widen(d[u].v[v])) * static_cast<E>(widen(xv[u][j].v[v]));
     }
   }
 #pragma unroll
@@ -251,26 +266,45 @@ __global__ void __launch_bounds__(kThreads) dw_wgrad_plane_kernel(WGeom g, View5
   }
 }
 
-// dw[c][tap] = alpha * (sum over slices of partial[slice][effective tap][c]) + beta * dw. Block (32, 8): 32
-// consecutive (tap, c) entries x 8 lanes; lane l sums slices l, l + 8, ... in order, then the lanes in order.
+// dw[c][tap] = alpha * (sum over slices of partial[slice][effective tap][c]) + beta * dw. Block (32, kRedLanes):
+// 32 consecutive (tap, c) entries x kRedLanes lanes; lane l sums slices l, l + kRedLanes, ... in order (4 loads
+// in flight), then lane 0 sums the lanes in order. The grid has only (taps x C) / 32 blocks: a few for small C,
+// so the lanes are what keeps the loads in flight.
+constexpr int kRedLanes = 32;
 template <class S, class E>
-__global__ void __launch_bounds__(256) dw_wgrad_reduce_kernel(const E* __restrict__ partial, int64_t slices,
-                                                              int64_t C, int kh, int kw, bool flip, View5 wv, S* dw,
-                                                              E alpha, E beta) {
-  __shared__ E red[8][33];
+__global__ void __launch_bounds__(32 * kRedLanes) dw_wgrad_reduce_kernel(const E* __restrict__ partial,
+                                                                         int64_t slices, int64_t C, int kh, int kw,
+                                                                         bool flip, View5 wv, S* dw, E alpha, E beta) {
+  __shared__ E red[kRedLanes][33];
   const int64_t ks = int64_t{kh} * kw, total = ks * C, i = int64_t{blockIdx.x} * 32 + threadIdx.x;
   E s = E(0);
-  if (i < total)
-    for (int64_t q = threadIdx.y; q < slices; q += 8) s += partial[q * total + i];
+  if (i < total) {
+    int64_t q = threadIdx.y;
+    for (; q + 3 * kRedLanes < slices; q += 4 * kRedLanes) {
+      const E a0 = partial[q * total + i], a1 = partial[(q + kRedLanes) * total + i];
+      const E a2 = partial[(q + 2 * kRedLanes) * total + i], a3 = partial[(q + 3 * kRedLanes) * total + i];
+      s += a0;
+      s += a1;
+      s += a2;
+      s += a3;
+    }
+    for (; q < slices; q += kRedLanes) s += partial[q * total + i];
+  }
   red[threadIdx.y][threadIdx.x] = s;
   __syncthreads();
   if (threadIdx.y != 0 || i >= total) return;
   E acc = E(0);
 #pragma unroll
-  for (int y = 0; y < 8; ++y) acc += red[y][threadIdx.x];
+  for (int y = 0; y < kRedLanes; ++y) acc += red[y][threadIdx.x];
   const int64_t t = i / C, c = i - t * C;
   const int64_t e = flip ? ks - 1 - t : t, r = e / kw, sc = e % kw;
   write_out<S, E>(dw, wv.at(c, 0, 0, r, sc), acc, alpha, beta, FusedDev{}, c, 0, 0, r, sc);
+}
+
+// Pixels a lane loads per step in the NHWC kernel: 1, or 2 with FREEDNN_DW_WGRAD_UNROLL=2 (A/B runs).
+int pixels_per_step() {
+  static const int u = fd::env_int("FREEDNN_DW_WGRAD_UNROLL", 1) == 2 ? 2 : 1;
+  return u;
 }
 
 bool aligned_to(const void* a, const void* b, size_t bytes) {
@@ -298,9 +332,12 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
       constexpr int V = decltype(vtag)::value;
       const Blocking k = blocking(ceil_div(g.C, V));
       const dim3 grid(static_cast<unsigned>(k.groups), static_cast<unsigned>(b.slices), static_cast<unsigned>(b.ntg));
-      dw_wgrad_nhwc_kernel<S, E, V>
-          <<<grid, dim3(static_cast<unsigned>(k.bx), static_cast<unsigned>(k.by)), 0, h->stream>>>(g, x, dy, partial,
-                                                                                                   b.len);
+      const dim3 block(static_cast<unsigned>(k.bx), static_cast<unsigned>(k.by));
+      if (pixels_per_step() == 1) {
+        dw_wgrad_nhwc_kernel<S, E, V, 1><<<grid, block, 0, h->stream>>>(g, x, dy, partial, b.len);
+      } else {
+        dw_wgrad_nhwc_kernel<S, E, V, 2><<<grid, block, 0, h->stream>>>(g, x, dy, partial, b.len);
+      }
     };
     constexpr int VM = static_cast<int>(16 / sizeof(E));
     if (b.v == VM && aligned_to(x, dy, VM * sizeof(S))) {
@@ -315,7 +352,7 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
   }
   FD_CUDA_LAUNCHED();
   const int64_t total = p.ksp() * g.C;
-  dw_wgrad_reduce_kernel<S, E><<<static_cast<unsigned>(ceil_div(total, 32)), dim3(32, 8), 0, h->stream>>>(
+  dw_wgrad_reduce_kernel<S, E><<<static_cast<unsigned>(ceil_div(total, 32)), dim3(32, kRedLanes), 0, h->stream>>>(
       partial, b.slices, g.C, g.kh, g.kw, p.mode == CUDNN_CONVOLUTION, view5(p.w->as_tensor), static_cast<S*>(a.out),
       static_cast<E>(a.alpha), static_cast<E>(a.beta));
   FD_CUDA_LAUNCHED();
