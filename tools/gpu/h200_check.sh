@@ -10,7 +10,8 @@
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
 # default "f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
-# tools/bench/batches/resnet50.txt), TORCH=0 to skip PyTorch.
+# tools/bench/batches/resnet50.txt), TORCH=0 to skip PyTorch; for sanitize SANITIZE_BUDGET / RACE_BUDGET (seconds)
+# and RACE_SUITES (see tools/gpu/sanitize.sh).
 set -uo pipefail
 modes=" ${*:-all} "
 has() { [[ "$modes" == *" $1 "* || "$modes" == *" all "* ]]; }
@@ -61,17 +62,12 @@ if [[ "$modes" == *" profile "* ]]; then
   done
 fi
 if [[ "$modes" == *" sanitize "* ]]; then
-  # compute-sanitizer over the unit suite on the CUDA backend (memcheck), and racecheck over the kernels that
-  # use shared memory. FILTER narrows the gtest selection.
-  export FREEDNN_BACKEND=cuda
-  timeout 240 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
-    $build/tests/freednn_tests --gtest_filter="${FILTER:-*}" --gtest_brief=1 > "$out/memcheck.txt" 2>&1
-  echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|Invalid|tests ran|PASSED|FAILED" "$out/memcheck.txt" | head -20
-  timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 \
-    $build/tests/freednn_tests --gtest_filter="${RACE_FILTER:-*Softmax*:*Pool*:*BatchNorm*:*Reduce*}" \
-    --gtest_brief=1 > "$out/racecheck.txt" 2>&1
-  echo "racecheck rc=$?"; grep -E "ERROR SUMMARY|hazard|tests ran|PASSED|FAILED" "$out/racecheck.txt" | head -20
-  unset FREEDNN_BACKEND
+  # compute-sanitizer suite by suite (tools/gpu/sanitize.sh: per-suite logs and a summary; suites already in the
+  # summary are skipped, so repeated calls with the same OUT cover the whole suite): memcheck everywhere, racecheck
+  # over the families whose kernels share memory between threads.
+  OUT="$out" TESTS=$build/tests/freednn_tests BUDGET="${SANITIZE_BUDGET:-300}" tools/gpu/sanitize.sh memcheck
+  OUT="$out" TESTS=$build/tests/freednn_tests BUDGET="${RACE_BUDGET:-150}" \
+    SUITES="${RACE_SUITES:-Softmax|Pool|BatchNorm|Reduce|ConvGpuDepthwise}" tools/gpu/sanitize.sh racecheck
 fi
 # Only a few files come back from a lent machine: everything also goes into one archive.
 (cd "$out" && tar czf ../gpu-results.tgz . && mv ../gpu-results.tgz .) 2>/dev/null || true
