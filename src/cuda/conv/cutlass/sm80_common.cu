@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
@@ -56,12 +57,18 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
 }
 
 // Split-K slices for wgrad: its GEMM is (K) x (R*S*C) with a reduction over N*P*Q, so it has few output tiles; the
-// slices make about two waves of CTAs, each slice keeping at least 4 K-tiles, and the float partial sums within
-// the budget.
+// slices make about two waves of CTAs (FREEDNN_SM80_WGRAD_WAVES=n for A/B runs: the few-tile 3x3 layers run at a
+// third of NVIDIA's speed, run 8), each slice keeping at least 4 K-tiles, and the float partial sums within the
+// budget.
+int wgrad_waves() {
+  static const int w = static_cast<int>(std::clamp<long long>(fd::env_int("FREEDNN_SM80_WGRAD_WAVES", 2), 1, 64));
+  return w;
+}
+
 int wgrad_splits(const ConvSize& s, const KernelOps& k, int sm_count, size_t part_limit) {
   const int64_t tiles = ceil_div(s.K, k.tile_m) * ceil_div(int64_t{s.R} * s.S * s.C, k.tile_n);
   const int64_t ktiles = ceil_div(int64_t{s.N} * s.P * s.Q, k.tile_k);
-  int64_t splits = std::max<int64_t>(1, ceil_div(2 * int64_t{std::max(sm_count, 1)}, tiles));
+  int64_t splits = std::max<int64_t>(1, ceil_div(wgrad_waves() * int64_t{std::max(sm_count, 1)}, tiles));
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, ktiles / 4), kMaxSplits});
   const auto slice = static_cast<size_t>(s.K) * s.R * s.S * s.C * sizeof(float);
   const auto fit = static_cast<int64_t>(std::min(part_limit, kPartialBudget) / slice);
