@@ -2,7 +2,8 @@
 // Copyright 2026 The freednn Authors
 #include "dispatch/conv_calibration.h"
 
-#include <cstring>
+#include <string>
+#include <unordered_map>
 
 #include "core/dtype.h"
 
@@ -21,11 +22,22 @@ constexpr Factor kFactors[] = {
     {nullptr, nullptr, 1.0},
 };
 
+// "impl\tclass" -> factor, built once: the lookups run on every convolution call without a Find record.
+const Factor* lookup(const char* impl, const std::string& cls) {
+  static const std::unordered_map<std::string, const Factor*> index = [] {
+    std::unordered_map<std::string, const Factor*> m;
+    for (const Factor& f : kFactors)
+      if (f.impl != nullptr) m.emplace(std::string(f.impl) + '\t' + f.cls, &f);
+    return m;
+  }();
+  const auto it = index.find(std::string(impl) + '\t' + cls);
+  return it != index.end() ? it->second : nullptr;
+}
+
+// The finer class's factor when the table has it, else the data class's.
 const Factor* find_factor(const ConvImpl& impl, const ConvProblem& p) {
-  const char* cls = calibration_class(p);
-  for (const Factor& f : kFactors)
-    if (f.impl != nullptr && std::strcmp(f.impl, impl.id()) == 0 && std::strcmp(f.cls, cls) == 0) return &f;
-  return nullptr;
+  const Factor* f = lookup(impl.id(), calibration_class_fine(p));
+  return f != nullptr ? f : lookup(impl.id(), calibration_class(p));
 }
 
 }  // namespace
@@ -33,6 +45,13 @@ const Factor* find_factor(const ConvImpl& impl, const ConvProblem& p) {
 const char* calibration_class(const ConvProblem& p) {
   if (p.xdt == CUDNN_DATA_FLOAT && p.math == CUDNN_FMA_MATH) return "f32fma";
   return dtype_short_name(p.xdt);
+}
+
+std::string calibration_class_fine(const ConvProblem& p) {
+  const bool one = p.kd == 1 && p.kh == 1 && p.kw == 1;
+  const bool unit = p.sd == 1 && p.sh == 1 && p.sw == 1;
+  return std::string(calibration_class(p)) + '/' + conv_dir_name(p.dir) + (one ? "/1x1" : "/k") +
+         (unit ? "_s1" : "_s2");
 }
 
 bool has_factor(const ConvImpl& impl, const ConvProblem& p) { return find_factor(impl, p) != nullptr; }

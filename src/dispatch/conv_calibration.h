@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 #pragma once
+#include <string>
+
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
 
@@ -13,10 +15,14 @@ namespace fd::conv {
 // Seconds: impl.cost_estimate(p) scaled by the measured factor of (impl, data class of p).
 double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p);
 
-// Whether the table has a measured factor for (impl, data class of p).
+// Whether the table has a measured factor for (impl, either class of p).
 bool has_factor(const ConvImpl& impl, const ConvProblem& p);
 
-// "f16", "bf16", "f32" (TF32 allowed), "f32fma", "f64", ...: the classes the factors are kept for.
+// "f16", "bf16", "f32" (TF32 allowed), "f32fma", "f64", ...: the data classes the factors are kept for.
 const char* calibration_class(const ConvProblem& p);
+
+// The finer class, tried first: data class, direction and filter shape, e.g. "f16/bwd_w/k_s2" (a filter larger
+// than 1x1, some stride > 1) or "f32fma/fwd/1x1_s1" (tools/calibrate_conv.py's shape_class).
+std::string calibration_class_fine(const ConvProblem& p);
 
 }  // namespace fd::conv
