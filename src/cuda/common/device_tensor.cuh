@@ -142,6 +142,18 @@ __device__ __forceinline__ void blend_store_vec(S* p, const Comp<S>* v, double a
   store_vec<S, V>(p, r);
 }
 
+// Calls f(S{}) for the float-family storage types (float, double, half, bfloat16); false for others.
+template <class F>
+bool with_float_storage(cudnnDataType_t t, F&& f) {
+  switch (t) {
+    case CUDNN_DATA_FLOAT: f(float{}); return true;
+    case CUDNN_DATA_DOUBLE: f(double{}); return true;
+    case CUDNN_DATA_HALF: f(__half{}); return true;
+    case CUDNN_DATA_BFLOAT16: f(__nv_bfloat16{}); return true;
+    default: return false;
+  }
+}
+
 // Calls f(S{}) with S the C++ storage type of a cuDNN scalar type; returns false for types without one.
 template <class F>
 bool with_storage_type(cudnnDataType_t t, F&& f) {

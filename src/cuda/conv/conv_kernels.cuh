@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/tensor_desc.h"
+#include "cuda/common/device_tensor.cuh"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
 
@@ -159,14 +160,14 @@ __device__ __forceinline__ void write_out(Sy* y, int64_t off, E v, E alpha, E be
   store(y, off, r);
 }
 
-// Calls f(S{}) for the float-family storage types; false for others.
+// Calls f(S{}) for the storage types of the tensor-core kernels (half, bfloat16, float as TF32); false for others
+// (with_float_storage, cuda/common/device_tensor.cuh, adds double).
 template <class F>
-bool with_float_storage(cudnnDataType_t t, F&& f) {
+bool with_tensor_core_storage(cudnnDataType_t t, F&& f) {
   switch (t) {
-    case CUDNN_DATA_FLOAT: f(float{}); return true;
-    case CUDNN_DATA_DOUBLE: f(double{}); return true;
     case CUDNN_DATA_HALF: f(__half{}); return true;
     case CUDNN_DATA_BFLOAT16: f(__nv_bfloat16{}); return true;
+    case CUDNN_DATA_FLOAT: f(float{}); return true;
     default: return false;
   }
 }

@@ -22,6 +22,10 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
                                const cudnnTensorStruct& dy_desc, const void* dy, const cudnnTensorStruct& x_desc,
                                const void* x, double beta, const cudnnTensorStruct& dx_desc, void* dx);
 
+// 4-D, scalar type, non-negative strides, every offset below 2^30 (the window arithmetic of the pooling2d and
+// planar kernels stays in 32 bits).
+bool pool_tensor_fits(const cudnnTensorStruct& d);
+
 // The fast path of 4-D tensors with 32-bit offsets (pooling2d.cu): false when it does not apply, else the
 // kernel is queued and *status set.
 bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,

@@ -604,16 +604,6 @@ Geo2 make_geo2(const cudnnPoolingStruct& p, const cudnnTensorStruct& x, const cu
   return g;
 }
 
-// 4-D, scalar type, every offset (and the window arithmetic) below 2^31.
-bool fits(const cudnnTensorStruct& d) {
-  if (d.nb_dims != 4 || d.vect() != 1) return false;
-  int64_t last = 0;
-  for (int i = 0; i < 4; ++i) {
-    if (d.strides[i] < 0) return false;
-    last += (d.dims[i] - 1) * d.strides[i];
-  }
-  return last < (int64_t{1} << 30) && d.element_count() < (int64_t{1} << 30);
-}
 
 bool geo_fits(const Geo2& g) {
   const int64_t lim = int64_t{1} << 30;
@@ -799,10 +789,20 @@ int tile_grid(const void* kernel, const TPlan& t, int device) {
 
 }  // namespace
 
+bool pool_tensor_fits(const cudnnTensorStruct& d) {
+  if (d.nb_dims != 4 || d.vect() != 1) return false;
+  int64_t last = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (d.strides[i] < 0) return false;
+    last += (d.dims[i] - 1) * d.strides[i];
+  }
+  return last < (int64_t{1} << 30) && d.element_count() < (int64_t{1} << 30);
+}
+
 bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
                        const cudnnTensorStruct& xd, const void* x, double beta, const cudnnTensorStruct& yd, void* y,
                        cudnnStatus_t* status) {
-  if (!fits(xd) || !fits(yd)) return false;
+  if (!pool_tensor_fits(xd) || !pool_tensor_fits(yd)) return false;
   const Geo2 g = make_geo2(p, xd, yd);
   if (!geo_fits(g)) return false;
   const T4 xt = make_t4(xd), yt = make_t4(yd);
@@ -841,7 +841,7 @@ bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct
 bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
                         const cudnnTensorStruct& dyd, const void* dy, const cudnnTensorStruct& xd, const void* x,
                         double beta, const cudnnTensorStruct& dxd, void* dx, cudnnStatus_t* status) {
-  if (!fits(xd) || !fits(dyd) || !fits(dxd)) return false;
+  if (!pool_tensor_fits(xd) || !pool_tensor_fits(dyd) || !pool_tensor_fits(dxd)) return false;
   const Geo2 g = make_geo2(p, xd, dyd);
   if (!geo_fits(g)) return false;
   const T4 xt = make_t4(xd), dyt = make_t4(dyd), dxt = make_t4(dxd);

@@ -377,26 +377,12 @@ bool with_cfg(const cudnnPoolingStruct& p, F&& f) {
   return true;
 }
 
-template <class F>
-bool with_float_type(cudnnDataType_t t, F&& f) {
-  switch (t) {
-    case CUDNN_DATA_FLOAT: f(float{}); return true;
-    case CUDNN_DATA_DOUBLE: f(double{}); return true;
-    case CUDNN_DATA_HALF: f(__half{}); return true;
-    case CUDNN_DATA_BFLOAT16: f(__nv_bfloat16{}); return true;
-    default: return false;
-  }
-}
-
-// 4-D, scalar type, non-empty, non-negative strides, every offset below 2^30.
+// pool_tensor_fits, and no empty dimension.
 bool small_4d(const cudnnTensorStruct& d) {
-  if (d.nb_dims != 4 || d.vect() != 1) return false;
-  int64_t last = 0;
-  for (int i = 0; i < 4; ++i) {
-    if (d.dims[i] < 1 || d.strides[i] < 0) return false;
-    last += (d.dims[i] - 1) * d.strides[i];
-  }
-  return last < (int64_t{1} << 30) && d.element_count() < (int64_t{1} << 30);
+  if (!pool_tensor_fits(d)) return false;
+  for (int i = 0; i < 4; ++i)
+    if (d.dims[i] < 1) return false;
+  return true;
 }
 
 Strides strides_of(const cudnnTensorStruct& d) {
@@ -453,7 +439,7 @@ bool pooling2d_planar_forward(cudaStream_t stream, const cudnnPoolingStruct& p, 
   const Planar pg = make_planar(p, xd, yd);
   const Strides xt = strides_of(xd), yt = strides_of(yd);
   bool launched = false;
-  with_float_type(xd.dtype, [&](auto tag) {
+  with_float_storage(xd.dtype, [&](auto tag) {
     using S = decltype(tag);
     constexpr int B = 16 / static_cast<int>(sizeof(S));
     with_cfg(p, [&](auto cfg) {
@@ -491,7 +477,7 @@ bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
   if (code_bytes >= (int64_t{1} << 31)) return false;
   bool launched = false;
   cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-  with_float_type(dxd.dtype, [&](auto tag) {
+  with_float_storage(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);
     constexpr int B = 16 / static_cast<int>(sizeof(S));
     with_cfg(p, [&](auto cfg) {

@@ -363,16 +363,6 @@ __global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bia
   }
 }
 
-template <class F>
-bool with_type(cudnnDataType_t t, F&& f) {
-  switch (t) {
-    case CUDNN_DATA_HALF: f(__half{}); return true;
-    case CUDNN_DATA_BFLOAT16: f(__nv_bfloat16{}); return true;
-    case CUDNN_DATA_FLOAT: f(float{}); return true;
-    default: return false;
-  }
-}
-
 // Calls f(uint32_t{}) when every index below `extent` fits in 31 bits, else f(int64_t{}).
 template <class F>
 void with_index(int64_t extent, F&& f) {
@@ -401,7 +391,7 @@ cudnnStatus_t to_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const cudnnT
                       void* dst, int64_t Np, int64_t Cp) {
   const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3], HW = H * W;
   const bool channels_inner = C == 1 || t.strides[1] == 1;
-  with_type(dt, [&](auto tag) {
+  with_tensor_core_storage(dt, [&](auto tag) {
     using S = decltype(tag);
     constexpr int64_t V = 16 / static_cast<int64_t>(sizeof(S));
     dim3 vg;
@@ -432,7 +422,7 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
   FusedDev f = fused_dev(fused);
   const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3], HW = H * W;
   const bool channels_inner = C == 1 || t.strides[1] == 1;
-  with_type(dt, [&](auto tag) {
+  with_tensor_core_storage(dt, [&](auto tag) {
     using S = decltype(tag);
     constexpr int64_t V = 16 / static_cast<int64_t>(sizeof(S));
     dim3 vg;
@@ -474,7 +464,7 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
 cudnnStatus_t bias_act_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, void* y, int64_t count, int64_t C,
                             const fd::conv::FusedEpilogue& e) {
   const FusedDev f = fused_dev(&e);
-  with_type(dt, [&](auto tag) {
+  with_tensor_core_storage(dt, [&](auto tag) {
     using S = decltype(tag);
     const int64_t vecs = count * static_cast<int64_t>(sizeof(S)) / 16;
     with_index(count + 16, [&](auto itag) {

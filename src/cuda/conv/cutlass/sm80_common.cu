@@ -93,16 +93,6 @@ __global__ void wgrad_finish_kernel(const float* part, int splits, int64_t count
   }
 }
 
-template <class F>
-bool with_type(cudnnDataType_t t, F&& f) {
-  switch (t) {
-    case CUDNN_DATA_HALF: f(__half{}); return true;
-    case CUDNN_DATA_BFLOAT16: f(__nv_bfloat16{}); return true;
-    case CUDNN_DATA_FLOAT: f(float{}); return true;
-    default: return false;
-  }
-}
-
 // The tensors of the plan's roles: activations x, filter w, output-side y.
 const cudnnTensorStruct& wt(const ConvProblem& p) { return p.w->as_tensor; }
 
@@ -285,7 +275,7 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
     auto* part = reinterpret_cast<float*>(ws + plan.off_part);
     FD_TRY(k.run(s, y, x, nullptr, part, 1.f, 0.f, st));
     const int64_t count = p.oc * s.R * s.S * p.ic, pcount = int64_t{s.K} * s.R * s.S * s.C;
-    with_type(dt, [&](auto tag) {
+    with_tensor_core_storage(dt, [&](auto tag) {
       using S = decltype(tag);
       wgrad_finish_kernel<S><<<grid_size(count, kBlock, dev), kBlock, 0, st>>>(
           part, s.split_k, count, pcount, p.ic, s.C, s.R, s.S, view5(wt(p)), static_cast<S*>(a.out), alpha, beta);
