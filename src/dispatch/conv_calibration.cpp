@@ -54,10 +54,9 @@ std::string calibration_class_fine(const ConvProblem& p) {
          (unit ? "_s1" : "_s2");
 }
 
-bool has_factor(const ConvImpl& impl, const ConvProblem& p) { return find_factor(impl, p) != nullptr; }
-
-double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p) {
+double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p, bool* measured) {
   const Factor* f = find_factor(impl, p);
+  if (measured != nullptr) *measured = f != nullptr;
   return impl.cost_estimate(p) * (f != nullptr ? f->factor : 1.0);
 }
 

@@ -12,11 +12,9 @@
 // not measured keep factor 1.
 namespace fd::conv {
 
-// Seconds: impl.cost_estimate(p) scaled by the measured factor of (impl, data class of p).
-double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p);
-
-// Whether the table has a measured factor for (impl, either class of p).
-bool has_factor(const ConvImpl& impl, const ConvProblem& p);
+// Seconds: impl.cost_estimate(p) scaled by the measured factor of (impl, class of p); *measured (when given):
+// whether the table has a factor for it (else the factor is 1).
+double calibrated_estimate(const ConvImpl& impl, const ConvProblem& p, bool* measured = nullptr);
 
 // "f16", "bf16", "f32" (TF32 allowed), "f32fma", "f64", ...: the data classes the factors are kept for.
 const char* calibration_class(const ConvProblem& p);

@@ -146,8 +146,9 @@ static const ConvImpl* cheapest_calibrated(const ConvProblem& p, const std::vect
   for (size_t j = from; j < impls.size(); ++j) {
     const ConvImpl* impl = impls[j];
     if (!impl->serves(p.dir, algo) || !impl->applicable(p).ok()) continue;
-    if (!has_factor(*impl, p)) return nullptr;
-    const double c = calibrated_estimate(*impl, p);
+    bool measured = false;
+    const double c = calibrated_estimate(*impl, p, &measured);
+    if (!measured) return nullptr;
     if (best == nullptr || c < best_cost) best = impl, best_cost = c;
   }
   return best;
