@@ -11,6 +11,19 @@
 
 namespace ft_conv_check {
 
+#ifdef FT_WITH_CUTLASS
+constexpr bool kCutlassBuilt = true;  // the cuda:cutlass_* implementations exist in this build
+#else
+constexpr bool kCutlassBuilt = false;
+#endif
+
+// Skips a test of the CUTLASS implementations off the GPU suite or in a build without them.
+#define SKIP_UNLESS_CUTLASS_GPU()                                                                             \
+  do {                                                                                                        \
+    if (!ft::gpu_mode()) GTEST_SKIP() << "GPU suite only (FREEDNN_BACKEND=cuda)";                             \
+    if (!ft_conv_check::kCutlassBuilt) GTEST_SKIP() << "built without the CUTLASS headers (no cuda:cutlass_*)"; \
+  } while (0)
+
 inline ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
 
 struct Algos {

@@ -14,18 +14,6 @@ using ft_conv::OnlyImpl;
 using ft_conv::Problem;
 using ft_conv::Shape;
 
-#ifdef FT_WITH_CUTLASS
-constexpr bool kBuilt = true;
-#else
-constexpr bool kBuilt = false;
-#endif
-
-#define SKIP_UNLESS_CUTLASS_GPU()                                                               \
-  do {                                                                                          \
-    if (!ft::gpu_mode()) GTEST_SKIP() << "GPU suite only (FREEDNN_BACKEND=cuda)";               \
-    if (!kBuilt) GTEST_SKIP() << "built without the CUTLASS headers (no cuda:cutlass_sm80_*)"; \
-  } while (0)
-
 constexpr const char* kSm80 = "cuda:cutlass_sm80_";  // a prefix: the three ids below, one per direction
 constexpr const char* kFprop = "cuda:cutlass_sm80_fprop";
 constexpr const char* kDgrad = "cuda:cutlass_sm80_dgrad";

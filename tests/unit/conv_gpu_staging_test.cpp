@@ -22,18 +22,6 @@ using ft_conv::OnlyImpl;
 using ft_conv::Problem;
 using ft_conv::Shape;
 
-#ifdef FT_WITH_CUTLASS
-constexpr bool kBuilt = true;
-#else
-constexpr bool kBuilt = false;
-#endif
-
-#define SKIP_UNLESS_CUTLASS_GPU()                                                               \
-  do {                                                                                          \
-    if (!ft::gpu_mode()) GTEST_SKIP() << "GPU suite only (FREEDNN_BACKEND=cuda)";               \
-    if (!kBuilt) GTEST_SKIP() << "built without the CUTLASS headers (no cuda:cutlass_sm80_*)"; \
-  } while (0)
-
 bool hopper_with_kernels() {
 #if defined(FT_WITH_CUDA) && defined(FT_WITH_CUTLASS_SM90)
   if (!ft::gpu_mode()) return false;
