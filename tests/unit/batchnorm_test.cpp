@@ -398,6 +398,17 @@ TEST(BatchNorm, ExFastPathShapes) {
       {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION, {4, 8, 2, 2}, 0, 0},  // per activation, rows of 32
       {CUDNN_DATA_BFLOAT16, S, {2, 16, 3, 5}, 1, 0},      // y NCHW, x NHWC: the generic apply pass
       {CUDNN_DATA_FLOAT, S, {3, 4, 5, 3}, 3, 3},          // padded NHWC: the generic kernels
+      // Rows pass 1 (stats_rows_w): 128 vector columns in 2 row slots; several row splits of one chunk.
+      {CUDNN_DATA_HALF, S, {2, 1024, 2, 2}, 1, 1},
+      {CUDNN_DATA_HALF, S, {8, 16, 32, 32}, 1, 1},
+      // One block per channel (bn_channel.cuh: needs >= 3 channels per SM, 396 on an H200): 16-byte vectors,
+      // scalar planes (9 elements), half / bfloat16 / double vectors, one-element planes.
+      {CUDNN_DATA_FLOAT, S, {2, 416, 4, 4}, 0, 0},
+      {CUDNN_DATA_FLOAT, S, {3, 400, 3, 3}, 0, 0},
+      {CUDNN_DATA_HALF, S, {2, 512, 2, 4}, 0, 0},
+      {CUDNN_DATA_BFLOAT16, S, {2, 448, 3, 5}, 0, 0},
+      {CUDNN_DATA_DOUBLE, S, {2, 400, 2, 2}, 0, 0},
+      {CUDNN_DATA_FLOAT, S, {5, 800, 1, 1}, 0, 0},
   };
   for (const Shape& sh : shapes) {
     const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);

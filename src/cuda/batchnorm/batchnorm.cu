@@ -11,6 +11,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/batchnorm/batchnorm.h"
 #include "cuda/common/cuda_util.h"
@@ -169,16 +170,79 @@ __device__ __forceinline__ void blend_store(C* p, int64_t off, C v, double alpha
   p[off] = r;
 }
 
-// One thread per statistic: combine the partial sums (in split order), write the statistics outputs and the
-// coefficients of the apply pass: coef[q * s + k].
+// The statistics outputs of statistic k and the coefficients of its apply pass, from its shifted sums q (unused
+// for inference), written to co[0], co[cs], ... co[4 * cs]:
 //   forward: A = scale * inv, B = bias - A * mean                    (y = A x + B)
 //   backward: A = scale * inv, B = mean, C = mean(dy'), D = mean(dy' xhat), E = inv
-// One warp per statistic: lane l adds splits l, l + 32, ... in order, then a fixed shuffle tree; lane 0 finishes.
+template <class S>
+__device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const Geo& g, const BnMap& xm, const S* x,
+                                              int64_t k, const Comp<S>* q, Comp<S>* co, int64_t cs) {
+  using C = Comp<S>;
+  const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
+  const C rm = C(1) / static_cast<C>(g.m);
+  C mean, var, inv;
+  if (a.dir == 0) {
+    mean = a.est_mean[mo];
+    var = a.est_var[mo];
+    inv = C(1) / sqrt(var + static_cast<C>(a.eps));
+  } else if (a.dir == 2 && a.saved_mean != nullptr) {
+    mean = a.saved_mean[mo];
+    inv = a.saved_inv[mo];
+    var = 0;
+  } else {
+    const C K = Storage<S>::load(x, xm.off(0, k, 0));
+    const C d = q[0] * rm;
+    mean = K + d;
+    var = (q[1] - q[0] * d) * rm;
+    if (var < C(0)) var = C(0);
+    inv = C(1) / sqrt(var + static_cast<C>(a.eps));
+  }
+  const C sc = a.scale[po];
+  if (a.dir == 2) {
+    // shift K of pass 1: the saved mean, or x[0,k,0]
+    const C K = a.saved_mean != nullptr ? mean : Storage<S>::load(x, xm.off(0, k, 0));
+    const C sdy = q[2];
+    const C sdyx = q[3] - (mean - K) * q[2];
+    const C ds = sdyx * inv;
+    co[0] = sc * inv;
+    co[cs] = mean;
+    co[2 * cs] = sdy * rm;
+    co[3 * cs] = ds * rm;
+    co[4 * cs] = inv;
+    blend_store(a.dscale, po, ds, a.alpha_param, a.beta_param);
+    blend_store(a.dbias, po, sdy, a.alpha_param, a.beta_param);
+    return;
+  }
+  const C A = sc * inv;
+  co[0] = A;
+  co[cs] = a.bias[po] - A * mean;
+  if (a.dir != 1) return;
+  if (a.save_mean != nullptr) {
+    a.save_mean[mo] = mean;
+    a.save_inv[mo] = inv;
+  }
+  if (a.running_mean != nullptr) {
+    const C unbias = g.m > 1 ? static_cast<C>(g.m) / static_cast<C>(g.m - 1) : C(1);
+    const C uv = var * unbias;
+    if (a.factor == 1.0) {
+      a.running_mean[mo] = mean;
+      a.running_var[mo] = uv;
+    } else {
+      const C f = static_cast<C>(a.factor);
+      a.running_mean[mo] = (C(1) - f) * a.running_mean[mo] + f * mean;
+      a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
+    }
+  }
+}
+
+// One warp per statistic: lane l adds splits l, l + 32, ... in order, then a fixed shuffle tree; lane 0 finishes
+// (finalize_stat), writing coef[q * s + k].
 // Partial sums of statistic k: partial[(q * splits + sp) * ps + k * fold + j], j < fold (fold > 1: per-column
-// sums of NCHW planes), added in (sp, j) order per lane.
+// sums of NCHW planes), added in (sp, j) order per lane; split_inner: partial[(q * s + k) * splits + sp] (the
+// splits of a statistic contiguous: coalesced reads).
 template <class S>
 __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x, int64_t splits, int64_t ps,
-                                int64_t fold, const Comp<S>* partial, Comp<S>* coef) {
+                                int64_t fold, bool split_inner, const Comp<S>* partial, Comp<S>* coef) {
   using C = Comp<S>;
   const int lane = threadIdx.x & 31;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
@@ -188,7 +252,11 @@ __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* 
       const int nq = a.dir == 2 ? 4 : 2;
       for (int i = 0; i < nq; ++i) {
         C t = C(0);
-        if (fold == 1) {
+        if (split_inner) {
+          const C* p = partial + (i * g.s + k) * splits;
+#pragma unroll 8
+          for (int64_t sp = lane; sp < splits; sp += 32) t += p[sp];
+        } else if (fold == 1) {
           for (int64_t sp = lane; sp < splits; sp += 32) t += partial[(i * splits + sp) * ps + k];
         } else {
           for (int64_t e = lane; e < splits * fold; e += 32) {
@@ -199,62 +267,7 @@ __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* 
         q[i] = warp_sum(t);
       }
     }
-    if (lane != 0) continue;
-    const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
-    const C rm = C(1) / static_cast<C>(g.m);
-    C mean, var, inv;
-    if (a.dir == 0) {
-      mean = a.est_mean[mo];
-      var = a.est_var[mo];
-      inv = C(1) / sqrt(var + static_cast<C>(a.eps));
-    } else if (a.dir == 2 && a.saved_mean != nullptr) {
-      mean = a.saved_mean[mo];
-      inv = a.saved_inv[mo];
-      var = 0;
-    } else {
-      const C K = Storage<S>::load(x, xm.off(0, k, 0));
-      const C d = q[0] * rm;
-      mean = K + d;
-      var = (q[1] - q[0] * d) * rm;
-      if (var < C(0)) var = C(0);
-      inv = C(1) / sqrt(var + static_cast<C>(a.eps));
-    }
-    const C sc = a.scale[po];
-    if (a.dir == 2) {
-      // shift K of pass 1: the saved mean, or x[0,k,0]
-      const C K = a.saved_mean != nullptr ? mean : Storage<S>::load(x, xm.off(0, k, 0));
-      const C sdy = q[2];
-      const C sdyx = q[3] - (mean - K) * q[2];
-      const C ds = sdyx * inv;
-      coef[k] = sc * inv;
-      coef[g.s + k] = mean;
-      coef[2 * g.s + k] = sdy * rm;
-      coef[3 * g.s + k] = ds * rm;
-      coef[4 * g.s + k] = inv;
-      blend_store(a.dscale, po, ds, a.alpha_param, a.beta_param);
-      blend_store(a.dbias, po, sdy, a.alpha_param, a.beta_param);
-      continue;
-    }
-    const C A = sc * inv;
-    coef[k] = A;
-    coef[g.s + k] = a.bias[po] - A * mean;
-    if (a.dir != 1) continue;
-    if (a.save_mean != nullptr) {
-      a.save_mean[mo] = mean;
-      a.save_inv[mo] = inv;
-    }
-    if (a.running_mean != nullptr) {
-      const C unbias = g.m > 1 ? static_cast<C>(g.m) / static_cast<C>(g.m - 1) : C(1);
-      const C uv = var * unbias;
-      if (a.factor == 1.0) {
-        a.running_mean[mo] = mean;
-        a.running_var[mo] = uv;
-      } else {
-        const C f = static_cast<C>(a.factor);
-        a.running_mean[mo] = (C(1) - f) * a.running_mean[mo] + f * mean;
-        a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
-      }
-    }
+    if (lane == 0) finalize_stat<S>(a, g, xm, x, k, q, coef + k, g.s);
   }
 }
 
@@ -365,11 +378,89 @@ StatsPlan plan_stats(const Geo& g, const BnMap& xm, int device) {
 }  // namespace fd::cuda
 
 #include "cuda/batchnorm/bn_fast.cuh"
+#include "cuda/batchnorm/bn_channel.cuh"
+#include "cuda/batchnorm/bn_rows.cuh"
 
 namespace fd::cuda {
 namespace {
 
 size_t align_up(size_t v) { return (v + 255) / 256 * 256; }
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// FREEDNN_BN_ROWS_LEGACY=1: pass 1 over rows with the two-wave stats_rows kernel and its tree fold instead of
+// stats_rows_w (A/B measurements).
+bool rows_legacy() {
+  static const bool on = env_flag("FREEDNN_BN_ROWS_LEGACY");
+  return on;
+}
+
+// Blocks of stats_rows_w<S, V, bwd> resident on the whole device at once.
+template <class S>
+int64_t rows_wave(int rv, bool bwd, int device) {
+  constexpr int kV = 16 / sizeof(S);
+  const void* k = rv > 1 ? (bwd ? reinterpret_cast<const void*>(stats_rows_w<S, kV, true>)
+                                : reinterpret_cast<const void*>(stats_rows_w<S, kV, false>))
+                         : (bwd ? reinterpret_cast<const void*>(stats_rows_w<S, 1, true>)
+                                : reinterpret_cast<const void*>(stats_rows_w<S, 1, false>));
+  return int64_t(resident_blocks(k, kBlock, 0, device)) * device_info(device).sm_count;
+}
+
+// Inference parameters that apply_fwd can index by channel: packed 1xCx1x1 views, 16-byte aligned.
+// FREEDNN_BN_NO_INLINE_INFER=1: the finalize kernel computes them (A/B measurements).
+template <class C>
+bool infer_inline_ok(const NormCall& c, const FinalArgs<C>& fa) {
+  static const bool off = env_flag("FREEDNN_BN_NO_INLINE_INFER");
+  return !off && !c.per_activation() && fa.sb.row_major_packed && fa.mv.row_major_packed && aligned16(fa.scale) &&
+         aligned16(fa.bias) && aligned16(fa.est_mean) && aligned16(fa.est_var);
+}
+
+// The one-kernel path (bn_channel.cuh): spatial statistics over contiguous planes of a packed x that every other
+// tensor shares, at least three blocks' worth of channels per SM (fewer channels: too few blocks, each with too
+// much data, for one block per channel), no ReLU mask to write. FREEDNN_BN_NO_CHANNEL_BLOCK=1: the three-kernel
+// path (A/B measurements).
+bool channel_block_ok(cudnnContext* h, const NormCall& c, const Geo& g, const BnMap& xm, bool per_act,
+                      bool writes_mask) {
+  static const bool off = env_flag("FREEDNN_BN_NO_CHANNEL_BLOCK");
+  if (off || per_act || writes_mask || c.dir == NormDir::inference || g.inner < 1) return false;
+  if (g.s < 3 * int64_t(device_info(h->device).sm_count)) return false;
+  const cudnnTensorStruct& xd = *c.x_desc;
+  if (!xd.is_packed() || xd.vect() != 1 || xm.in.nd != 1 || (g.inner > 1 && xm.in.innermost_stride() != 1))
+    return false;
+  if (c.dir == NormDir::backward) {
+    if (!same_packed_layout(xd, *c.dy_desc) || !same_packed_layout(xd, *c.dx_desc)) return false;
+    if (c.has_add() && !same_packed_layout(xd, *c.z_desc)) return false;
+  } else if (!same_packed_layout(xd, *c.y_desc)) {
+    return false;
+  }
+  return true;
+}
+
+template <class S>
+cudnnStatus_t run_channel_block(cudnnContext* h, const NormCall& c, const FinalArgs<Comp<S>>& fa, const Geo& g,
+                                const BnMap& xm) {
+  constexpr int kV = 16 / sizeof(S);
+  const bool bwd = c.dir == NormDir::backward;
+  const void* out = bwd ? c.dx : c.y;
+  const void* dz = bwd && c.has_add() ? c.dz : nullptr;
+  const int64_t sn = xm.sn, sk = xm.stat.strides[0];
+  const bool vec = g.inner % kV == 0 && sn % kV == 0 && sk % kV == 0 && aligned16(c.x) && aligned16(out) &&
+                   (!bwd || aligned16(c.dy)) && (dz == nullptr || aligned16(dz));
+  const int v = vec ? kV : 1;
+  const S* x = static_cast<const S*>(c.x);
+  const S* dy = static_cast<const S*>(c.dy);
+  const uint8_t* mask = bwd && c.has_activation() ? static_cast<const uint8_t*>(c.reserve) : nullptr;
+  auto launch = [&](auto kern) {
+    kern<<<static_cast<unsigned>(g.s), kBlock, 0, h->stream>>>(fa, g, xm, g.inner / v, sn, sk, x, dy,
+                                                                static_cast<S*>(const_cast<void*>(out)),
+                                                                static_cast<S*>(const_cast<void*>(dz)), mask,
+                                                                c.alpha, c.beta);
+  };
+  if (bwd) vec ? launch(channel_block<S, kV, true>) : launch(channel_block<S, 1, true>);
+  else vec ? launch(channel_block<S, kV, false>) : launch(channel_block<S, 1, false>);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
 
 template <class S>
 cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
@@ -413,7 +504,12 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   if (rows) {
     const bool al = reinterpret_cast<uintptr_t>(c.x) % 16 == 0 && (!bwd || reinterpret_cast<uintptr_t>(c.dy) % 16 == 0);
     rv = al && rs % kV == 0 ? kV : 1;
-    cw = static_cast<int>(std::min<int64_t>(rs / rv, fold > 1 ? 32 : kBlock));
+    if (rows_legacy()) {
+      cw = static_cast<int>(std::min<int64_t>(rs / rv, fold > 1 ? 32 : kBlock));
+    } else {  // stats_rows_w: a power of two
+      cw = 1;
+      while (cw < kBlock && cw < rs / rv) cw *= 2;
+    }
     chunks = (rs / rv + cw - 1) / cw;
     nrows = g.count / rs;
   }
@@ -426,7 +522,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   int64_t splits = plan.splits, per_split = plan.per_split;
   if (rows) {
     const int R = kBlock / cw;
-    int64_t sp = target_blocks / chunks;
+    // stats_rows_w: one resident wave of blocks; the legacy kernel: two waves' worth.
+    const int64_t wave = rows_legacy() ? target_blocks : rows_wave<S>(rv, bwd, h->device);
+    int64_t sp = wave / chunks;
     const int64_t by_size = (nrows + int64_t(R) * 16 - 1) / (int64_t(R) * 16);  // >= 16 rows per thread
     sp = std::max<int64_t>(1, std::min<int64_t>({sp, by_size, 4096}));
     per_split = (nrows + sp - 1) / sp;
@@ -470,15 +568,23 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   fa.beta_param = c.beta_param;
 
   cudaStream_t st = h->stream;
+  if (channel_block_ok(h, c, g, xm, per_act, out_mask != nullptr)) return run_channel_block<S>(h, c, fa, g, xm);
   const C* shift = bwd ? fa.saved_mean : nullptr;
   const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
+  const bool split_inner = rows && !rows_legacy();  // stats_rows_w's partial layout
   if (rows) {
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
     auto launch = [&](auto kern) {
       kern<<<grid, kBlock, 0, st>>>(nrows, rs, fold, cw, x, dy, in_mask8, fa.mv, shift, per_split, partial);
     };
-    if (rv > 1) bwd ? launch(stats_rows<S, kV, true>) : launch(stats_rows<S, kV, false>);
-    else bwd ? launch(stats_rows<S, 1, true>) : launch(stats_rows<S, 1, false>);
+    if (split_inner) {
+      if (rv > 1) bwd ? launch(stats_rows_w<S, kV, true>) : launch(stats_rows_w<S, kV, false>);
+      else bwd ? launch(stats_rows_w<S, 1, true>) : launch(stats_rows_w<S, 1, false>);
+    } else if (rv > 1) {
+      bwd ? launch(stats_rows<S, kV, true>) : launch(stats_rows<S, kV, false>);
+    } else {
+      bwd ? launch(stats_rows<S, 1, true>) : launch(stats_rows<S, 1, false>);
+    }
     FD_CUDA_LAUNCHED();
   } else if (planes) {
     const dim3 grid(static_cast<unsigned>(g.s), static_cast<unsigned>(splits));
@@ -499,9 +605,21 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
                                              plan.per_split, partial);
     FD_CUDA_LAUNCHED();
   }
-  finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, splits, ps, fold,
-                                                                                    partial, coef);
-  FD_CUDA_LAUNCHED();
+  // Inference with channel-indexed, aligned parameters computes its coefficients in the apply pass (below).
+  InferCoef<C> ic;
+  if (!need_stats && infer_inline_ok(c, fa)) {
+    ic.scale = fa.scale;
+    ic.bias = fa.bias;
+    ic.mean = fa.est_mean;
+    ic.var = fa.est_var;
+    ic.eps = static_cast<C>(c.epsilon);
+  }
+  const bool inline_coef = ic.scale != nullptr && !bwd && ew_stats;
+  if (!inline_coef) {
+    finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(
+        fa, g, xm, x, split_inner ? splits * fold : splits, ps, fold, split_inner, partial, coef);
+    FD_CUDA_LAUNCHED();
+  }
 
   // Pass 2 (inference: the only pass): memory-order elementwise kernels when every tensor shares x's packed layout.
   if (bwd && ew_stats) {
@@ -522,14 +640,20 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
     const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
     const EwPlan ew = plan_ew(xd, g.s, ew_cs, others, ptrs, 2, kV);
+    if (!ew.ok && inline_coef) {  // the generic apply reads the coefficients: make them after all
+      finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, splits, ps, fold,
+                                                                                        false, partial, coef);
+      FD_CUDA_LAUNCHED();
+    }
     if (ew.ok) {
       const S* z = c.has_add() ? static_cast<const S*>(c.z) : nullptr;
       S* y = static_cast<S*>(c.y);
       uint8_t* mask8 = reinterpret_cast<uint8_t*>(out_mask);
       const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
-      auto kern = ew.v > 1 ? apply_fwd<S, kV> : apply_fwd<S, 1>;
+      auto kern = inline_coef ? (ew.v > 1 ? apply_fwd<S, kV, true> : apply_fwd<S, 1, true>)
+                              : (ew.v > 1 ? apply_fwd<S, kV, false> : apply_fwd<S, 1, false>);
       const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
-      kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, relu, keep_nan, mask8, c.alpha, c.beta);
+      kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, ic, relu, keep_nan, mask8, c.alpha, c.beta);
       FD_CUDA_LAUNCHED();
       return CUDNN_STATUS_SUCCESS;
     }

@@ -157,12 +157,23 @@ EwPlan plan_ew(const cudnnTensorStruct& x, int64_t C, int64_t cs, const cudnnTen
   return p;
 }
 
+// Inference coefficients computed where they are used (no finalize launch): the scale, bias, mean and variance
+// arrays indexed by channel (packed 1xCx1x1 parameters, 16-byte aligned), with apply_fwd<S, V, true>.
+template <class C>
+struct InferCoef {
+  const C* scale = nullptr;
+  const C* bias = nullptr;
+  const C* mean = nullptr;
+  const C* var = nullptr;
+  C eps = 0;
+};
+
 // y = relu?(A x + B [+ z]) blended; mask (training with an activation): bit e set where the pre-activation of
 // the element at offset e was positive. Loop bounds are warp-uniform (the mask writes are warp-collective).
-template <class S, int V>
+template <class S, int V, bool kInline>
 __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, int64_t s, const S* x, const S* z, S* y,
-                                                    const Comp<S>* coef, bool relu, bool keep_nan, uint8_t* mask,
-                                                    double alpha, double beta) {
+                                                    const Comp<S>* coef, InferCoef<Comp<S>> ic, bool relu,
+                                                    bool keep_nan, uint8_t* mask, double alpha, double beta) {
   using C = Comp<S>;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i - (threadIdx.x & 31) < nvec; i += stride) {
@@ -175,8 +186,22 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
       alignas(16) C b[V];
       C v[V];
       load_vec<S, V>(x + i * V, v);
-      coef_load<C, V>(coef, cm.mode, ch, a);
-      coef_load<C, V>(coef + s, cm.mode, ch, b);
+      if constexpr (kInline) {  // as finalize_stat's inference coefficients
+        alignas(16) C me[V];
+        alignas(16) C va[V];
+        coef_load<C, V>(ic.scale, cm.mode, ch, a);
+        coef_load<C, V>(ic.bias, cm.mode, ch, b);
+        coef_load<C, V>(ic.mean, cm.mode, ch, me);
+        coef_load<C, V>(ic.var, cm.mode, ch, va);
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          a[k] = a[k] * (C(1) / sqrt(va[k] + ic.eps));
+          b[k] = b[k] - a[k] * me[k];
+        }
+      } else {
+        coef_load<C, V>(coef, cm.mode, ch, a);
+        coef_load<C, V>(coef + s, cm.mode, ch, b);
+      }
       C zz[V];
       if (z != nullptr) load_vec<S, V>(z + i * V, zz);
 #pragma unroll
