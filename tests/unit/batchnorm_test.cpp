@@ -401,6 +401,7 @@ TEST(BatchNorm, ExFastPathShapes) {
       // Rows pass 1 (stats_rows_w): 128 vector columns in 2 row slots; several row splits of one chunk.
       {CUDNN_DATA_HALF, S, {2, 1024, 2, 2}, 1, 1},
       {CUDNN_DATA_HALF, S, {8, 16, 32, 32}, 1, 1},
+      {CUDNN_DATA_DOUBLE, S, {64, 4, 80, 80}, 1, 1},       // 200 row splits: finalize_wide
       // One block per channel (bn_channel.cuh: needs >= 3 channels per SM, 396 on an H200): 16-byte vectors,
       // scalar planes (9 elements), half / bfloat16 / double vectors, one-element planes.
       {CUDNN_DATA_FLOAT, S, {2, 416, 4, 4}, 0, 0},
@@ -455,6 +456,17 @@ TEST(BatchNorm, ExFastPathShapes) {
       EXPECT_TRUE(ft::near(y.values(), ref::blend(r.v, prior, a, b), ft::tolerance(t), "y " + what));
       EXPECT_TRUE(ft::near(save_m.values(), st.mean, ft::tolerance(pt), "saveMean " + what));
       EXPECT_TRUE(ft::near(save_i.values(), st.inv_std, ft::tolerance(pt), "saveInvVariance " + what));
+
+      if (ops == CUDNN_BATCHNORM_OPS_BN) {  // inference on the same shape (NHWC: coefficients in the apply pass)
+        HostTensor mean = scale, var = scale;
+        mean.fill_uniform(rng, -0.5, 0.5);
+        var.fill_uniform(rng, 0.5, 2);
+        const auto prior_i = bnt::prepare_output(rng, y, b);
+        FT_OK(cudnnBatchNormalizationForwardInference(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), yd, y.data(),
+                                                      pd, scale.data(), bias.data(), mean.data(), var.data(), eps));
+        const auto ri = ref::bn_forward(xr, scale.values(), bias.values(), mean.values(), var.values(), eps, pa);
+        EXPECT_TRUE(ft::near(y.values(), ref::blend(ri.v, prior_i, a, b), ft::tolerance(t), "inference y " + what));
+      }
 
       HostTensor dy = bnt::make_tensor(rng, t, sh.dims, sh.layout), dx = dy, dz = dy;
       dy.fill_uniform(rng, -1, 1);

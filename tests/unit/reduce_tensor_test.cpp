@@ -305,6 +305,174 @@ TEST(ReduceTensor, NanPropagationAndIndices) {
   EXPECT_EQ(idx[2], 1u);
 }
 
+// Per-channel reductions without indices of a packed A (the GPU backend's channel path: [N][C][L] planes, NCHW ->
+// 1xCx1x1, and [Q][R][I] columns, NHWC -> 1xCx1x1): 16-byte loads (V elements), splits over blocks through the
+// workspace, a combine kernel. Data on a grid of 1/4 (products: +-1 and zeros) so that every sum is exact in float
+// whatever the order; the shapes reach each GPU branch (noted with the H200's 132 SMs).
+struct ChannelCase {
+  cudnnDataType_t a, c;
+  std::vector<int> adims, cdims;
+  bool nhwc;      // A (and C) channel-innermost
+  bool shifted;   // A one element off the 16-byte grid: scalar loads
+  bool padded_c;  // C with padded strides
+  const char* note;
+};
+
+void fill_exact(ft::HostTensor& a, std::mt19937_64& rng, cudnnReduceTensorOp_t op) {
+  const bool mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
+  const int zero_odds = op == CUDNN_REDUCE_TENSOR_MUL ? 99999 : 999;  // MUL: most products stay nonzero
+  for (int64_t i = 0; i < a.count(); ++i) {
+    if (mul) {
+      const int k = ft::uniform_int(rng, 0, zero_odds);
+      a.set(i, k == 0 ? 0.0 : (k & 1) ? 1.0 : -1.0);
+    } else {
+      a.set(i, 0.25 * ft::uniform_int(rng, -8, 8));
+    }
+  }
+}
+
+// One reduction of a case (A filled by the caller); C compared with the reference, the result returned.
+void run_channel(ft::Handle& h, std::mt19937_64& rng, const ChannelCase& cs, int k, bool prop, ft::HostTensor& a,
+                 bool random_scales, bool no_workspace = false, std::vector<double>* out = nullptr) {
+  const cudnnReduceTensorOp_t op = kOps[k];
+  const cudnnDataType_t comp = cs.a == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  RedDesc d;
+  FT_OK(cudnnSetReduceTensorDescriptor(d, op, comp, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
+  ft::HostTensor c = cs.padded_c ? ft::HostTensor(cs.c, cs.cdims, ft::padded_strides(rng, cs.cdims, cs.nhwc))
+                                 : ft::HostTensor(cs.c, cs.cdims, cs.nhwc);
+  const Scale alpha(random_scales && ft::uniform_int(rng, 0, 1) ? tops::rand_scale(rng, 0.5, 2) : 1.0);
+  const Scale beta(random_scales && ft::uniform_int(rng, 0, 1) ? tops::rand_scale(rng, 0.25, 1) : 0.0);
+  if (beta.d == 0) c.poison(); else c.fill_uniform(rng, -2, 2);
+  const auto prior = c.values();
+  // A shifted by one element: a copy in a larger buffer
+  ft::HostTensor buf(cs.a, {1, static_cast<int>(a.span()) + 16, 1, 1});
+  const size_t es = ft::type_size(cs.a);
+  ft::sync_device();
+  std::memcpy(static_cast<char*>(buf.data()) + es, a.data(), static_cast<size_t>(a.span()) * es);
+  const void* ap = cs.shifted ? static_cast<const void*>(static_cast<char*>(buf.data()) + es) : a.data();
+  ft::TensorDesc ad(a), cd(c);
+  size_t wsz = 0;
+  FT_OK(cudnnGetReductionWorkspaceSize(h, d, ad, cd, &wsz));
+  ft::Buffer<unsigned char> ws(wsz + 1);
+  FT_OK(cudnnReduceTensor(h, d, nullptr, 0, no_workspace ? nullptr : ws.data(), no_workspace ? 0 : wsz,
+                          alpha.ptr(comp), ad, ap, beta.ptr(comp), cd, c.data()));
+  const ref::Tensor r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), cs.cdims, nullptr);
+  const std::string what = std::string(cs.note) + ": reduce op " + std::to_string(k) + (prop ? " prop " : " ") +
+                           a.str() + (cs.shifted ? " (shifted)" : "") + " -> " + c.str() +
+                           " alpha=" + std::to_string(alpha.d) + " beta=" + std::to_string(beta.d) +
+                           (no_workspace ? " (no workspace)" : "");
+  const double floor = tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp));
+  EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, alpha.value(comp), beta.value(comp)), what, floor));
+  if (out) *out = c.values();
+}
+
+void run_channel_cases(const ChannelCase* cases, size_t n) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (size_t i = 0; i < n; ++i) {
+    const ChannelCase& cs = cases[i];
+    ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
+    for (int k = 0; k < 9; ++k) {
+      fill_exact(a, rng, kOps[k]);
+      run_channel(h, rng, cs, k, ft::uniform_int(rng, 0, 1) == 1, a, true);
+    }
+  }
+}
+
+TEST(ReduceTensor, ChannelPlanes) {
+  const ChannelCase cases[] = {
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {4, 8, 32, 33}, {1, 8, 1, 1}, false, false, false, "one part per output"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {7, 2, 50, 60}, {1, 2, 1, 1}, false, false, false, "2 parts, mid-plane"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {7, 2, 50, 60}, {1, 2, 1, 1}, false, true, true, "shifted A, padded C"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {9, 2, 45, 47}, {1, 2, 1, 1}, false, false, false, "odd L: scalar, 2 parts"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {5, 4, 37, 41}, {1, 4, 1, 1}, false, false, false, "f16, odd L"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, {16, 3, 32, 32}, {1, 3, 1, 1}, false, false, false, "f16 into f32 C"},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, {1, 2, 256, 128}, {1, 2, 1, 1}, false, false, false,
+       "bf16, N = 1 rows, 2 parts"},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, {8, 4, 16, 64}, {1, 1, 16, 1}, false, false, false, "kept H, L = 64"},
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, {4, 4, 32, 32}, {1, 1, 1, 1}, false, false, false,
+       "f64, everything into one output, 4 parts"},
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, {3, 5, 30, 31}, {1, 5, 1, 1}, false, false, true, "f64, odd L"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 3, 48, 48}, {2, 3, 1, 1}, false, false, false, "kept N and C"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 3, 40, 40}, {1, 1, 1, 1}, false, true, false, "all, one block"},
+  };
+  run_channel_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+TEST(ReduceTensor, ChannelColumns) {
+  const ChannelCase cases[] = {
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {8, 64, 16, 16}, {1, 64, 1, 1}, true, false, false, "f16, 4 parts"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {8, 64, 16, 16}, {1, 64, 1, 1}, true, true, false, "f16, shifted A"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 128, 16, 16}, {1, 128, 1, 1}, true, false, true, "f32, padded C"},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, {2, 37, 16, 16}, {1, 37, 1, 1}, true, false, false,
+       "bf16, odd I, one block"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, {4, 12, 32, 32}, {1, 12, 1, 1}, true, false, false, "I % V != 0"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {8, 4, 32, 32}, {1, 4, 1, 1}, true, false, false,
+       "I = V: 256 row groups, two-stage fold"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {4, 3, 16, 16}, {1, 3, 1, 1}, true, false, false, "I = 3: 85 row groups"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 16, 64, 32}, {2, 1, 1, 32}, false, false, false, "Q = 2, 2 parts"},
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, {1, 1024, 8, 8}, {1, 1024, 1, 1}, true, false, false,
+       "f64, two column tiles"},
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, {4, 16, 16, 16}, {1, 16, 1, 1}, true, false, true, "f64, 4 parts"},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, {4, 32, 16, 16}, {4, 32, 1, 1}, true, false, false,
+       "Q = 4 images, 64 row groups"},
+  };
+  run_channel_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+// MIN / MAX / AMAX without indices on the channel path: a channel of NaN only (NaN either way) and a channel with
+// one NaN (NaN only with PROPAGATE), through one block per output, the two-stage fold and the combine kernel.
+TEST(ReduceTensor, ChannelNan) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const ChannelCase cases[] = {
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 4, 32, 64}, {1, 4, 1, 1}, false, false, false, "planes"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {16, 4, 32, 32}, {1, 4, 1, 1}, false, false, false, "planes, 2 parts"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {2, 16, 8, 8}, {1, 16, 1, 1}, true, false, false, "columns"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {4, 16, 32, 32}, {1, 16, 1, 1}, true, false, false, "columns, 2 parts"},
+  };
+  for (const ChannelCase& cs : cases) {
+    ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
+    for (int k : {2, 3, 4}) {
+      for (bool prop : {false, true}) {
+        fill_exact(a, rng, kOps[k]);
+        const int64_t per = a.count() / cs.adims[1];
+        int64_t seen = 0;
+        for (int64_t i = 0; i < a.count(); ++i) {  // logical order: channel = (i / (H * W)) % C
+          const int ch = static_cast<int>((i / (cs.adims[2] * cs.adims[3])) % cs.adims[1]);
+          if (ch == 0) a.set(i, std::nan(""));
+          if (ch == 1 && seen++ == per / 2) a.set(i, std::nan(""));
+        }
+        run_channel(h, rng, cs, k, prop, a, false);
+      }
+    }
+  }
+}
+
+// The channel path sums in a fixed order: two runs give the same bits (random data, so the order matters); and
+// without a workspace the call still succeeds on a slower plan.
+TEST(ReduceTensor, ChannelDeterministic) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const ChannelCase cases[] = {
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {16, 3, 32, 32}, {1, 3, 1, 1}, false, false, false, "planes"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {16, 32, 16, 16}, {1, 32, 1, 1}, true, false, false, "columns"},
+  };
+  for (const ChannelCase& cs : cases) {
+    ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
+    a.fill_uniform(rng, -1, 1);
+    for (int k : {0, 7}) {  // ADD, NORM2
+      std::vector<double> first, second, fallback;
+      run_channel(h, rng, cs, k, false, a, false, false, &first);
+      run_channel(h, rng, cs, k, false, a, false, false, &second);
+      for (size_t i = 0; i < first.size(); ++i)
+        ASSERT_EQ(std::memcmp(&first[i], &second[i], sizeof(double)), 0) << cs.note << " op " << k << " output " << i;
+      run_channel(h, rng, cs, k, false, a, false, true, &fallback);
+    }
+  }
+}
+
 TEST(ReduceTensor, BadArguments) {
   ft::Handle h;
   RedDesc d, unset, i16, half_comp;

@@ -180,27 +180,37 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   using C = Comp<S>;
   const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
   const C rm = C(1) / static_cast<C>(g.m);
+  // Every load first, none behind a store (the compiler cannot tell that the outputs do not alias the inputs, so a
+  // load after a store waits for it): one round trip to memory instead of a chain of them.
+  const bool stats_given = a.dir == 0 || (a.dir == 2 && a.saved_mean != nullptr);
+  const C m_in = a.dir == 0 ? a.est_mean[mo] : stats_given ? a.saved_mean[mo] : C(0);
+  const C v_in = a.dir == 0 ? a.est_var[mo] : stats_given ? a.saved_inv[mo] : C(0);
+  const C K0 = stats_given ? C(0) : Storage<S>::load(x, xm.off(0, k, 0));
+  const C sc = a.scale[po];
+  const C bi = a.dir == 2 ? C(0) : a.bias[po];
+  const bool running = a.dir == 1 && a.running_mean != nullptr;
+  const C rmean = running && a.factor != 1.0 ? a.running_mean[mo] : C(0);
+  const C rvar = running && a.factor != 1.0 ? a.running_var[mo] : C(0);
   C mean, var, inv;
   if (a.dir == 0) {
-    mean = a.est_mean[mo];
-    var = a.est_var[mo];
+    mean = m_in;
+    var = v_in;
     inv = C(1) / sqrt(var + static_cast<C>(a.eps));
-  } else if (a.dir == 2 && a.saved_mean != nullptr) {
-    mean = a.saved_mean[mo];
-    inv = a.saved_inv[mo];
+  } else if (stats_given) {
+    mean = m_in;
+    inv = v_in;
     var = 0;
   } else {
-    const C K = Storage<S>::load(x, xm.off(0, k, 0));
+    const C K = K0;
     const C d = q[0] * rm;
     mean = K + d;
     var = (q[1] - q[0] * d) * rm;
     if (var < C(0)) var = C(0);
     inv = C(1) / sqrt(var + static_cast<C>(a.eps));
   }
-  const C sc = a.scale[po];
   if (a.dir == 2) {
     // shift K of pass 1: the saved mean, or x[0,k,0]
-    const C K = a.saved_mean != nullptr ? mean : Storage<S>::load(x, xm.off(0, k, 0));
+    const C K = a.saved_mean != nullptr ? mean : K0;
     const C sdy = q[2];
     const C sdyx = q[3] - (mean - K) * q[2];
     const C ds = sdyx * inv;
@@ -215,13 +225,13 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   }
   const C A = sc * inv;
   co[0] = A;
-  co[cs] = a.bias[po] - A * mean;
+  co[cs] = bi - A * mean;
   if (a.dir != 1) return;
   if (a.save_mean != nullptr) {
     a.save_mean[mo] = mean;
     a.save_inv[mo] = inv;
   }
-  if (a.running_mean != nullptr) {
+  if (running) {
     const C unbias = g.m > 1 ? static_cast<C>(g.m) / static_cast<C>(g.m - 1) : C(1);
     const C uv = var * unbias;
     if (a.factor == 1.0) {
@@ -229,8 +239,8 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
       a.running_var[mo] = uv;
     } else {
       const C f = static_cast<C>(a.factor);
-      a.running_mean[mo] = (C(1) - f) * a.running_mean[mo] + f * mean;
-      a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
+      a.running_mean[mo] = (C(1) - f) * rmean + f * mean;
+      a.running_var[mo] = (C(1) - f) * rvar + f * uv;
     }
   }
 }
@@ -269,6 +279,29 @@ __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* 
     }
     if (lane == 0) finalize_stat<S>(a, g, xm, x, k, q, coef + k, g.s);
   }
+}
+
+// finalize_kernel for partial sums laid out split_inner with many splits (stats_rows_w over few channels: 500+):
+// a block per statistic, thread t adds splits t, t + kBlock, ... in order, then a fixed-order block reduction;
+// thread 0 finishes. A warp per statistic would walk 16+ dependent loads per lane.
+template <class S>
+__global__ void __launch_bounds__(kBlock) finalize_wide(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x,
+                                                        int64_t splits, const Comp<S>* partial, Comp<S>* coef) {
+  using C = Comp<S>;
+  __shared__ C red[32];
+  const int64_t k = blockIdx.x;
+  const int nq = a.dir == 2 ? 4 : 2;
+  C t[4] = {0, 0, 0, 0};
+  for (int64_t sp = threadIdx.x; sp < splits; sp += kBlock) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (i < nq) t[i] += partial[(i * g.s + k) * splits + sp];
+  }
+  C q[4];
+  auto add = [](C u, C v) { return u + v; };
+#pragma unroll
+  for (int i = 0; i < 4; ++i) q[i] = i < nq ? block_reduce(t[i], red, add, C(0)) : C(0);
+  if (threadIdx.x == 0) finalize_stat<S>(a, g, xm, x, k, q, coef + k, g.s);
 }
 
 // Writes the 32-bit mask word of the warp's 32 consecutive elements starting at `base` (lane 0), and the zero
@@ -388,6 +421,12 @@ size_t align_up(size_t v) { return (v + 255) / 256 * 256; }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// Vector columns per stats_rows_w block (256 bytes of a row): wide enough for whole 32-byte sectors, narrow enough
+// that many channels give several chunks. Blocks = splits * chunks is a wave either way, and the partial sums are
+// nq * s * splits values: wide blocks over 1024-2048 channels made them as large as a quarter of the data
+// (measured on the H200: 7x7x2048 f16 1.4x slower than the legacy kernel with 256 columns).
+constexpr int kRowsCw = 16;
+
 // FREEDNN_BN_ROWS_LEGACY=1: pass 1 over rows with the two-wave stats_rows kernel and its tree fold instead of
 // stats_rows_w (A/B measurements).
 bool rows_legacy() {
@@ -413,6 +452,15 @@ bool infer_inline_ok(const NormCall& c, const FinalArgs<C>& fa) {
   static const bool off = env_flag("FREEDNN_BN_NO_INLINE_INFER");
   return !off && !c.per_activation() && fa.sb.row_major_packed && fa.mv.row_major_packed && aligned16(fa.scale) &&
          aligned16(fa.bias) && aligned16(fa.est_mean) && aligned16(fa.est_var);
+}
+
+// Whether the inference apply pass will hold each thread's coefficients for the whole walk (plan_ew's mode 0 with
+// cm.fixed: packed channels-last x, C / V dividing kBlock).
+bool infer_hoisted(const cudnnTensorStruct& xd, int64_t C, int64_t cs, const NormCall& c, int kV) {
+  const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
+  const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
+  const EwPlan ew = plan_ew(xd, C, cs, others, ptrs, 2, kV);
+  return ew.ok && ew.map.mode == 0 && ew.map.fixed;
 }
 
 // The one-kernel path (bn_channel.cuh): spatial statistics over contiguous planes of a packed x that every other
@@ -506,9 +554,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     rv = al && rs % kV == 0 ? kV : 1;
     if (rows_legacy()) {
       cw = static_cast<int>(std::min<int64_t>(rs / rv, fold > 1 ? 32 : kBlock));
-    } else {  // stats_rows_w: a power of two
+    } else {  // stats_rows_w: a power of two, at most kRowsCw
       cw = 1;
-      while (cw < kBlock && cw < rs / rv) cw *= 2;
+      while (cw < kRowsCw && cw < rs / rv) cw *= 2;
     }
     chunks = (rs / rv + cw - 1) / cw;
     nrows = g.count / rs;
@@ -614,10 +662,16 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     ic.var = fa.est_var;
     ic.eps = static_cast<C>(c.epsilon);
   }
-  const bool inline_coef = ic.scale != nullptr && !bwd && ew_stats;
+  // Only where apply_fwd loads each thread's coefficients once (NHWC-like, cm.fixed): computed per vector, they
+  // cost more than the finalize launch saves (measured on the H200: NCHW f32 1.1x, NHWC f16 1.7x slower).
+  const bool inline_coef = ic.scale != nullptr && !bwd && ew_stats && infer_hoisted(xd, g.s, ew_cs, c, kV);
   if (!inline_coef) {
-    finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(
-        fa, g, xm, x, split_inner ? splits * fold : splits, ps, fold, split_inner, partial, coef);
+    const int64_t per_stat = split_inner ? splits * fold : splits;
+    if (split_inner && per_stat > 64)
+      finalize_wide<S><<<static_cast<unsigned>(g.s), kBlock, 0, st>>>(fa, g, xm, x, per_stat, partial, coef);
+    else
+      finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, per_stat, ps, fold,
+                                                                                        split_inner, partial, coef);
     FD_CUDA_LAUNCHED();
   }
 

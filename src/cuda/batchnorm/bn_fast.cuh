@@ -31,6 +31,7 @@ namespace {
 //   mode 2, otherwise: each element's own channel ((i*V + k) / cs) % C.
 struct ChanMap {
   int mode = 1;
+  bool fixed = false;  // mode 0 with C / V dividing kBlock: every vector a thread visits has the same channels
   Divider d1, d2;
   int64_t c2 = 1;
   __device__ __forceinline__ int64_t chan(int64_t e) const {  // modes 1, 2: e is a vector or element index
@@ -142,6 +143,7 @@ EwPlan plan_ew(const cudnnTensorStruct& x, int64_t C, int64_t cs, const cudnnTen
     p.map.mode = 0;
     p.map.c2 = C / v;
     p.map.d2 = Divider(C / v, p.nvec);
+    p.map.fixed = kBlock % (C / v) == 0;  // the grid-stride step (blocks * kBlock) is a multiple of C / V
   } else if (cs % v == 0) {
     p.map.mode = 1;
     p.map.c2 = C;
@@ -175,33 +177,38 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
                                                     const Comp<S>* coef, InferCoef<Comp<S>> ic, bool relu,
                                                     bool keep_nan, uint8_t* mask, double alpha, double beta) {
   using C = Comp<S>;
+  alignas(16) C a[V];
+  alignas(16) C b[V];
+  auto coefs = [&](int64_t i) {
+    int64_t ch[V];
+    chans<V>(cm, i, ch);
+    if constexpr (kInline) {  // as finalize_stat's inference coefficients
+      alignas(16) C me[V];
+      alignas(16) C va[V];
+      coef_load<C, V>(ic.scale, cm.mode, ch, a);
+      coef_load<C, V>(ic.bias, cm.mode, ch, b);
+      coef_load<C, V>(ic.mean, cm.mode, ch, me);
+      coef_load<C, V>(ic.var, cm.mode, ch, va);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        a[k] = a[k] * (C(1) / sqrt(va[k] + ic.eps));
+        b[k] = b[k] - a[k] * me[k];
+      }
+    } else {
+      coef_load<C, V>(coef, cm.mode, ch, a);
+      coef_load<C, V>(coef + s, cm.mode, ch, b);
+    }
+  };
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i - (threadIdx.x & 31) < nvec; i += stride) {
+  const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (cm.fixed) coefs(first);
+  for (int64_t i = first; i - (threadIdx.x & 31) < nvec; i += stride) {
     const bool valid = i < nvec;
     unsigned bits = 0;
     if (valid) {
-      int64_t ch[V];
-      chans<V>(cm, i, ch);
-      alignas(16) C a[V];
-      alignas(16) C b[V];
+      if (!cm.fixed) coefs(i);
       C v[V];
       load_vec<S, V>(x + i * V, v);
-      if constexpr (kInline) {  // as finalize_stat's inference coefficients
-        alignas(16) C me[V];
-        alignas(16) C va[V];
-        coef_load<C, V>(ic.scale, cm.mode, ch, a);
-        coef_load<C, V>(ic.bias, cm.mode, ch, b);
-        coef_load<C, V>(ic.mean, cm.mode, ch, me);
-        coef_load<C, V>(ic.var, cm.mode, ch, va);
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-          a[k] = a[k] * (C(1) / sqrt(va[k] + ic.eps));
-          b[k] = b[k] - a[k] * me[k];
-        }
-      } else {
-        coef_load<C, V>(coef, cm.mode, ch, a);
-        coef_load<C, V>(coef + s, cm.mode, ch, b);
-      }
       C zz[V];
       if (z != nullptr) load_vec<S, V>(z + i * V, zz);
 #pragma unroll
@@ -227,23 +234,28 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
                                                     S* dz, const uint8_t* mask, const Comp<S>* coef, double alpha,
                                                     double beta) {
   using C = Comp<S>;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
+  alignas(16) C A[V];
+  alignas(16) C M[V];
+  alignas(16) C Dm[V];
+  alignas(16) C Dx[V];
+  alignas(16) C I[V];
+  auto coefs = [&](int64_t i) {
     int64_t ch[V];
     chans<V>(cm, i, ch);
-    C xv[V], d[V];
-    alignas(16) C A[V];
-    alignas(16) C M[V];
-    alignas(16) C Dm[V];
-    alignas(16) C Dx[V];
-    alignas(16) C I[V];
-    load_vec<S, V>(x + i * V, xv);
-    load_vec<S, V>(dy + i * V, d);
-    const unsigned bits = mask != nullptr ? mask_bits<V>(mask, i * V) : 0u;
     coef_load<C, V>(coef, cm.mode, ch, A);
     coef_load<C, V>(coef + s, cm.mode, ch, M);
     coef_load<C, V>(coef + 2 * s, cm.mode, ch, Dm);
     coef_load<C, V>(coef + 3 * s, cm.mode, ch, Dx);
     coef_load<C, V>(coef + 4 * s, cm.mode, ch, I);
+  };
+  const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (cm.fixed) coefs(first);
+  for (int64_t i = first; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
+    if (!cm.fixed) coefs(i);
+    C xv[V], d[V];
+    load_vec<S, V>(x + i * V, xv);
+    load_vec<S, V>(dy + i * V, d);
+    const unsigned bits = mask != nullptr ? mask_bits<V>(mask, i * V) : 0u;
     if (mask != nullptr) {
 #pragma unroll
       for (int k = 0; k < V; ++k)

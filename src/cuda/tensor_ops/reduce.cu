@@ -20,11 +20,15 @@
 //               threads read consecutive elements with 4 loads in flight each; split parts are whole rows, and
 //               enough of them for about 8 blocks per SM (the partials in the workspace, a second deterministic
 //               kernel combines them). One pass over A; partials: M * parts * 16 bytes.
+// Without indices, per-channel reductions of a packed A (NCHW or NHWC 64x256x56x56 -> 1x256x1x1: [N][C][L] planes
+// or [Q][R][I] columns) go to the channel path (channel_reduce.h) after plane_sum: typed 16-byte loads, a split
+// over about two waves of blocks and a deterministic combine kernel (FREEDNN_REDUCE_NO_CHANNEL=1: off).
 #include <algorithm>
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/dyn_tensor.cuh"
+#include "cuda/tensor_ops/channel_reduce.h"
 #include "cuda/tensor_ops/plane_sum.h"
 #include "cuda/tensor_ops/tensor_ops.h"
 
@@ -410,9 +414,12 @@ size_t split_bytes(const Plan& p) {
 
 }  // namespace
 
-size_t reduce_workspace_size(int device, const cudnnReduceTensorStruct&, const cudnnTensorStruct& a,
+size_t reduce_workspace_size(int device, const cudnnReduceTensorStruct& r, const cudnnTensorStruct& a,
                              const cudnnTensorStruct& c) {
-  return split_bytes(make_plan(device, a, c));
+  size_t bytes = split_bytes(make_plan(device, a, c));  // also what the fallback from the channel path needs
+  ChannelPlan chp;
+  if (!r.wants_indices() && channel_plan(device, r, a, c, &chp)) bytes = std::max(bytes, channel_workspace(chp));
+  return bytes;
 }
 
 cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTensorStruct& r,
@@ -422,6 +429,10 @@ cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTe
   PlaneSumArgs ps;
   if (indices == nullptr && plane_sum_args(r, a, ap, c, cp, alpha, beta, &ps) && plane_sum_ok(ps, device))
     return plane_sum(stream, device, ps);
+  ChannelPlan chp;
+  if (indices == nullptr && channel_plan(device, r, a, c, &chp) &&
+      channel_can_run(chp, a, ap, workspace, workspace_bytes))
+    return channel_reduce(stream, device, chp, r, a, ap, c, cp, alpha, beta, workspace);
   Plan p = make_plan(device, a, c);
   if (p.M == 0 || p.K == 0) return CUDNN_STATUS_SUCCESS;
   if (p.kind == Kind::split &&
