@@ -42,7 +42,7 @@ void backward(const NormCall& c, T) {
   // Per statistic: dBias = sum(dy), dScale = sum(dy * xhat).
   std::vector<T> dbias(static_cast<size_t>(s)), dscale(static_cast<size_t>(s));
   parallel_for(s, [&](int64_t k) {
-    T sd = 0, sdx = 0;
+    double sd = 0, sdx = 0;  // in double, as batch_stats
     for (int64_t b = 0; b < n; ++b) {
       const int64_t base = b * per_n + k * inner;
       for (int64_t j = 0; j < inner; ++j) {
@@ -50,8 +50,8 @@ void backward(const NormCall& c, T) {
         sdx += dy[base + j] * (x[base + j] - mean[k]);
       }
     }
-    dbias[k] = sd;
-    dscale[k] = sdx * inv[k];
+    dbias[k] = static_cast<T>(sd);
+    dscale[k] = static_cast<T>(sdx * inv[k]);
   }, norm_grain(m));
 
   // dx = scale * inv * (dy - mean(dy) - xhat * mean(dy * xhat))

@@ -15,14 +15,16 @@ void batch_stats(const std::vector<T>& x, int64_t n, int64_t s, int64_t inner, s
   var.assign(static_cast<size_t>(s), T(0));
   const int64_t m = n * inner;
   const int64_t per_n = s * inner;
+  // Sums in double: a channel can hold millions of elements (64x64x112x112: 802816), where float sums drift past
+  // float tolerances.
   parallel_for(s, [&](int64_t k) {
-    T sum = 0;
+    double sum = 0;
     for (int64_t b = 0; b < n; ++b) {
       const T* p = x.data() + b * per_n + k * inner;
       for (int64_t j = 0; j < inner; ++j) sum += p[j];
     }
-    const T mu = sum / static_cast<T>(m);
-    T sq = 0;
+    const T mu = static_cast<T>(sum / static_cast<double>(m));
+    double sq = 0;
     for (int64_t b = 0; b < n; ++b) {
       const T* p = x.data() + b * per_n + k * inner;
       for (int64_t j = 0; j < inner; ++j) {
@@ -31,7 +33,7 @@ void batch_stats(const std::vector<T>& x, int64_t n, int64_t s, int64_t inner, s
       }
     }
     mean[k] = mu;
-    var[k] = sq / static_cast<T>(m);
+    var[k] = static_cast<T>(sq / static_cast<double>(m));
   }, norm_grain(m));
 }
 
