@@ -465,12 +465,13 @@ bool infer_hoisted(const cudnnTensorStruct& xd, int64_t C, int64_t cs, const Nor
 
 // The one-kernel path (bn_channel.cuh): spatial statistics over contiguous planes of a packed x that every other
 // tensor shares, at least three blocks' worth of channels per SM (fewer channels: too few blocks, each with too
-// much data, for one block per channel), no ReLU mask to write. FREEDNN_BN_NO_CHANNEL_BLOCK=1: the three-kernel
+// much data, for one block per channel), no forward activation. FREEDNN_BN_NO_CHANNEL_BLOCK=1: the three-kernel
 // path (A/B measurements).
 bool channel_block_ok(cudnnContext* h, const NormCall& c, const Geo& g, const BnMap& xm, bool per_act,
                       bool writes_mask) {
   static const bool off = env_flag("FREEDNN_BN_NO_CHANNEL_BLOCK");
-  if (off || per_act || writes_mask || c.dir == NormDir::inference || g.inner < 1) return false;
+  if (off || per_act || writes_mask || g.inner < 1) return false;
+  if (c.dir != NormDir::backward && c.has_activation()) return false;
   if (g.s < 3 * int64_t(device_info(h->device).sm_count)) return false;
   const cudnnTensorStruct& xd = *c.x_desc;
   if (!xd.is_packed() || xd.vect() != 1 || xm.in.nd != 1 || (g.inner > 1 && xm.in.innermost_stride() != 1))
