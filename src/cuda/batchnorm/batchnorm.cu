@@ -180,37 +180,27 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   using C = Comp<S>;
   const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
   const C rm = C(1) / static_cast<C>(g.m);
-  // Every load first, none behind a store (the compiler cannot tell that the outputs do not alias the inputs, so a
-  // load after a store waits for it): one round trip to memory instead of a chain of them.
-  const bool stats_given = a.dir == 0 || (a.dir == 2 && a.saved_mean != nullptr);
-  const C m_in = a.dir == 0 ? a.est_mean[mo] : stats_given ? a.saved_mean[mo] : C(0);
-  const C v_in = a.dir == 0 ? a.est_var[mo] : stats_given ? a.saved_inv[mo] : C(0);
-  const C K0 = stats_given ? C(0) : Storage<S>::load(x, xm.off(0, k, 0));
-  const C sc = a.scale[po];
-  const C bi = a.dir == 2 ? C(0) : a.bias[po];
-  const bool running = a.dir == 1 && a.running_mean != nullptr;
-  const C rmean = running && a.factor != 1.0 ? a.running_mean[mo] : C(0);
-  const C rvar = running && a.factor != 1.0 ? a.running_var[mo] : C(0);
   C mean, var, inv;
   if (a.dir == 0) {
-    mean = m_in;
-    var = v_in;
+    mean = a.est_mean[mo];
+    var = a.est_var[mo];
     inv = C(1) / sqrt(var + static_cast<C>(a.eps));
-  } else if (stats_given) {
-    mean = m_in;
-    inv = v_in;
+  } else if (a.dir == 2 && a.saved_mean != nullptr) {
+    mean = a.saved_mean[mo];
+    inv = a.saved_inv[mo];
     var = 0;
   } else {
-    const C K = K0;
+    const C K = Storage<S>::load(x, xm.off(0, k, 0));
     const C d = q[0] * rm;
     mean = K + d;
     var = (q[1] - q[0] * d) * rm;
     if (var < C(0)) var = C(0);
     inv = C(1) / sqrt(var + static_cast<C>(a.eps));
   }
+  const C sc = a.scale[po];
   if (a.dir == 2) {
     // shift K of pass 1: the saved mean, or x[0,k,0]
-    const C K = a.saved_mean != nullptr ? mean : K0;
+    const C K = a.saved_mean != nullptr ? mean : Storage<S>::load(x, xm.off(0, k, 0));
     const C sdy = q[2];
     const C sdyx = q[3] - (mean - K) * q[2];
     const C ds = sdyx * inv;
@@ -225,13 +215,13 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   }
   const C A = sc * inv;
   co[0] = A;
-  co[cs] = bi - A * mean;
+  co[cs] = a.bias[po] - A * mean;
   if (a.dir != 1) return;
   if (a.save_mean != nullptr) {
     a.save_mean[mo] = mean;
     a.save_inv[mo] = inv;
   }
-  if (running) {
+  if (a.running_mean != nullptr) {
     const C unbias = g.m > 1 ? static_cast<C>(g.m) / static_cast<C>(g.m - 1) : C(1);
     const C uv = var * unbias;
     if (a.factor == 1.0) {
@@ -239,8 +229,8 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
       a.running_var[mo] = uv;
     } else {
       const C f = static_cast<C>(a.factor);
-      a.running_mean[mo] = (C(1) - f) * rmean + f * mean;
-      a.running_var[mo] = (C(1) - f) * rvar + f * uv;
+      a.running_mean[mo] = (C(1) - f) * a.running_mean[mo] + f * mean;
+      a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
     }
   }
 }
@@ -465,13 +455,12 @@ bool infer_hoisted(const cudnnTensorStruct& xd, int64_t C, int64_t cs, const Nor
 
 // The one-kernel path (bn_channel.cuh): spatial statistics over contiguous planes of a packed x that every other
 // tensor shares, at least three blocks' worth of channels per SM (fewer channels: too few blocks, each with too
-// much data, for one block per channel), no forward activation. FREEDNN_BN_NO_CHANNEL_BLOCK=1: the three-kernel
+// much data, for one block per channel), no ReLU mask to write. FREEDNN_BN_NO_CHANNEL_BLOCK=1: the three-kernel
 // path (A/B measurements).
 bool channel_block_ok(cudnnContext* h, const NormCall& c, const Geo& g, const BnMap& xm, bool per_act,
                       bool writes_mask) {
   static const bool off = env_flag("FREEDNN_BN_NO_CHANNEL_BLOCK");
-  if (off || per_act || writes_mask || g.inner < 1) return false;
-  if (c.dir != NormDir::backward && c.has_activation()) return false;
+  if (off || per_act || writes_mask || c.dir == NormDir::inference || g.inner < 1) return false;
   if (g.s < 3 * int64_t(device_info(h->device).sm_count)) return false;
   const cudnnTensorStruct& xd = *c.x_desc;
   if (!xd.is_packed() || xd.vect() != 1 || xm.in.nd != 1 || (g.inner > 1 && xm.in.innermost_stride() != 1))

@@ -10,9 +10,7 @@
 //   thread 0 finalizes channel k (finalize_stat: saved / running statistics, dscale / dbias) into shared memory;
 //   pass 2  the apply pass over the same planes, read microseconds earlier (mostly from L2).
 // Bytes per element: forward x read twice (the second mostly from L2), y written once; backward x and dy read
-// twice, dx (and dz) written once; inference (coefficients from the estimates, no pass 1) x read once, y written
-// once, each plane's coefficients loaded once instead of per vector. Forward with an activation (the ReLU
-// mask, the fused add) is not taken here.
+// twice, dx (and dz) written once. Forward training with an activation (the ReLU mask) is not taken here.
 #pragma once
 
 namespace fd::cuda {
@@ -51,8 +49,7 @@ __global__ void __launch_bounds__(kBlock) channel_block(FinalArgs<Comp<S>> fa, G
 
   C q0 = 0, q1 = 0, q2 = 0, q3 = 0;
   PlaneWalk w = start;
-  const bool stats = fa.dir != 0;  // inference: the coefficients come from the estimates, no pass 1
-  for (int64_t e = threadIdx.x; stats && e < m_v; e += kU * step) {
+  for (int64_t e = threadIdx.x; e < m_v; e += kU * step) {
     RawT<S, V> xv[kU], dv[kU];
     unsigned mb[kU];
 #pragma unroll
@@ -85,13 +82,11 @@ __global__ void __launch_bounds__(kBlock) channel_block(FinalArgs<Comp<S>> fa, G
     }
   }
   auto add = [](C a, C b) { return a + b; };
-  C q[4] = {C(0), C(0), C(0), C(0)};
-  if (stats) {
-    q[0] = block_reduce(q0, red, add, C(0));
-    q[1] = block_reduce(q1, red, add, C(0));
-    q[2] = bwd ? block_reduce(q2, red, add, C(0)) : C(0);
-    q[3] = bwd ? block_reduce(q3, red, add, C(0)) : C(0);
-  }
+  C q[4];
+  q[0] = block_reduce(q0, red, add, C(0));
+  q[1] = block_reduce(q1, red, add, C(0));
+  q[2] = bwd ? block_reduce(q2, red, add, C(0)) : C(0);
+  q[3] = bwd ? block_reduce(q3, red, add, C(0)) : C(0);
   if (threadIdx.x == 0) finalize_stat<S>(fa, g, xm, x, k, q, co, 1);
   __syncthreads();
   const C A = co[0], B = co[1];

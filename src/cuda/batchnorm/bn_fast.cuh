@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
   };
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (cm.fixed) coefs(first);
+  if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
   for (int64_t i = first; i - (threadIdx.x & 31) < nvec; i += stride) {
     const bool valid = i < nvec;
     unsigned bits = 0;
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
     coef_load<C, V>(coef + 4 * s, cm.mode, ch, I);
   };
   const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (cm.fixed) coefs(first);
+  if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
   for (int64_t i = first; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
     if (!cm.fixed) coefs(i);
     C xv[V], d[V];
