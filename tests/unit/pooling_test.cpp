@@ -47,7 +47,13 @@ struct Case {
   }
 };
 
+// layout 4: 4-D channels-last with every stride padded by one 16-byte vector (strides stay multiples of it when C is)
 ft::HostTensor make_tensor(std::mt19937_64& rng, cudnnDataType_t dt, const std::vector<int>& dims, int layout) {
+  if (layout == 4) {
+    const int v = 16 / static_cast<int>(ft::type_size(dt));
+    const int sw = dims[1] + v, sh = dims[3] * sw + v, sn = dims[2] * sh + v;
+    return ft::HostTensor(dt, dims, std::vector<int>{sn, 1, sh, sw});
+  }
   const bool nhwc = layout == 1 || layout == 3;
   if (layout >= 2) return ft::HostTensor(dt, dims, ft::padded_strides(rng, dims, nhwc));
   return ft::HostTensor(dt, dims, nhwc);
@@ -418,6 +424,148 @@ TEST(Pooling, PlanarMax) {
       run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
       if (HasFatalFailure()) return;
     }
+}
+
+// Channels-last max pooling with the common square windows (the GPU's register path, pooling2d_nhwc.cu: unit channel
+// stride, C a multiple of the 16-byte vector, 3x3 s2 p1, 2x2 s2 p0, 3x3 s2 p0, 3x3 s1 p1, float / half / bfloat16 /
+// double): forward and backward (argmax codes + gather) with NaNs planted under both NaN options, ties (small
+// integers: the first maximum in window order takes the gradient), beta != 0, odd sizes with windows clipped at
+// the border, outputs larger than the floor formula, several row strips, channel-vector counts that do not divide a
+// warp and more than a warp holds (no shuffles), strides padded by whole vectors (layout 4), and the fallbacks to the
+// tiles: every tensor one element off the 16-byte grid, randomly padded strides, C not a multiple of the vector.
+TEST(Pooling, NhwcMax) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t dt;
+    std::vector<int> x;
+    int win, pad, stride;
+    bool ceil_mode;
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_HALF, {2, 64, 56, 56}, 3, 1, 2, false},      // ResNet-50 pool1 in small: 8 vectors, 4 columns a warp
+      {CUDNN_DATA_HALF, {2, 64, 23, 21}, 3, 1, 2, false},      // odd sizes, a partial last strip
+      {CUDNN_DATA_BFLOAT16, {1, 24, 9, 13}, 3, 1, 2, false},   // 3 vectors: warps straddle columns and rows
+      {CUDNN_DATA_HALF, {1, 264, 5, 6}, 3, 1, 2, false},       // 33 vectors: no neighbour lanes, direct halo loads
+      {CUDNN_DATA_FLOAT, {2, 8, 11, 10}, 3, 1, 2, false},      // floats, 2 vectors
+      {CUDNN_DATA_FLOAT, {1, 64, 13, 12}, 3, 1, 2, true},      // 16 vectors, ceiling extents
+      {CUDNN_DATA_FLOAT, {1, 4, 6, 6}, 3, 1, 2, true},         // last windows mostly padding
+      {CUDNN_DATA_HALF, {1, 8, 1, 1}, 3, 1, 2, false},         // a single pixel
+      {CUDNN_DATA_HALF, {1, 16, 10, 9}, 2, 0, 2, false},       // 2x2 s2: no shared columns; odd width uncovered
+      {CUDNN_DATA_BFLOAT16, {1, 16, 11, 9}, 2, 0, 2, true},    // 2x2 s2, ceiling extents
+      {CUDNN_DATA_BFLOAT16, {1, 32, 11, 11}, 3, 0, 2, false},  // 3x3 s2 p0
+      {CUDNN_DATA_HALF, {1, 16, 9, 10}, 3, 1, 1, false},       // 3x3 s1 p1: two shared columns
+      {CUDNN_DATA_FLOAT, {2, 4, 7, 9}, 3, 1, 1, false},
+      {CUDNN_DATA_DOUBLE, {1, 6, 9, 9}, 3, 1, 2, false},       // 2 doubles per vector
+      {CUDNN_DATA_DOUBLE, {1, 4, 8, 7}, 2, 0, 2, false},
+      {CUDNN_DATA_DOUBLE, {1, 2, 7, 7}, 3, 1, 1, false},
+      {CUDNN_DATA_DOUBLE, {1, 2, 9, 9}, 3, 0, 2, true},
+      {CUDNN_DATA_HALF, {1, 12, 9, 9}, 3, 1, 2, false},        // C % 8 != 0: the tiles
+  };
+  for (const Shape& sh : shapes)
+    for (int variant = 0; variant < 5; ++variant) {
+      Case c;
+      c.dt = sh.dt;
+      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
+      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (int d = 0; d < 2; ++d) {
+        c.win.push_back(sh.win);
+        c.pad.push_back(sh.pad);
+        c.stride.push_back(sh.stride);
+        const int span = sh.x[2 + d] + 2 * sh.pad - sh.win;
+        c.ydims.push_back(sh.ceil_mode ? 1 + (span + sh.stride - 1) / sh.stride
+                                       : ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
+      }
+      c.layout = variant == 3 ? 4 : variant == 4 ? 3 : 1;  // packed NHWC; vector-padded; randomly padded
+      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
+      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
+      const bool ties = variant == 1 || variant == 2 || variant == 3;
+      const bool nan = variant != 1;
+      run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Backward of global average pooling (the GPU's broadcast kernel: packed NCHW-like planes of equal values, packed
+// channels-last dx; 16-byte stores when dx is aligned, element stores otherwise): the ResNet-50 head in both
+// layouts, element counts that are not a multiple of the vector (a partial last vector), 1x1 planes, C == 1, 3-D
+// pooling, channels not a multiple of the vector, strided dy, dx one element off the 16-byte grid, beta != 0; padded
+// dx takes the tiles.
+TEST(Pooling, GlobalAverageBackward) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t dt;
+    int layout;  // of dx (and x)
+    std::vector<int> x;
+    int shift;   // dx this many elements past a 16-byte boundary
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_FLOAT, 0, {16, 2048, 7, 7}, 0},  // ResNet-50 head (N = 16), NCHW
+      {CUDNN_DATA_HALF, 1, {16, 2048, 7, 7}, 0},   // the same, NHWC
+      {CUDNN_DATA_BFLOAT16, 0, {3, 5, 7, 7}, 0},   // 735 elements: a partial last vector
+      {CUDNN_DATA_BFLOAT16, 0, {3, 5, 7, 7}, 1},   // off the grid: element stores
+      {CUDNN_DATA_FLOAT, 0, {2, 3, 5, 3}, 0},      // planes of 15: vectors across planes
+      {CUDNN_DATA_FLOAT, 0, {2, 3, 1, 2}, 0},      // planes of 2: several planes per vector
+      {CUDNN_DATA_HALF, 0, {2, 3, 1, 1}, 0},       // 1x1 planes
+      {CUDNN_DATA_FLOAT, 0, {1, 1, 4, 5}, 0},      // C == 1
+      {CUDNN_DATA_DOUBLE, 0, {2, 3, 4, 4}, 0},
+      {CUDNN_DATA_DOUBLE, 1, {2, 6, 3, 3}, 0},
+      {CUDNN_DATA_BFLOAT16, 1, {2, 12, 3, 3}, 0},  // NHWC, C % 8 != 0: vectors across pixels
+      {CUDNN_DATA_FLOAT, 1, {2, 12, 3, 5}, 1},     // NHWC off the grid
+      {CUDNN_DATA_FLOAT, 0, {2, 4, 3, 4, 5}, 0},   // 3-D, NCDHW
+      {CUDNN_DATA_HALF, 1, {2, 16, 2, 3, 4}, 0},   // 3-D, NDHWC
+      {CUDNN_DATA_FLOAT, 2, {2, 8, 7, 7}, 0},      // padded NCHW: tiles
+  };
+  for (const Shape& sh : shapes) {
+    const bool big = sh.x[0] * sh.x[1] > 10000;
+    for (auto m : {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
+      if (big && m == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) continue;  // one run of the large shapes
+      Case c;
+      c.dt = sh.dt;
+      c.mode = m;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (size_t d = 2; d < sh.x.size(); ++d) {
+        c.win.push_back(sh.x[d]);
+        c.pad.push_back(0);
+        c.stride.push_back(ft::uniform_int(rng, 1, 2));
+        c.ydims.push_back(1);
+      }
+      c.layout = sh.layout;
+      c.alpha = ft::uniform_int(rng, 0, 1) ? 1.0 : ft::uniform(rng, 0.5, 2);
+      c.beta = ft::uniform_int(rng, 0, 1) ? ft::uniform(rng, -1, 1) : 0.0;
+      SCOPED_TRACE(c.str() + " shift=" + std::to_string(sh.shift));
+      PoolDesc pd;
+      ASSERT_EQ(set_desc(pd, c), CUDNN_STATUS_SUCCESS);
+      ft::HostTensor x = make_tensor(rng, c.dt, c.xdims, c.layout), y = make_tensor(rng, c.dt, c.ydims, 0);
+      ft::HostTensor dy = make_tensor(rng, c.dt, c.ydims, ft::uniform_int(rng, 0, 3));
+      ft::HostTensor dx = make_tensor(rng, c.dt, c.xdims, c.layout);
+      fill(rng, x, false);
+      fill(rng, dy, false);
+      if (c.beta != 0) fill(rng, dx, false);
+      else dx.poison();
+      // dx's elements `shift` elements into a larger, poisoned buffer
+      ft::HostTensor dxb(c.dt, {1, static_cast<int>(dx.span()) + sh.shift, 1, 1});
+      dxb.poison();
+      for (int64_t i = 0; i < dx.count(); ++i) dxb.set_raw(sh.shift + dx.offset(i), dx.get(i));
+      void* dxp = static_cast<char*>(dxb.data()) + sh.shift * ft::type_size(c.dt);
+      ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+      const Scale a(c.alpha), b(c.beta);
+      ASSERT_EQ(cudnnPoolingBackward(h, pd, a.ptr(c.dt), yd, y.data(), dyd, dy.data(), xd, x.data(), b.ptr(c.dt), dxd,
+                                     dxp),
+                CUDNN_STATUS_SUCCESS);
+      std::vector<double> got(static_cast<size_t>(dx.count()));
+      for (int64_t i = 0; i < dx.count(); ++i) got[i] = dxb.get_raw(sh.shift + dx.offset(i));
+      const ref::Tensor r =
+          ref::pooling_backward(params(c), ref::Tensor(c.xdims, x.values()), ref::Tensor(c.ydims, dy.values()));
+      EXPECT_TRUE(ft::near(got, ref::blend(r.v, dx.values(), c.alpha, c.beta), ft::tolerance(c.dt), "dx"));
+      // packed dx beyond the element range untouched
+      for (int k = 0; k < sh.shift; ++k) EXPECT_TRUE(std::isnan(dxb.get_raw(k)));
+    }
+  }
 }
 
 // Global average pooling (windows = the whole plane, no padding, a 1 x 1 output): the GPU backend's one-pass plane

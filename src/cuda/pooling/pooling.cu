@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Global average pooling of packed NCHW / NHWC (4-D or 5-D) goes to plane_sum (cuda/tensor_ops/plane_sum.h) first.
+// Global average pooling of packed NCHW / NHWC (4-D or 5-D) goes to plane_sum (cuda/tensor_ops/plane_sum.h) first,
+// its backward to a broadcast kernel (pooling2d_nhwc.cu); channels-last max pooling to pooling2d_nhwc.cu.
 // Generic pooling kernels (5-D, vector types, 64-bit offsets; 4-D tensors take pooling2d.cu's fast path):
 // one thread per output (forward) or per input gradient (backward). Spatial dims are
 // right-aligned in a 3-D geometry as on the CPU. Threads walk the elements with C innermost when the tensor
@@ -327,6 +328,7 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
   if (global_avg_args(p, alpha, xd, x, beta, yd, y, &global) && plane_sum_ok(global, device))
     return plane_sum(stream, device, global);
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
+  if (pooling2d_nhwc_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   if (pooling2d_planar_forward(stream, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   if (pooling2d_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   bool known = false;
@@ -359,6 +361,8 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
   cudaStream_t stream = h->stream;
   const int device = h->device;
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
+  if (pooling_global_avg_backward(stream, device, p, alpha, dyd, dy, beta, dxd, dx, &fast)) return fast;
+  if (pooling2d_nhwc_backward(h, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   if (pooling2d_planar_backward(h, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   if (pooling2d_backward(stream, device, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   // Max modes: the argmax of each window once (handle scratch), unless plane indices overflow 32 bits.

@@ -48,4 +48,22 @@ bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
                                const void* x, double beta, const cudnnTensorStruct& dx_desc, void* dx,
                                cudnnStatus_t* status);
 
+// Max pooling of channels-last 4-D tensors (unit channel stride, C a multiple of 16 / sizeof(S), 16-byte aligned
+// vectors) with the square windows of the planar path, float / double / half / bfloat16, from registers
+// (pooling2d_nhwc.cu; the backward keeps one argmax byte per output element in the handle's scratch memory between
+// its two kernels): false when it does not apply, else the kernels are queued and *status set. Tried first.
+bool pooling2d_nhwc_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
+                            const cudnnTensorStruct& x_desc, const void* x, double beta,
+                            const cudnnTensorStruct& y_desc, void* y, cudnnStatus_t* status);
+bool pooling2d_nhwc_backward(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,
+                             const cudnnTensorStruct& dy_desc, const void* dy, const cudnnTensorStruct& x_desc,
+                             const void* x, double beta, const cudnnTensorStruct& dx_desc, void* dx,
+                             cudnnStatus_t* status);
+// Backward of average pooling whose only window is the whole plane (no padding, 1 x 1 (x 1) output) into a packed
+// NCHW-like or channels-last dx (4-D or 5-D, float types): a broadcast of dy / (spatial size) with 16-byte stores
+// (pooling2d_nhwc.cu). False when it does not apply.
+bool pooling_global_avg_backward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
+                                 const cudnnTensorStruct& dy_desc, const void* dy, double beta,
+                                 const cudnnTensorStruct& dx_desc, void* dx, cudnnStatus_t* status);
+
 }  // namespace fd::cuda
