@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // The op tensor descriptor and cudnnOpTensor against tests/ref.
+#include <cstring>
 #include <limits>
 
 #include "ref/tensor_ops.h"
@@ -157,6 +158,98 @@ TEST(OpTensor, NanPropagation) {
       EXPECT_TRUE(ft::near(c.values(), r.v, 0, prop ? "propagate" : "no propagate"));
       EXPECT_EQ(std::isnan(c.get(0)), prop);
       EXPECT_TRUE(std::isnan(c.get(2)));
+    }
+  }
+}
+
+// A packed tensor's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid, which the
+// GPU backend's vector kernels must decline.
+struct Shifted {
+  ft::HostTensor buf;
+  size_t es;
+  explicit Shifted(const ft::HostTensor& t)
+      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16}), es(ft::type_size(t.dtype)) {
+    buf.poison();
+    ft::sync_device();
+    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
+  }
+  void* data() { return static_cast<char*>(buf.data()) + es; }
+  void copy_to(ft::HostTensor& t) {
+    ft::sync_device();
+    std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
+  }
+};
+
+// B a per-channel coefficient (1 x C x 1 ...) or a single value over A and C packed in one layout: the GPU backend's
+// one-pass broadcast kernel with its channel maps (NHWC-like: V consecutive channels per vector, B as one vector or
+// V loads; NCHW with H*W a multiple of V: one channel per vector; otherwise per element; a single value), every
+// binary op, beta 0 and not, NaN operands for MIN / MAX; and its fallbacks: element counts that are no whole number
+// of vectors, A or C off the 16-byte grid. float, half, bfloat16, double (V = 4, 8, 8, 2).
+TEST(OpTensor, ChannelBroadcast) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> dims;
+    bool nhwc;
+    int b;      // 0: 1 x C x 1 ..., 1: a single value, 2: 1 x C x 1 ... with channel stride 3
+    int shift;  // 0: none, 1: A off the 16-byte grid, 2: C off it
+  };
+  const Shape shapes[] = {{{2, 24, 5, 8}, false, 0, 0},    // H*W 40: one channel per vector
+                          {{2, 24, 3, 5}, false, 0, 0},    // H*W 15: channels per element
+                          {{2, 24, 3, 5}, true, 0, 0},     // NHWC, C % 8 == 0
+                          {{3, 20, 2, 3}, true, 0, 0},     // NHWC, C % 8 != 0 (per element for 16-bit types)
+                          {{2, 6, 3, 3}, true, 0, 0},      // NHWC, C = 6
+                          {{2, 16, 2, 2, 4}, false, 0, 0}, // NCDHW
+                          {{2, 16, 2, 3, 4}, true, 0, 0},  // NDHWC
+                          {{2, 16, 4, 4}, false, 1, 0},    // a single value
+                          {{2, 16, 3, 4}, true, 2, 0},     // NHWC, B strided: V loads
+                          {{2, 16, 4, 4}, false, 2, 0},    // NCHW, B strided
+                          {{1, 3, 1, 3}, false, 0, 0},     // 9 elements
+                          {{2, 24, 5, 8}, false, 0, 1},
+                          {{2, 24, 3, 5}, true, 0, 2}};
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_DOUBLE};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  int trial = 0;
+  for (const Shape& sh : shapes) {
+    for (cudnnDataType_t t : types) {
+      for (int k = 0; k < 4; ++k, ++trial) {
+        const cudnnDataType_t comp = t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+        const bool prop = trial % 3 == 1;
+        OpDesc d;
+        FT_OK(cudnnSetOpTensorDescriptor(d, kOps[k], comp, prop ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN));
+        const int nb = static_cast<int>(sh.dims.size());
+        std::vector<int> bdims(sh.dims.size(), 1);
+        if (sh.b != 1) bdims[1] = sh.dims[1];
+        ft::HostTensor a(t, sh.dims, sh.nhwc), c(t, sh.dims, sh.nhwc);
+        ft::HostTensor b(t, bdims, sh.nhwc);
+        if (sh.b == 2) {
+          std::vector<int> bs(sh.dims.size(), 3 * sh.dims[1]);
+          bs[1] = 3;
+          b = ft::HostTensor(t, bdims, bs);
+        }
+        tops::fill(a, rng);
+        tops::fill(b, rng);
+        if (k >= 2) {  // MIN / MAX: NaN operands
+          a.set(1, nan);
+          b.set(0, nan);
+        }
+        const Scale alpha1(tops::rand_scale(rng, 0.25, 2)), alpha2(tops::rand_scale(rng, 0.25, 2));
+        const Scale beta(trial % 2 == 0 ? 0.0 : tops::rand_scale(rng, 0.25, 1));
+        if (beta.d == 0) c.poison(); else tops::fill(c, rng);
+        const auto prior = c.values();
+        Shifted as(a), cs(c);
+        void* ap = sh.shift == 1 ? as.data() : a.data();
+        void* cp = sh.shift == 2 ? cs.data() : c.data();
+        ft::TensorDesc ad(a), bd(b), cd(c);
+        FT_OK(cudnnOpTensor(h, d, alpha1.ptr(comp), ad, ap, alpha2.ptr(comp), bd, b.data(), beta.ptr(comp), cd, cp));
+        if (sh.shift == 2) cs.copy_to(c);
+        const ref::Tensor r = ref::elementwise(kRefOps[k], prop, tops::to_ref(a), alpha1.value(comp), tops::to_ref(b),
+                                               alpha2.value(comp));
+        EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, 1.0, beta.value(comp)),
+                                std::string("op ") + std::to_string(k) + " nb " + std::to_string(nb) + " a=" + a.str() +
+                                    " b=" + b.str() + " c=" + c.str() + " shift " + std::to_string(sh.shift),
+                                tops::blend_floor(r.v, prior, 1.0, beta.value(comp))));
+      }
     }
   }
 }

@@ -138,18 +138,19 @@ TEST(Softmax, ContiguousRows) {
   }
 }
 
-// A copy of t's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid (the GPU fast
-// paths must decline it). Packed tensors only (span == count).
+// A copy of t's bytes `elems` elements past the start of a larger buffer: one element puts the pointer off the
+// 16-byte grid (the GPU fast paths must decline it); four put 16-bit data on the 8-byte grid only. Packed tensors
+// only (span == count).
 struct Shifted {
   ft::HostTensor buf;
-  size_t es;
-  explicit Shifted(const ft::HostTensor& t)
-      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16, 1, 1}), es(ft::type_size(t.dtype)) {
+  size_t es, off;
+  explicit Shifted(const ft::HostTensor& t, int elems = 1)
+      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16, 1, 1}), es(ft::type_size(t.dtype)), off(es * elems) {
     buf.poison();
     ft::sync_device();
-    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
+    std::memcpy(static_cast<char*>(buf.data()) + off, t.data(), static_cast<size_t>(t.span()) * es);
   }
-  void* data() { return static_cast<char*>(buf.data()) + es; }
+  void* data() { return static_cast<char*>(buf.data()) + off; }
   void copy_to(ft::HostTensor& t) {  // the shifted bytes back into t
     ft::sync_device();
     std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
@@ -157,9 +158,11 @@ struct Shifted {
 };
 
 // Short contiguous rows, forward: the GPU backend's latency kernel (one block of 32..256 threads per row, at most two
-// 16-byte vectors per thread): ResNet-50's 64 x 1000 classifier in NCHW and NHWC, CHANNEL over NHWC positions, packed
-// INSTANCE rows, the longest rows it takes (2048 floats), in place; and neighbours that must take the other kernels:
-// rows one vector too long, a length that is not a whole number of vectors, x or y off the 16-byte grid.
+// vectors per thread; 8-byte vectors of 4 elements for 16-bit types, 16-byte ones for their rows of 2049..4096):
+// ResNet-50's 64 x 1000 classifier in NCHW and NHWC (H = W = 1), CHANNEL over NHWC positions, packed INSTANCE rows,
+// the longest rows it takes (2048 floats), rows of a multiple of 4 but not 8 elements, x and y on the 8-byte grid
+// only (16-bit types), in place; and neighbours that must take the other kernels: rows one vector too long, a
+// length that is not a whole number of vectors, x or y off the 16-byte grid.
 TEST(Softmax, ShortRowsForward) {
   auto rng = ft::make_rng();
   ft::Handle h;
@@ -167,7 +170,9 @@ TEST(Softmax, ShortRowsForward) {
     std::vector<int> dims;
     bool nhwc;
     cudnnSoftmaxMode_t mode;
-    int shift;  // 0: none, 1: x off the 16-byte grid, 2: y off it, 3: in place (y = x)
+    // 0: none, 1: x off the 16-byte grid, 2: y off it, 3: in place (y = x), 4: x and y four elements in (16-bit
+    // types: on the 8-byte grid only)
+    int shift;
   };
   const Shape shapes[] = {{{64, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
                           {{64, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
@@ -180,7 +185,12 @@ TEST(Softmax, ShortRowsForward) {
                           {{2, 2056, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
                           {{5, 1001, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
                           {{6, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 1},
-                          {{6, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 2}};
+                          {{6, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 2},
+                          {{3, 1004, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{4, 3, 2, 2}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{2, 4100, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{8, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 4},
+                          {{5, 12, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 4}};
   for (const Shape& sh : shapes) {
     for (cudnnDataType_t t : pt::float_types()) {
       for (cudnnSoftmaxAlgorithm_t algo : kAlgos) {
@@ -193,11 +203,12 @@ TEST(Softmax, ShortRowsForward) {
         const ft::HostTensor prior = y;
         ft::TensorDesc xd(x), yd(y);
         const pt::Scale a(alpha), b(beta);
-        Shifted xs(x), ys(y);
-        void* xp = sh.shift == 1 ? xs.data() : x.data();
-        void* yp = sh.shift == 2 ? ys.data() : sh.shift == 3 ? x.data() : y.data();
+        const int elems = sh.shift == 4 ? 4 : 1;
+        Shifted xs(x, elems), ys(y, elems);
+        void* xp = sh.shift == 1 || sh.shift == 4 ? xs.data() : x.data();
+        void* yp = sh.shift == 2 || sh.shift == 4 ? ys.data() : sh.shift == 3 ? x.data() : y.data();
         FT_OK(cudnnSoftmaxForward(h, algo, sh.mode, a.ptr(t), xd, xp, b.ptr(t), yd, yp));
-        if (sh.shift == 2) ys.copy_to(y);
+        if (sh.shift == 2 || sh.shift == 4) ys.copy_to(y);
         const ft::HostTensor& got = sh.shift == 3 ? x : y;
         const auto want = ref::blend(ref::softmax_forward(algo, sh.mode, pt::to_ref(x0)).v, prior.values(),
                                      a.seen(t), b.seen(t));

@@ -69,6 +69,62 @@ TEST(TensorOps, TransformTensorTransposeTiles) {
   }
 }
 
+// A packed tensor's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid (the GPU
+// backend's vector kernels must decline it).
+struct Shifted {
+  ft::HostTensor buf;
+  size_t es;
+  explicit Shifted(const ft::HostTensor& t)
+      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16}), es(ft::type_size(t.dtype)) {
+    buf.poison();
+    ft::sync_device();
+    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
+  }
+  void* data() { return static_cast<char*>(buf.data()) + es; }
+  void copy_to(ft::HostTensor& t) {
+    ft::sync_device();
+    std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
+  }
+};
+
+// Larger NCHW <-> NHWC transposes: several 64 x 64 tiles of the GPU backend's conflict-free slab kernel (4-byte types
+// to NHWC; every 2-, 4- and 8-byte case with FREEDNN_TRANSFORM_SLAB_ALL=1) and of the first 16-byte tile kernel,
+// partial tiles on both edges (C = 192, 136, 40), 5-D tensors, channel counts that are no multiple of the 16-element
+// int8 vector (the scalar tiles), raw copies and blends; and x or y off the 16-byte grid (the scalar tiles).
+TEST(TensorOps, TransformTensorTransposeSlabs) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> dims;
+    int shift;  // 0: none, 1: x off the 16-byte grid, 2: y off it
+  };
+  const Shape shapes[] = {{{1, 192, 24, 24}, 0}, {{2, 136, 10, 20}, 0}, {{1, 40, 3, 32}, 0},
+                          {{1, 32, 4, 6, 8}, 0},  {{2, 64, 8, 16}, 1},  {{2, 64, 8, 16}, 2}};
+  int trial = 0;
+  for (const Shape& sh : shapes) {
+    for (cudnnDataType_t t : kTransformTypes) {
+      for (int dir = 0; dir < 2; ++dir, ++trial) {
+        ft::HostTensor x(t, sh.dims, dir == 1), y(t, sh.dims, dir == 0);
+        tops::fill(x, rng);
+        const bool plain = trial % 3 != 2;
+        const Scale alpha(plain ? 1.0 : (tops::is_int(t) ? 2.0 : tops::rand_scale(rng, 0.25, 2)));
+        const Scale beta(plain ? 0.0 : (tops::is_int(t) ? -1.0 : tops::rand_scale(rng, 0.25, 1)));
+        if (beta.d == 0) y.poison(); else tops::fill(y, rng);
+        const auto prior = y.values();
+        Shifted xs(x), ys(y);
+        void* xp = sh.shift == 1 ? xs.data() : x.data();
+        void* yp = sh.shift == 2 ? ys.data() : y.data();
+        ft::TensorDesc xd(x), yd(y);
+        FT_OK(cudnnTransformTensor(h, alpha.ptr(t), xd, xp, beta.ptr(t), yd, yp));
+        if (sh.shift == 2) ys.copy_to(y);
+        const auto want = ref::blend(x.values(), prior, alpha.value(t), beta.value(t));
+        EXPECT_TRUE(tops::check(y, want, "transpose " + x.str() + " -> " + y.str() + (dir ? " to NCHW" : " to NHWC") +
+                                             " shift " + std::to_string(sh.shift)));
+      }
+    }
+  }
+}
+
 // INT8 / UINT8 in NCHW_VECT_C: vectors of 4 or 32 channels, the lanes past C zero.
 struct VectTensor {
   std::vector<int> dims;
@@ -356,6 +412,46 @@ TEST(TensorOps, AddTensorRandom) {
     FT_OK(cudnnAddTensor(h, alpha.ptr(t), ad, a.data(), beta.ptr(t), cd, c.data()));
     const auto want = ref::blend(ref::broadcast(tops::to_ref(a), cdims).v, prior, alpha.value(t), beta.value(t));
     EXPECT_TRUE(tops::check(c, want, "add " + a.str() + " into " + c.str()));
+  }
+}
+
+// A bias (1 x C x 1 ...) or a single value added into packed C: the GPU backend's one-pass broadcast kernel (NHWC:
+// V consecutive channels per vector; NCHW: one channel per vector when H*W is a multiple of V, else per element),
+// beta 0, 1 and other, and its fallbacks (C off the 16-byte grid, element counts that are no whole vectors).
+TEST(TensorOps, AddTensorChannelBias) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> dims;
+    bool nhwc, scalar;
+    bool shift;  // C off the 16-byte grid
+  };
+  const Shape shapes[] = {{{2, 32, 4, 6}, false, false, false}, {{2, 32, 4, 6}, true, false, false},
+                          {{2, 24, 3, 5}, false, false, false}, {{3, 12, 2, 3}, true, false, false},
+                          {{2, 16, 2, 2, 3}, true, false, false}, {{2, 8, 4, 4}, false, true, false},
+                          {{1, 3, 1, 3}, true, false, false},    {{2, 32, 4, 6}, true, false, true}};
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_DOUBLE};
+  int trial = 0;
+  for (const Shape& sh : shapes) {
+    for (cudnnDataType_t t : types) {
+      for (int rep = 0; rep < 3; ++rep, ++trial) {
+        std::vector<int> adims(sh.dims.size(), 1);
+        if (!sh.scalar) adims[1] = sh.dims[1];
+        ft::HostTensor a(t, adims, sh.nhwc), c(t, sh.dims, sh.nhwc);
+        tops::fill(a, rng);
+        const Scale alpha(rep == 0 ? 1.0 : tops::rand_scale(rng, 0.25, 2));
+        const Scale beta(rep == 0 ? 1.0 : rep == 1 ? 0.0 : tops::rand_scale(rng, 0.25, 1));
+        if (beta.d == 0) c.poison(); else tops::fill(c, rng);
+        const auto prior = c.values();
+        Shifted cs(c);
+        void* cp = sh.shift ? cs.data() : c.data();
+        ft::TensorDesc ad(a), cd(c);
+        FT_OK(cudnnAddTensor(h, alpha.ptr(t), ad, a.data(), beta.ptr(t), cd, cp));
+        if (sh.shift) cs.copy_to(c);
+        const auto want = ref::blend(ref::broadcast(tops::to_ref(a), sh.dims).v, prior, alpha.value(t), beta.value(t));
+        EXPECT_TRUE(tops::check(c, want, "add " + a.str() + " into " + c.str() + (sh.shift ? " shifted" : "")));
+      }
+    }
   }
 }
 
