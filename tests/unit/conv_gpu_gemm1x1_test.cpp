@@ -52,6 +52,32 @@ TEST(ConvGpuGemm1x1, RandomProblemsEveryTypeLayoutStride) {
   }
 }
 
+// Strided backward data through the vectorized scatter (dx rows of whole 16-byte vectors: NHWC with C % 8 == 0,
+// NCHW with W % 8 == 0), odd heights and widths whose last row / column is not a strided pixel, 3-D with a depth
+// stride, alpha / beta; and a row length that is not whole vectors (the per-element kernel).
+TEST(ConvGpuGemm1x1, StridedBackwardDataVectorScatter) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  const std::vector<Shape> shapes = {
+      Shape{"nhwc-c16", 2, 16, 8, 1, {7, 5}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      Shape{"nchw-w8", 2, 3, 5, 1, {5, 8}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      Shape{"3d-s222", 1, 8, 4, 1, {3, 4, 8}, {1, 1, 1}, {0, 0, 0}, {2, 2, 2}, {1, 1, 1}},
+      Shape{"row-not-vectors", 2, 3, 4, 1, {5, 7}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+  };
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    for (bool nhwc : {false, true}) {
+      for (const Shape& s : shapes) {
+        for (int blend = 0; blend < 2; ++blend) {
+          Problem p(s, t, nhwc, false, false, rng);
+          ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+        }
+      }
+    }
+  }
+}
+
 // IMPLICIT_PRECOMP_GEMM is served too; a larger channel count (K x C GEMM tiles) and N = 1.
 TEST(ConvGpuGemm1x1, PrecompAlgoLargerChannels) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
