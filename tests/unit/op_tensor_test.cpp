@@ -10,6 +10,7 @@
 namespace {
 
 using tops::Scale;
+using tops::Shifted;
 
 struct OpDesc {
   cudnnOpTensorDescriptor_t d = nullptr;
@@ -161,24 +162,6 @@ TEST(OpTensor, NanPropagation) {
     }
   }
 }
-
-// A packed tensor's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid, which the
-// GPU backend's vector kernels must decline.
-struct Shifted {
-  ft::HostTensor buf;
-  size_t es;
-  explicit Shifted(const ft::HostTensor& t)
-      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16}), es(ft::type_size(t.dtype)) {
-    buf.poison();
-    ft::sync_device();
-    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
-  }
-  void* data() { return static_cast<char*>(buf.data()) + es; }
-  void copy_to(ft::HostTensor& t) {
-    ft::sync_device();
-    std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
-  }
-};
 
 // B a per-channel coefficient (1 x C x 1 ...) or a single value over A and C packed in one layout: the GPU backend's
 // one-pass broadcast kernel with its channel maps (NHWC-like: V consecutive channels per vector, B as one vector or

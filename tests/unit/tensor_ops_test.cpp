@@ -10,6 +10,7 @@
 namespace {
 
 using tops::Scale;
+using tops::Shifted;
 
 const cudnnDataType_t kTransformTypes[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
                                            CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8, CUDNN_DATA_UINT8,
@@ -68,24 +69,6 @@ TEST(TensorOps, TransformTensorTransposeTiles) {
     }
   }
 }
-
-// A packed tensor's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid (the GPU
-// backend's vector kernels must decline it).
-struct Shifted {
-  ft::HostTensor buf;
-  size_t es;
-  explicit Shifted(const ft::HostTensor& t)
-      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16}), es(ft::type_size(t.dtype)) {
-    buf.poison();
-    ft::sync_device();
-    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
-  }
-  void* data() { return static_cast<char*>(buf.data()) + es; }
-  void copy_to(ft::HostTensor& t) {
-    ft::sync_device();
-    std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
-  }
-};
 
 // Larger NCHW <-> NHWC transposes: several 64 x 64 tiles of the GPU backend's conflict-free slab kernel (4-byte types
 // to NHWC; every 2-, 4- and 8-byte case with FREEDNN_TRANSFORM_SLAB_ALL=1) and of the first 16-byte tile kernel,

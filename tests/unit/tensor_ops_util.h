@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,24 @@
 #include "ref/ref_tensor.h"
 
 namespace tops {
+
+// A packed tensor's bytes one element past the start of a larger buffer: a pointer off the 16-byte grid, which the
+// GPU backend's vector kernels must decline.
+struct Shifted {
+  ft::HostTensor buf;
+  size_t es;
+  explicit Shifted(const ft::HostTensor& t)
+      : buf(t.dtype, {1, static_cast<int>(t.span()) + 16}), es(ft::type_size(t.dtype)) {
+    buf.poison();
+    ft::sync_device();
+    std::memcpy(static_cast<char*>(buf.data()) + es, t.data(), static_cast<size_t>(t.span()) * es);
+  }
+  void* data() { return static_cast<char*>(buf.data()) + es; }
+  void copy_to(ft::HostTensor& t) {
+    ft::sync_device();
+    std::memcpy(t.data(), data(), static_cast<size_t>(t.span()) * es);
+  }
+};
 
 inline std::vector<int> rand_dims(std::mt19937_64& rng, int nb, int lo, int hi) {
   std::vector<int> d(static_cast<size_t>(nb));
