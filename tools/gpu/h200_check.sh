@@ -3,8 +3,8 @@
 # Copyright 2026 The freednn Authors
 # One batched run on a GPU machine: build with CUDA, run the gpu-labelled tests, and time the ops batch side by
 # side with NVIDIA's cuDNN 9 (found in PyTorch's Python packages). Results go to $OUT (or ./gpu-out).
-# Usage: tools/gpu/h200_check.sh [tests|bench|conv|profile|sanitize|all]...  (several modes may be given; conv,
-# profile and sanitize only when named). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
+# Usage: tools/gpu/h200_check.sh [tests|bench|conv|ab|profile|sanitize|all]...  (several modes may be given; conv,
+# ab, profile and sanitize only when named; ab: tools/gpu/ab_pending.sh). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
 # profile writes per-kernel times (tools/gpu/kernel_times.sh); everything is also archived in gpu-results.tgz.
 # Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
@@ -53,6 +53,10 @@ if [[ "$modes" == *" conv "* ]]; then
       echo "torch $tag rc=$?"
     fi
   done
+fi
+if [[ "$modes" == *" ab "* ]]; then
+  # Every A/B comparison still to be timed (tools/gpu/ab_pending.txt).
+  BENCH=$build/tools/bench/freednn-bench OUT="$out/ab" timeout "${AB_TOTAL_TIMEOUT:-400}" tools/gpu/ab_pending.sh
 fi
 if [[ "$modes" == *" profile "* ]]; then
   # Per-kernel times (ncu) of the slow cases, f16 NHWC and f32 NCHW.
