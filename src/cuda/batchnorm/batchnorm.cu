@@ -444,15 +444,6 @@ bool infer_inline_ok(const NormCall& c, const FinalArgs<C>& fa) {
          aligned16(fa.bias) && aligned16(fa.est_mean) && aligned16(fa.est_var);
 }
 
-// Whether the inference apply pass will hold each thread's coefficients for the whole walk (plan_ew's mode 0 with
-// cm.fixed: packed channels-last x, C / V dividing kBlock).
-bool infer_hoisted(const cudnnTensorStruct& xd, int64_t C, int64_t cs, const NormCall& c, int kV) {
-  const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
-  const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
-  const EwPlan ew = plan_ew(xd, C, cs, others, ptrs, 2, kV);
-  return ew.ok && ew.map.mode == 0 && ew.map.fixed;
-}
-
 // The one-kernel path (bn_channel.cuh): spatial statistics over contiguous planes of a packed x that every other
 // tensor shares, at least three blocks' worth of channels per SM (fewer channels: too few blocks, each with too
 // much data, for one block per channel), no ReLU mask to write. FREEDNN_BN_NO_CHANNEL_BLOCK=1: the three-kernel
@@ -540,7 +531,7 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   int rv = 1, cw = 1;
   int64_t chunks = 1, nrows = 1;
   if (rows) {
-    const bool al = reinterpret_cast<uintptr_t>(c.x) % 16 == 0 && (!bwd || reinterpret_cast<uintptr_t>(c.dy) % 16 == 0);
+    const bool al = aligned16(c.x) && (!bwd || aligned16(c.dy));
     rv = al && rs % kV == 0 ? kV : 1;
     if (rows_legacy()) {
       cw = static_cast<int>(std::min<int64_t>(rs / rv, fold > 1 ? 32 : kBlock));
@@ -652,9 +643,16 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     ic.var = fa.est_var;
     ic.eps = static_cast<C>(c.epsilon);
   }
+  // The forward apply pass's plan (memory-order kernel when every tensor shares x's packed layout).
+  EwPlan fwd_ew;
+  if (!bwd && ew_stats) {
+    const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
+    const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
+    fwd_ew = plan_ew(xd, g.s, ew_cs, others, ptrs, 2, kV);
+  }
   // Only where apply_fwd loads each thread's coefficients once (NHWC-like, cm.fixed): computed per vector, they
   // cost more than the finalize launch saves (measured on the H200: NCHW f32 1.1x, NHWC f16 1.7x slower).
-  const bool inline_coef = ic.scale != nullptr && !bwd && ew_stats && infer_hoisted(xd, g.s, ew_cs, c, kV);
+  const bool inline_coef = ic.scale != nullptr && fwd_ew.ok && fwd_ew.map.mode == 0 && fwd_ew.map.fixed;
   if (!inline_coef) {
     const int64_t per_stat = split_inner ? splits * fold : splits;
     if (split_inner && per_stat > 64)
@@ -680,27 +678,18 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       return CUDNN_STATUS_SUCCESS;
     }
   }
-  if (!bwd && ew_stats) {
-    const cudnnTensorStruct* others[2] = {c.y_desc, c.has_add() ? c.z_desc : nullptr};
-    const void* ptrs[3] = {c.y, c.has_add() ? c.z : nullptr, c.x};
-    const EwPlan ew = plan_ew(xd, g.s, ew_cs, others, ptrs, 2, kV);
-    if (!ew.ok && inline_coef) {  // the generic apply reads the coefficients: make them after all
-      finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, splits, ps, fold,
-                                                                                        false, partial, coef);
-      FD_CUDA_LAUNCHED();
-    }
-    if (ew.ok) {
-      const S* z = c.has_add() ? static_cast<const S*>(c.z) : nullptr;
-      S* y = static_cast<S*>(c.y);
-      uint8_t* mask8 = reinterpret_cast<uint8_t*>(out_mask);
-      const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
-      auto kern = inline_coef ? (ew.v > 1 ? apply_fwd<S, kV, true> : apply_fwd<S, 1, true>)
-                              : (ew.v > 1 ? apply_fwd<S, kV, false> : apply_fwd<S, 1, false>);
-      const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
-      kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, ic, relu, keep_nan, mask8, c.alpha, c.beta);
-      FD_CUDA_LAUNCHED();
-      return CUDNN_STATUS_SUCCESS;
-    }
+  if (fwd_ew.ok) {
+    const EwPlan& ew = fwd_ew;
+    const S* z = c.has_add() ? static_cast<const S*>(c.z) : nullptr;
+    S* y = static_cast<S*>(c.y);
+    uint8_t* mask8 = reinterpret_cast<uint8_t*>(out_mask);
+    const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
+    auto kern = inline_coef ? (ew.v > 1 ? apply_fwd<S, kV, true> : apply_fwd<S, 1, true>)
+                            : (ew.v > 1 ? apply_fwd<S, kV, false> : apply_fwd<S, 1, false>);
+    const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
+    kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, ic, relu, keep_nan, mask8, c.alpha, c.beta);
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
   }
   ApplyMaps mp;
   mp.x = xm;

@@ -302,7 +302,7 @@ bool scatter_vec(cudnnContext* h, const ConvProblem& p, const E* dxs, S* dx, int
                  double beta) {
   static const bool legacy = env_flag("FREEDNN_GEMM1X1_SCATTER_LEGACY");
   constexpr int V = static_cast<int>(16 / sizeof(S));
-  if constexpr (!std::is_same_v<E, Comp<S>> || V < 1) {
+  if constexpr (!std::is_same_v<E, Comp<S>>) {
     return false;
   } else {
     const PixMap m = pixmap(p);
