@@ -294,11 +294,18 @@ std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& di
   return s;
 }
 
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v)
+    if (std::isfinite(x)) m = std::max(m, std::fabs(x));
+  return m;
+}
+
 ::testing::AssertionResult near(const std::vector<double>& got, const std::vector<double>& ref, double tol,
-                                const std::string& what) {
+                                const std::string& what, double min_scale) {
   if (got.size() != ref.size())
     return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs reference " << ref.size();
-  double scale = 0, worst = 0;
+  double scale = min_scale, worst = 0;
   size_t worst_i = 0;
   for (size_t i = 0; i < ref.size(); ++i)
     if (std::isfinite(ref[i])) scale = std::max(scale, std::fabs(ref[i]));

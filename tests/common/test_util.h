@@ -86,9 +86,11 @@ struct HostTensor {
 std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& dims, bool nhwc);
 
 // Compares got (logical order) with a double reference. Fails on any NaN in got that the reference lacks,
-// and when the max error relative to max(|ref|) exceeds tol. `what` names the output in the message.
+// and when the max error relative to max(|ref|, min_scale) exceeds tol. `what` names the output in the message.
+// min_scale serves outputs that cancel their inputs (a mean near zero): its rounding follows the inputs' size.
 ::testing::AssertionResult near(const std::vector<double>& got, const std::vector<double>& ref, double tol,
-                                const std::string& what);
+                                const std::string& what, double min_scale = 0);
+double max_abs(const std::vector<double>& v);  // the largest finite |v[i]| (0 when empty)
 
 // RAII descriptors.
 struct TensorDesc {
