@@ -20,7 +20,8 @@ touch "$summary"
 start=$(date +%s)
 extra=()
 [ "$tool" = memcheck ] && extra=(--leak-check no)
-suites=$("$tests" --gtest_list_tests | grep -v '^ ' | sed 's/\.$//' | grep -E "${SUITES:-.}")
+# Suite lines are "Name." (gtest_main's banner and the tests' own output are not).
+suites=$("$tests" --gtest_list_tests | grep -E '^[A-Za-z_][A-Za-z0-9_/]*\.$' | sed 's/\.$//' | grep -E "${SUITES:-.}")
 for s in $suites; do
   grep -q "^$tool $s " "$summary" && continue
   left=$(( ${BUDGET:-480} - ($(date +%s) - start) ))

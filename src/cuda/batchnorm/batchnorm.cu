@@ -414,15 +414,8 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 // Vector columns per stats_rows_w block (256 bytes of a row): wide enough for whole 32-byte sectors, narrow enough
 // that many channels give several chunks. Blocks = splits * chunks is a wave either way, and the partial sums are
 // nq * s * splits values: wide blocks over 1024-2048 channels made them as large as a quarter of the data
-// (measured on the H200: 7x7x2048 f16 1.4x slower than the legacy kernel with 256 columns).
+// (measured on the H200: 7x7x2048 f16 1.4x slower than with 256 columns).
 constexpr int kRowsCw = 16;
-
-// FREEDNN_BN_ROWS_LEGACY=1: pass 1 over rows with the two-wave stats_rows kernel and its tree fold instead of
-// stats_rows_w (A/B measurements).
-bool rows_legacy() {
-  static const bool on = env_flag("FREEDNN_BN_ROWS_LEGACY");
-  return on;
-}
 
 // Blocks of stats_rows_w<S, V, bwd> resident on the whole device at once.
 template <class S>
@@ -533,12 +526,8 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   if (rows) {
     const bool al = aligned16(c.x) && (!bwd || aligned16(c.dy));
     rv = al && rs % kV == 0 ? kV : 1;
-    if (rows_legacy()) {
-      cw = static_cast<int>(std::min<int64_t>(rs / rv, fold > 1 ? 32 : kBlock));
-    } else {  // stats_rows_w: a power of two, at most kRowsCw
-      cw = 1;
-      while (cw < kRowsCw && cw < rs / rv) cw *= 2;
-    }
+    cw = 1;  // stats_rows_w: a power of two, at most kRowsCw
+    while (cw < kRowsCw && cw < rs / rv) cw *= 2;
     chunks = (rs / rv + cw - 1) / cw;
     nrows = g.count / rs;
   }
@@ -551,8 +540,7 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   int64_t splits = plan.splits, per_split = plan.per_split;
   if (rows) {
     const int R = kBlock / cw;
-    // stats_rows_w: one resident wave of blocks; the legacy kernel: two waves' worth.
-    const int64_t wave = rows_legacy() ? target_blocks : rows_wave<S>(rv, bwd, h->device);
+    const int64_t wave = rows_wave<S>(rv, bwd, h->device);  // stats_rows_w: one resident wave of blocks
     int64_t sp = wave / chunks;
     const int64_t by_size = (nrows + int64_t(R) * 16 - 1) / (int64_t(R) * 16);  // >= 16 rows per thread
     sp = std::max<int64_t>(1, std::min<int64_t>({sp, by_size, 4096}));
@@ -600,20 +588,14 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   if (channel_block_ok(h, c, g, xm, per_act, out_mask != nullptr)) return run_channel_block<S>(h, c, fa, g, xm);
   const C* shift = bwd ? fa.saved_mean : nullptr;
   const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
-  const bool split_inner = rows && !rows_legacy();  // stats_rows_w's partial layout
+  const bool split_inner = rows;  // stats_rows_w's partial layout
   if (rows) {
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
     auto launch = [&](auto kern) {
       kern<<<grid, kBlock, 0, st>>>(nrows, rs, fold, cw, x, dy, in_mask8, fa.mv, shift, per_split, partial);
     };
-    if (split_inner) {
-      if (rv > 1) bwd ? launch(stats_rows_w<S, kV, true>) : launch(stats_rows_w<S, kV, false>);
-      else bwd ? launch(stats_rows_w<S, 1, true>) : launch(stats_rows_w<S, 1, false>);
-    } else if (rv > 1) {
-      bwd ? launch(stats_rows<S, kV, true>) : launch(stats_rows<S, kV, false>);
-    } else {
-      bwd ? launch(stats_rows<S, 1, true>) : launch(stats_rows<S, 1, false>);
-    }
+    if (rv > 1) bwd ? launch(stats_rows_w<S, kV, true>) : launch(stats_rows_w<S, kV, false>);
+    else bwd ? launch(stats_rows_w<S, 1, true>) : launch(stats_rows_w<S, 1, false>);
     FD_CUDA_LAUNCHED();
   } else if (planes) {
     const dim3 grid(static_cast<unsigned>(g.s), static_cast<unsigned>(splits));

@@ -9,10 +9,8 @@
 // Kernels:
 //   stats_planes  pass 1 when each statistic's elements are contiguous planes (NCHW-like: n * sn + k * sk + j),
 //                 V elements per 16-byte load, four loads in flight per thread;
-//   stats_rows    pass 1 when the statistic is the unit-stride index (NHWC-like, or per activation on NCHW):
-//                 x is [rows x s]; a block reduces a [rows x (cw * V)] strip, one 16-byte vector of V statistics
-//                 per thread and four rows in flight per thread; also NCHW with small planes, as [N x (C * HW)]
-//                 with per-column partial sums that finalize folds per channel;
+//   stats_rows_w  pass 1 when the statistic is the unit-stride index (NHWC-like, or per activation on NCHW),
+//                 and NCHW with small planes: in bn_rows.cuh;
 //   apply_fwd / apply_bwd  pass 2 (and inference's single pass) when x, y (dy, dx, z, dz) share one packed
 //                 layout: a plain walk over memory with 16-byte accesses, the statistic of an element from its
 //                 offset (NHWC: offset % C, V consecutive channels per vector; NCHW: (offset / HW) % C, one channel
@@ -344,108 +342,6 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
       partial[(2 * splits + split) * s + k] = q2;
       partial[(3 * splits + split) * s + k] = q3;
     }
-  }
-}
-
-// Pass 1 when statistic k of row r sits at r * s + k (packed, statistic index innermost; dy in the same layout;
-// mask bit r * s + k). Block (split, chunk) covers rows [split * per_split, ...) and the statistics
-// [chunk * cw * V, + cw * V): thread (row tr, vector tc) of an R x cw arrangement (R = kBlock / cw) sums rows
-// tr, tr + R, ... with four rows in flight; the R partial sums of each statistic are then added as a fixed
-// pairwise tree over the rows (deterministic). Bytes per element: x (+ dy) read once, partials C * splits * 4 q.
-// fold > 1 (NCHW with small planes): the s "statistics" are the columns of x viewed as [N x (C * HW)], fold = HW
-// columns per channel: the shift of column j is channel j / fold's, and finalize_kernel adds the fold columns of
-// a channel (in column order) after the splits.
-template <class S, int V, bool bwd>
-__global__ void __launch_bounds__(kBlock) stats_rows(int64_t rows, int64_t s, int64_t fold, int cw, const S* x,
-                                                     const S* dy, const uint8_t* mask, TensorView mv,
-                                                     const Comp<S>* shift, int64_t per_split, Comp<S>* partial) {
-  using C = Comp<S>;
-  constexpr int kU = 4;
-  __shared__ C red[kBlock * V];
-  const int64_t splits = gridDim.x, split = blockIdx.x;
-  const int64_t k0 = int64_t(blockIdx.y) * cw * V;
-  const int nvec = static_cast<int>(min(int64_t(cw), (s - k0) / V));  // vectors of this chunk
-  const int R = kBlock / cw;
-  const int tc = threadIdx.x % cw, tr = threadIdx.x / cw;
-  const bool active = tr < R && tc < nvec;
-  const int64_t k = k0 + int64_t(tc) * V;
-  C K[V];
-  C q0[V], q1[V], q2[V], q3[V];
-#pragma unroll
-  for (int t = 0; t < V; ++t) {
-    q0[t] = q1[t] = q2[t] = q3[t] = C(0);
-    K[t] = C(0);
-  }
-  const int64_t lo = split * per_split;
-  const int64_t hi = lo + per_split < rows ? lo + per_split : rows;
-  if (active) {
-    if (shift != nullptr) {
-#pragma unroll
-      for (int t = 0; t < V; ++t) K[t] = shift[mv.offset((k + t) / fold)];
-    } else if (fold == 1) {
-      load_vec<S, V>(x + k, K);
-    } else {
-#pragma unroll
-      for (int t = 0; t < V; ++t) K[t] = Storage<S>::load(x, (k + t) / fold * fold);
-    }
-    for (int64_t r = lo + tr; r < hi; r += int64_t(kU) * R) {
-      RawT<S, V> xv[kU], dv[kU];
-      unsigned mb[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        const int64_t rr = r + int64_t(u) * R;
-        mb[u] = ~0u;
-        if (rr < hi) {
-          const int64_t off = rr * s + k;
-          xv[u] = raw_load<S, V>(x + off);
-          if (bwd) {
-            dv[u] = raw_load<S, V>(dy + off);
-            if (mask != nullptr) mb[u] = mask_bits<V>(mask, off);
-          }
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        if (r + int64_t(u) * R >= hi) continue;
-#pragma unroll
-        for (int t = 0; t < V; ++t) {
-          const C v = raw_elem<S, V>(xv[u], t) - K[t];
-          q0[t] += v;
-          q1[t] += v * v;
-          if (bwd) {
-            const C d = (mb[u] >> t) & 1u ? raw_elem<S, V>(dv[u], t) : C(0);
-            q2[t] += d;
-            q3[t] += d * v;
-          }
-        }
-      }
-    }
-  }
-  const int nq = bwd ? 4 : 2;
-#pragma unroll
-  for (int qi = 0; qi < 4; ++qi) {
-    if (qi >= nq) break;
-    const C* q = qi == 0 ? q0 : qi == 1 ? q1 : qi == 2 ? q2 : q3;  // compile-time choice (unrolled)
-    __syncthreads();
-    if (tr < R) {
-#pragma unroll
-      for (int t = 0; t < V; ++t) red[(tr * cw + tc) * V + t] = q[t];
-    }
-    __syncthreads();
-    // Fold the R row sums of each column as a fixed pairwise tree (rows [half, w) onto [0, w - half)), every
-    // thread busy: ceil(log2 R) steps instead of R dependent shared-memory adds by nvec * V threads (with C = 64
-    // half channels, R = 32: 64 of 256 threads each walked 32 rows, four times, a tail as long as the loads).
-    const int ncol = nvec * V, stride = cw * V;
-    for (int w = R; w > 1;) {
-      const int half = (w + 1) / 2;
-      for (int i = threadIdx.x; i < (w - half) * ncol; i += blockDim.x) {
-        const int r2 = i / ncol, c = i - r2 * ncol;
-        red[r2 * stride + c] += red[(r2 + half) * stride + c];
-      }
-      __syncthreads();
-      w = half;
-    }
-    for (int c = threadIdx.x; c < ncol; c += blockDim.x) partial[(qi * splits + split) * s + k0 + c] = red[c];
   }
 }
 

@@ -18,7 +18,6 @@
 #include <cstring>
 
 #include "core/dtype.h"
-#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cublas_util.h"
 #include "cuda/common/cuda_util.h"
@@ -103,29 +102,10 @@ __global__ void pack_filter_kernel(Geom g, View5 wv, const S* w, S* out) {
   }
 }
 
-// col[c][e][img][o] = x[n0 + img][c][o*s - p + e*dil] (0 in the padding), every input channel.
-template <class S>
-__global__ void im2col_kernel(Geom g, View5 xv, const S* x, int64_t n0, int64_t cnt, S* col) {
-  const int64_t ks = g.ksp(), osp = g.osp(), total = g.ic * ks * cnt * osp;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t t = i;
-    const int64_t o = t % osp;
-    t /= osp;
-    const int64_t img = t % cnt;
-    t /= cnt;
-    const int64_t e = t % ks, c = t / ks;
-    const int64_t ow = o % g.ow, oh = (o / g.ow) % g.oh, od = o / (g.ow * g.oh);
-    const int64_t kw = e % g.kw, kh = (e / g.kw) % g.kh, kd = e / (g.kw * g.kh);
-    const int64_t id = od * g.sd - g.pd + kd * g.dd, ih = oh * g.sh - g.ph + kh * g.dh,
-                  iw = ow * g.sw - g.pw + kw * g.dw;
-    const bool in = id >= 0 && id < g.id && ih >= 0 && ih < g.ih && iw >= 0 && iw < g.iw;
-    col[i] = in ? x[xv.at(n0 + img, c, id, ih, iw)] : zero_of<S>();
-  }
-}
-
-// im2col_kernel with the index arithmetic on Dividers (multiply-high and shift below 2^31, index.cuh): the 64-bit
-// divisions (ten per element) were most of the packing kernels' time, and those most of the FMA forward's (run 8:
-// ~0.9 of 1.19 ms on the 3x3 stride-2 layer). Same element order and values. FREEDNN_IM2COL_LEGACY=1: the old kernels.
+// col[c][e][img][o] = x[n0 + img][c][o*s - p + e*dil] (0 in the padding), every input channel. The index math runs
+// on Dividers (multiply-high and shift below 2^31, index.cuh): with 64-bit divisions (ten per element) the packing
+// was ~0.9 of 1.19 ms of the FMA 3x3 stride-2 forward (run 8); on Dividers the FMA forward batch took 1.15x less
+// (run 10, docs/perf/conv-h200.md).
 struct Im2colDivs {
   Divider osp, cnt, ks, ow, oh, kw, kh;
 };
@@ -138,8 +118,8 @@ Im2colDivs im2col_divs(const Geom& g, int64_t cnt) {
 }
 
 template <class S>
-__global__ void __launch_bounds__(kBlock) im2col_div_kernel(Geom g, Im2colDivs dv, View5 xv, const S* x, int64_t n0,
-                                                            int64_t cnt, S* col) {
+__global__ void __launch_bounds__(kBlock) im2col_kernel(Geom g, Im2colDivs dv, View5 xv, const S* x, int64_t n0,
+                                                        int64_t cnt, S* col) {
   const int64_t ks = g.ksp(), osp = g.osp(), total = g.ic * ks * cnt * osp;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t t0 = dv.osp.div(i), o = i - t0 * osp;
@@ -156,25 +136,14 @@ __global__ void __launch_bounds__(kBlock) im2col_div_kernel(Geom g, Im2colDivs d
   }
 }
 
-// out[c][img][s] = y[n0 + img][c][s] for a C x (D x H x W) tensor.
-template <class S>
-__global__ void pack_act_kernel(View5 v, const S* y, int64_t C, int64_t D, int64_t H, int64_t W, int64_t n0,
-                                int64_t cnt, S* out) {
-  const int64_t sp = D * H * W, total = C * cnt * sp;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t s = i % sp, t = i / sp, img = t % cnt, c = t / cnt;
-    out[i] = y[v.at(n0 + img, c, s / (H * W), (s / W) % H, s % W)];
-  }
-}
-
-// pack_act_kernel on Dividers (as im2col_div_kernel); dv: sp, cnt, W, H.
+// out[c][img][s] = y[n0 + img][c][s] for a C x (D x H x W) tensor, on Dividers (as im2col_kernel); dv: sp, cnt, W, H.
 struct PackDivs {
   Divider sp, cnt, w, h;
 };
 
 template <class S>
-__global__ void __launch_bounds__(kBlock) pack_act_div_kernel(View5 v, PackDivs dv, const S* y, int64_t C, int64_t D,
-                                                              int64_t H, int64_t W, int64_t n0, int64_t cnt, S* out) {
+__global__ void __launch_bounds__(kBlock) pack_act_kernel(View5 v, PackDivs dv, const S* y, int64_t C, int64_t D,
+                                                          int64_t H, int64_t W, int64_t n0, int64_t cnt, S* out) {
   const int64_t sp = D * H * W, total = C * cnt * sp;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t t = dv.sp.div(i), s = i - t * sp;
@@ -282,25 +251,16 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   const View5 xv = view5(*p.x), yv = view5(*p.y), wv = view5(p.w->as_tensor);
   auto grid = [&](int64_t n) { return grid_size(n, kBlock, dev); };
   const E alpha = static_cast<E>(a.alpha), beta = static_cast<E>(a.beta);
-  static const bool legacy = env_flag("FREEDNN_IM2COL_LEGACY");
   auto im2col = [&](int64_t n0, int64_t cnt, S* col) {
     const int blocks = grid(p.ic * ks * cnt * osp);
-    if (legacy)
-      im2col_kernel<S><<<blocks, kBlock, 0, st>>>(g, xv, static_cast<const S*>(a.in), n0, cnt, col);
-    else
-      im2col_div_kernel<S><<<blocks, kBlock, 0, st>>>(g, im2col_divs(g, cnt), xv, static_cast<const S*>(a.in), n0,
-                                                      cnt, col);
+    im2col_kernel<S><<<blocks, kBlock, 0, st>>>(g, im2col_divs(g, cnt), xv, static_cast<const S*>(a.in), n0, cnt, col);
   };
   auto pack_act = [&](const void* src, int64_t n0, int64_t cnt, S* out) {
     const int blocks = grid(p.oc * cnt * osp);
-    const auto* y = static_cast<const S*>(src);
-    if (legacy) {
-      pack_act_kernel<S><<<blocks, kBlock, 0, st>>>(yv, y, p.oc, p.od, p.oh, p.ow, n0, cnt, out);
-    } else {
-      const int64_t total = p.oc * cnt * osp;
-      const PackDivs dv{Divider(osp, total), Divider(cnt, total / osp), Divider(p.ow, osp), Divider(p.oh, osp / p.ow)};
-      pack_act_div_kernel<S><<<blocks, kBlock, 0, st>>>(yv, dv, y, p.oc, p.od, p.oh, p.ow, n0, cnt, out);
-    }
+    const int64_t total = p.oc * cnt * osp;
+    const PackDivs dv{Divider(osp, total), Divider(cnt, total / osp), Divider(p.ow, osp), Divider(p.oh, osp / p.ow)};
+    pack_act_kernel<S><<<blocks, kBlock, 0, st>>>(yv, dv, static_cast<const S*>(src), p.oc, p.od, p.oh, p.ow, n0,
+                                                  cnt, out);
   };
 
   if (p.dir == ConvDir::fwd || p.dir == ConvDir::bwd_data) {
