@@ -88,6 +88,13 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cuda::conv::direct_impl(),
       fd::cuda::conv::fft_impl(),
       fd::cuda::conv::winograd_impl(),
+#if FREEDNN_WITH_CUTLASS
+      // Last until their speed is measured and calibrated: without a Find record they serve no call that an
+      // earlier implementation accepts (FREEDNN_DISABLE_IMPL=cuda:cutlass_simt_ turns them off).
+      fd::cuda::conv::cutlass_simt_fprop_impl(),
+      fd::cuda::conv::cutlass_simt_dgrad_impl(),
+      fd::cuda::conv::cutlass_simt_wgrad_impl(),
+#endif
 #endif
   };
   return list;

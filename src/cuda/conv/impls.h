@@ -31,6 +31,10 @@ const fd::conv::ConvImpl* winograd_impl();     // cuda:winograd (F(2x2,3x3): WIN
 const fd::conv::ConvImpl* cutlass_sm80_fprop_impl();  // cuda:cutlass_sm80_fprop
 const fd::conv::ConvImpl* cutlass_sm80_dgrad_impl();  // cuda:cutlass_sm80_dgrad
 const fd::conv::ConvImpl* cutlass_sm80_wgrad_impl();  // cuda:cutlass_sm80_wgrad
+// The same CUTLASS 2.x implicit GEMM on float FMA (CUDA cores): float data, any C and K, 2-D, groups 1.
+const fd::conv::ConvImpl* cutlass_simt_fprop_impl();  // cuda:cutlass_simt_fprop
+const fd::conv::ConvImpl* cutlass_simt_dgrad_impl();  // cuda:cutlass_simt_dgrad
+const fd::conv::ConvImpl* cutlass_simt_wgrad_impl();  // cuda:cutlass_simt_wgrad
 
 // cudnnConvolutionBackwardBias: db[c] = alpha * sum over n and space of dy + beta * db (one block per channel,
 // a fixed reduction order: deterministic).

@@ -35,7 +35,15 @@ Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count) {
+const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count, bool simt) {
+  if (simt) {
+    switch (p.dir) {
+      case ConvDir::fwd: return simt_fprop_f32();
+      case ConvDir::bwd_data:
+        return s.stride_h == 1 && s.stride_w == 1 ? simt_dgrad_f32_unity() : simt_dgrad_f32_strided();
+      case ConvDir::bwd_filter: return simt_wgrad_f32();
+    }
+  }
   const bool h = p.xdt == CUDNN_DATA_HALF, bf = p.xdt == CUDNN_DATA_BFLOAT16;
   switch (p.dir) {
     case ConvDir::fwd: {
@@ -107,13 +115,17 @@ int current_sm_count() {
   return device_info(dev).sm_count;
 }
 
-Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan) {
+Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan, bool simt) {
   *plan = Plan{};
   if (p.nsp != 2) return no("2-D convolutions only (no 3-D kernels are instantiated)");
   if (p.g != 1) return no("grouped convolutions are not supported (groups = " + std::to_string(p.g) + ")");
   if (p.xdt != p.wdt || p.xdt != p.ydt) return no("x, w and y must have one data type");
   const cudnnDataType_t dt = p.xdt;
-  if (dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16) {
+  if (simt) {  // float FMA: every math type allows it (DEFAULT_MATH permits TF32, it does not require it)
+    if (dt != CUDNN_DATA_FLOAT || p.compute != CUDNN_DATA_FLOAT)
+      return no(std::string("the SIMT kernels are float data with float compute (got ") + dtype_short_name(dt) +
+                " data, " + dtype_short_name(p.compute) + " compute)");
+  } else if (dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16) {
     if (p.compute != CUDNN_DATA_FLOAT)
       return no(std::string("16-bit data is summed in float on tensor cores; compute type ") +
                 dtype_short_name(p.compute) + " is declined");
@@ -127,9 +139,10 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
               " has no tensor-core kernel here (f16, bf16, f32 as TF32)");
   }
   // The kernels load 16-byte vectors along C and K: channels are padded with zeros up to multiples of 8 (16-bit) or
-  // 4 (TF32) in staged copies. The 16-bit forward with C <= 4 pads to 4 channels for the fixed-channel kernel.
-  const int64_t align = dt == CUDNN_DATA_FLOAT ? 4 : 8;
-  const bool fixed4 = p.dir == ConvDir::fwd && dt != CUDNN_DATA_FLOAT && p.ic <= 4;
+  // 4 (TF32) in staged copies. The 16-bit forward with C <= 4 pads to 4 channels for the fixed-channel kernel. The
+  // SIMT kernels load single elements: no padding.
+  const int64_t align = simt ? 1 : dt == CUDNN_DATA_FLOAT ? 4 : 8;
+  const bool fixed4 = !simt && p.dir == ConvDir::fwd && dt != CUDNN_DATA_FLOAT && p.ic <= 4;
   const int64_t Cp = fixed4 ? 4 : ceil_div(p.ic, align) * align, Kp = ceil_div(p.oc, align) * align;
   const bool pad_c = Cp != p.ic, pad_k = Kp != p.oc;
   const auto es = static_cast<int64_t>(dtype_size(dt));
@@ -150,7 +163,7 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   if (p.dir == ConvDir::bwd_data && (p.sh > 1 || p.sw > 1) && (p.dh > 1 || p.dw > 1))
     return no("strided backward data with dilation > 1 (CUTLASS's strided dgrad kernel has no dilation)");
 
-  const KernelOps& k = pick_kernel(p, s, sm_count);
+  const KernelOps& k = pick_kernel(p, s, sm_count, simt);
   plan->ops = &k;
 
   // Staging: which operands go through the workspace (not packed NHWC / KRSC, or channels to pad).
@@ -194,9 +207,9 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   return {};
 }
 
-double cost_estimate(const ConvProblem& p) {
+double cost_estimate(const ConvProblem& p, bool simt) {
   Plan plan;
-  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan).ok()) return 1e30;
+  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt).ok()) return 1e30;
   const double es = static_cast<double>(dtype_size(p.xdt));
   const ConvSize& s = plan.size;
   const KernelOps& k = *plan.ops;
@@ -221,16 +234,16 @@ double cost_estimate(const ConvProblem& p) {
   if (plan.stage_y) bytes += 2 * ys * es, launches += 1;
   if (plan.stage_w) bytes += 2 * ws * es, launches += 1;
   if (p.dir == ConvDir::bwd_filter) bytes += 2.0 * plan.size.split_k * ws * 4, launches += 1;
-  const double rate = p.xdt == CUDNN_DATA_FLOAT ? 150e12 : 300e12;
+  const double rate = simt ? 40e12 : p.xdt == CUDNN_DATA_FLOAT ? 150e12 : 300e12;
   return p.flops() * waste / rate + bytes / 3.5e12 + launches * 4e-6;
 }
 
-cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
+cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
   FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm80 called without a handle");
   const cudaStream_t st = a.handle->stream;
   const int dev = a.handle->device;
   Plan plan;
-  const Verdict v = make_plan(p, device_info(dev).sm_count, a.workspace_size, &plan);
+  const Verdict v = make_plan(p, device_info(dev).sm_count, a.workspace_size, &plan, simt);
   FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm80: %s", v.reason.c_str());
   FD_CHECK_PARAM(plan.total <= kAlign || (a.workspace != nullptr && a.workspace_size >= plan.total),
                  "cuda:cutlass_sm80 needs %zu bytes of workspace, got %zu", plan.total, a.workspace_size);
@@ -262,11 +275,14 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
     FD_TRY(to_nhwc(st, dev, dt, *p.y, y_in, ws + plan.off_y, p.mb, s.K));
     y = ws + plan.off_y;
   }
+  // The tensor-core kernels load 16-byte vectors, the SIMT ones single floats.
+  const uintptr_t need = simt ? sizeof(float) : 16;
   auto check_aligned = [&](const void* ptr, const char* what) {
-    return aligned16(ptr) ? CUDNN_STATUS_SUCCESS
-                          : report(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__, "cuda:cutlass_sm80",
-                                   "%s is not 16-byte aligned (%p): the CUTLASS kernels load 16-byte vectors", what,
-                                   ptr);
+    return reinterpret_cast<uintptr_t>(ptr) % need == 0
+               ? CUDNN_STATUS_SUCCESS
+               : report(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__, "cuda:cutlass_sm80",
+                        "%s is not %zu-byte aligned (%p): the CUTLASS kernels load %zu-byte elements or vectors",
+                        what, static_cast<size_t>(need), ptr, static_cast<size_t>(need));
   };
 
   if (p.dir == ConvDir::bwd_filter) {
@@ -302,7 +318,7 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
   // Fused forward into a packed NHWC y: CUTLASS writes alpha1 * conv (+ alpha2 * z when z is stored like y), then
   // one pass adds the bias (and z otherwise) and applies the activation in place.
   const fd::conv::FusedEpilogue& e = *fused;
-  const bool z_in_cutlass = e.alpha2 != 0.0 && packed_nhwc(*e.z) && aligned16(e.z_data);
+  const bool z_in_cutlass = e.alpha2 != 0.0 && packed_nhwc(*e.z) && reinterpret_cast<uintptr_t>(e.z_data) % need == 0;
   FD_TRY(k.run(s, a_op, w, z_in_cutlass ? e.z_data : nullptr, a.out, alpha,
                z_in_cutlass ? static_cast<float>(e.alpha2) : 0.f, st));
   if (z_in_cutlass || e.alpha2 == 0.0)
@@ -313,15 +329,15 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a) {
 Verdict Sm80ConvImpl::applicable(const ConvProblem& p) const {
   if (p.dir != dir()) return no("serves one direction only");
   Plan plan;
-  return make_plan(p, current_sm_count(), SIZE_MAX, &plan);
+  return make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt());
 }
 
 size_t Sm80ConvImpl::workspace_size(const ConvProblem& p) const {
   Plan plan;
-  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan).ok()) return 0;
+  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt()).ok()) return 0;
   return plan.total <= kAlign ? 0 : plan.total;
 }
 
-cudnnStatus_t Sm80ConvImpl::run(const ConvProblem& p, const ConvArgs& a) const { return run_plan(p, a); }
+cudnnStatus_t Sm80ConvImpl::run(const ConvProblem& p, const ConvArgs& a) const { return run_plan(p, a, simt()); }
 
 }  // namespace fd::cuda::conv::sm80

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// What the three cuda:cutlass_sm80_* implementations share: the checks every direction makes, the plan of a call
-// (which kernel, which operands go through packed, channel-padded NHWC / KRSC copies in the workspace, the split-K
-// slices of wgrad), and the helper kernels around the CUTLASS kernel (layout copies, the alpha/beta or fused
+// What the three cuda:cutlass_sm80_* implementations (and the three cuda:cutlass_simt_* ones, the same CUTLASS
+// 2.x implicit GEMM on float FMA instructions: `simt` below) share: the checks every direction makes, the plan of a
+// call (which kernel, which operands go through packed, channel-padded NHWC / KRSC copies in the workspace, the
+// split-K slices of wgrad), and the helper kernels around the CUTLASS kernel (layout copies, the alpha/beta or fused
 // write-back, the wgrad split-K sum). The plan depends on the problem (and the SM count) only, so the workspace
 // query, Find and the call agree.
 #pragma once
@@ -31,32 +32,38 @@ struct Plan {
 
 // Checks the problem for `dir` and fills the plan. sm_count: of the device that runs it (tile choice, split-K).
 // ws_limit: the workspace the call has; wgrad uses fewer split-K slices when it is smaller than planned.
-fd::conv::Verdict make_plan(const fd::ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan);
+// simt: the float FMA kernels (float data and compute type, any math type; no channel padding: one-element
+// accesses) instead of the tensor-core ones.
+fd::conv::Verdict make_plan(const fd::ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan, bool simt = false);
 
 // The SM count of the current device (for the queries, which have no handle).
 int current_sm_count();
 
-// Roofline guess in seconds: flops at an assumed 300e12 /s for 16-bit data and 150e12 /s for TF32, bytes moved
-// (staging copies and split-K partial sums included) at an assumed 3.5e12 B/s, plus launch overheads. Uncalibrated.
-double cost_estimate(const fd::ConvProblem& p);
+// Roofline guess in seconds: flops at an assumed 300e12 /s for 16-bit data, 150e12 /s for TF32 and 40e12 /s for
+// the SIMT kernels, bytes moved (staging copies and split-K partial sums included) at an assumed 3.5e12 B/s, plus
+// launch overheads. Uncalibrated.
+double cost_estimate(const fd::ConvProblem& p, bool simt = false);
 
 // Runs a planned problem on the handle's stream. in/in2/out as ConvArgs (fwd: x, w, y; bwd_data: dy, w, dx;
 // bwd_filter: x, dy, dw).
-cudnnStatus_t run_plan(const fd::ConvProblem& p, const fd::conv::ConvArgs& a);
+cudnnStatus_t run_plan(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, bool simt = false);
 
-// The base of the three implementations: everything but the id and the algorithms served.
+// The base of the six implementations: everything but the id, the algorithms served and the kernel family.
 class Sm80ConvImpl : public fd::conv::ConvImpl {
  public:
   fd::Backend backend() const override { return fd::Backend::cuda; }
   fd::conv::Verdict applicable(const fd::ConvProblem& p) const override;
   size_t workspace_size(const fd::ConvProblem& p) const override;
   bool deterministic() const override { return true; }  // fixed summation orders, no atomics
-  cudnnMathType_t math_type(const fd::ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
-  double cost_estimate(const fd::ConvProblem& p) const override { return sm80::cost_estimate(p); }
+  cudnnMathType_t math_type(const fd::ConvProblem&) const override {
+    return simt() ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+  }
+  double cost_estimate(const fd::ConvProblem& p) const override { return sm80::cost_estimate(p, simt()); }
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override;
 
  protected:
   virtual fd::ConvDir dir() const = 0;
+  virtual bool simt() const { return false; }  // the float FMA kernels (cuda:cutlass_simt_*)
 };
 
 }  // namespace fd::cuda::conv::sm80

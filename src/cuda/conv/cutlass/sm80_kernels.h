@@ -54,5 +54,11 @@ const KernelOps& wgrad_bf16();
 const KernelOps& wgrad_f16_64();   // K <= 64: 64x128x64, 3 stages, warps 32x64x64
 const KernelOps& wgrad_bf16_64();
 const KernelOps& wgrad_tf32();  // 128x128x32, 3 stages
+// Float FMA (CUDA cores, no TF32), one-element accesses (any C, K; 4-byte alignment): 128x128x8, 4 stages, warps
+// 32x64x8, for CUDNN_FMA_MATH (and float whenever Find measures them faster).
+const KernelOps& simt_fprop_f32();
+const KernelOps& simt_dgrad_f32_unity();
+const KernelOps& simt_dgrad_f32_strided();
+const KernelOps& simt_wgrad_f32();
 
 }  // namespace fd::cuda::conv::sm80

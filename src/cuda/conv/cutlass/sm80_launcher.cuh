@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // The templated launcher behind sm80_kernels.h: builds a CUTLASS 2.x implicit-GEMM convolution kernel (Sm80
-// tensor-op, kOptimized iterators, multistage; or kFixedChannels for the forward on 4 channels) from a few
-// parameters and wraps it into a KernelOps. Include it only from the small per-instantiation .cu files.
+// tensor-op, kOptimized iterators, multistage; or kFixedChannels for the forward on 4 channels; or, with Simt, the
+// same iterators on float FMA instructions) from a few parameters and wraps it into a KernelOps. Include it only
+// from the small per-instantiation .cu files.
 #pragma once
+#include <type_traits>
+
 #include <cutlass/cutlass.h>
 #include <cutlass/conv/conv2d_problem_size.h>
 #include <cutlass/conv/device/implicit_gemm_convolution.h>
@@ -29,45 +32,46 @@ namespace detail {
 namespace cc = cutlass::conv;
 using Nhwc = cutlass::layout::TensorNHWC;
 
-template <Op O, class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
+template <Op O, class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
 struct KernelOf;
 
-template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
-struct KernelOf<Op::fprop, T, TC, TB, WS, IS, Epi, Stages> {
+// OC: cutlass::arch::OpClassTensorOp or OpClassSimt (float FMA; one-element accesses, so any C and K).
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::fprop, T, TC, TB, WS, IS, Epi, Stages, OC> {
   using type = typename cc::kernel::DefaultConv2dFprop<
-      T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kOptimized, cc::StrideSupport::kUnity>::Kernel;  // kUnity: the output is dense
 };
 
-template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
-struct KernelOf<Op::fprop_fixed4, T, TC, TB, WS, IS, Epi, Stages> {
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::fprop_fixed4, T, TC, TB, WS, IS, Epi, Stages, OC> {
   using type = typename cc::kernel::DefaultConv2dFprop<
-      T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kFixedChannels, cc::StrideSupport::kStrided, 4, 4>::Kernel;  // 4-element accesses
 };
 
-template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
-struct KernelOf<Op::dgrad_unity, T, TC, TB, WS, IS, Epi, Stages> {
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::dgrad_unity, T, TC, TB, WS, IS, Epi, Stages, OC> {
   using type = typename cc::kernel::DefaultConv2dDgrad<
-      T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kOptimized, cc::StrideSupport::kUnity>::Kernel;
 };
 
-template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
-struct KernelOf<Op::dgrad_strided, T, TC, TB, WS, IS, Epi, Stages> {
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::dgrad_strided, T, TC, TB, WS, IS, Epi, Stages, OC> {
   using type = typename cc::kernel::DefaultConv2dDgrad<
-      T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cc::threadblock::StridedDgradIdentityThreadblockSwizzle<1>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kOptimized, cc::StrideSupport::kStrided>::Kernel;
 };
 
-template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages>
-struct KernelOf<Op::wgrad, T, TC, TB, WS, IS, Epi, Stages> {
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::wgrad, T, TC, TB, WS, IS, Epi, Stages, OC> {
   using type = typename cc::kernel::DefaultConv2dWgrad<
-      T, Nhwc, T, Nhwc, TC, Nhwc, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<1>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kOptimized>::Kernel;
 };
@@ -80,15 +84,21 @@ inline cc::Conv2dProblemSize problem_size(const ConvSize& s) {
 
 }  // namespace detail
 
-// T: cutlass::half_t, cutlass::bfloat16_t or float (TF32 products). The wgrad output is float partial sums.
-template <Op O, class T, int TM, int TN, int TK, int WM, int WN, int WK, int Stages>
+// T: cutlass::half_t, cutlass::bfloat16_t or float (TF32 products; with Simt, float FMA). The wgrad output is float
+// partial sums. Simt: one-element loads and stores (cp.async of 4 bytes), 1x1x1 FMA "instructions", a scalar
+// epilogue.
+template <Op O, class T, int TM, int TN, int TK, int WM, int WN, int WK, int Stages, bool Simt = false>
 struct Sm80Conv {
+  static_assert(!Simt || std::is_same_v<T, float>, "the SIMT kernels are float FMA");
   using TC = std::conditional_t<O == Op::wgrad, float, T>;
   using TB = cutlass::gemm::GemmShape<TM, TN, TK>;
   using WS = cutlass::gemm::GemmShape<WM, WN, WK>;
-  using IS = cutlass::gemm::GemmShape<16, 8, cutlass::sizeof_bits<T>::value == 16 ? 16 : 8>;
-  using Epi = cutlass::epilogue::thread::LinearCombination<TC, 128 / cutlass::sizeof_bits<TC>::value, float, float>;
-  using Kernel = typename detail::KernelOf<O, T, TC, TB, WS, IS, Epi, Stages>::type;
+  using OC = std::conditional_t<Simt, cutlass::arch::OpClassSimt, cutlass::arch::OpClassTensorOp>;
+  using IS = std::conditional_t<Simt, cutlass::gemm::GemmShape<1, 1, 1>,
+                                cutlass::gemm::GemmShape<16, 8, cutlass::sizeof_bits<T>::value == 16 ? 16 : 8>>;
+  using Epi = cutlass::epilogue::thread::LinearCombination<TC, Simt ? 1 : 128 / cutlass::sizeof_bits<TC>::value,
+                                                           float, float>;
+  using Kernel = typename detail::KernelOf<O, T, TC, TB, WS, IS, Epi, Stages, OC>::type;
   using Device = cutlass::conv::device::ImplicitGemmConvolution<Kernel>;
   static constexpr auto kOperator = Kernel::kConvolutionalOperator;
 
