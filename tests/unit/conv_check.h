@@ -118,4 +118,24 @@ inline void check_fused(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt1
   cudnnDestroyActivationDescriptor(act);
 }
 
+// Each direction of `p`, forced onto one implementation (ids[0] forward, ids[1] backward data, ids[2] backward
+// filter) with the given algorithms, must report NOT_SUPPORTED (and not run).
+inline void expect_declined(cudnnHandle_t h, ft_conv::Problem& p, const char* const (&ids)[3], const Algos& algo,
+                            const std::string& why) {
+  {
+    ft_conv::OnlyImpl only(ids[0]);
+    EXPECT_EQ(ft_conv::forward(h, p, algo.fwd, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << ids[0] << ": " << why;
+  }
+  {
+    ft_conv::OnlyImpl only(ids[1]);
+    EXPECT_EQ(ft_conv::backward_data(h, p, algo.bwd_data, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED)
+        << ids[1] << ": " << why;
+  }
+  {
+    ft_conv::OnlyImpl only(ids[2]);
+    EXPECT_EQ(ft_conv::backward_filter(h, p, algo.bwd_filter, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED)
+        << ids[2] << ": " << why;
+  }
+}
+
 }  // namespace ft_conv_check

@@ -98,19 +98,9 @@ TEST(ConvCutlassSimt, DeclinesUnsupportedProblems) {
   ft::Handle h;
   auto rng = ft::make_rng();
   auto expect_declined = [&](Problem& p, const std::string& why) {
-    {
-      OnlyImpl only(kFprop);
-      EXPECT_EQ(ft_conv::forward(h, p, kFwdAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
-    }
-    {
-      OnlyImpl only(kDgrad);
-      EXPECT_EQ(ft_conv::backward_data(h, p, kBwdDataAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
-    }
-    {
-      OnlyImpl only(kWgrad);
-      EXPECT_EQ(ft_conv::backward_filter(h, p, kBwdFilterAlgo, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << why;
-    }
+    ft_conv_check::expect_declined(h, p, {kFprop, kDgrad, kWgrad}, {kFwdAlgo, kBwdDataAlgo, kBwdFilterAlgo}, why);
   };
+
   const Shape base{"b", 2, 16, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   Problem half(base, CUDNN_DATA_HALF, true, false, false, rng);
   expect_declined(half, "half data");
