@@ -219,6 +219,89 @@ TEST(Softmax, ShortRowsForward) {
   }
 }
 
+// Short contiguous rows, backward: the GPU backend's latency kernel (softmax_bwd_rows: one block per row, y, dy and
+// dx on the forward's vectors), beta 0 and beta != 0: 1000-class rows (the 64 x 1000 classifier's) in NCHW and NHWC
+// (CHANNEL and INSTANCE), CHANNEL over NHWC positions, packed INSTANCE rows, the longest rows it takes (2048 floats),
+// rows of a multiple of 4 but not 8 elements, in place (dx = dy), the three tensors on the 8-byte grid only (16-bit
+// types); and neighbours that must take the other kernels: rows one vector too long, a length that is not a whole
+// number of vectors, each of y, dy and dx off the 16-byte grid. 17000 rows of 8: more rows than the grid's blocks
+// on an H200 (blocks loop).
+TEST(Softmax, ShortRowsBackward) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    std::vector<int> dims;
+    bool nhwc;
+    cudnnSoftmaxMode_t mode;
+    // 0: none, 1: y off the 16-byte grid, 2: dy off it, 3: dx off it, 4: in place (dx = dy), 5: y, dy and dx four
+    // elements in (16-bit types: on the 8-byte grid only)
+    int shift;
+  };
+  const Shape shapes[] = {{{24, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{8, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{8, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{4, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 4},
+                          {{2, 24, 3, 5}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{3, 8, 2, 4}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{3, 8, 2, 4}, true, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{2, 2048, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{1, 2056, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{2, 1001, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{2, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 1},
+                          {{2, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 2},
+                          {{2, 1000, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 3},
+                          {{3, 1004, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0},
+                          {{4, 3, 2, 2}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{3, 1000, 1, 1}, true, CUDNN_SOFTMAX_MODE_INSTANCE, 5},
+                          {{5, 12, 1, 1}, false, CUDNN_SOFTMAX_MODE_CHANNEL, 5},
+                          {{300, 40, 1, 1}, false, CUDNN_SOFTMAX_MODE_INSTANCE, 0},
+                          {{17000, 8, 1, 1}, true, CUDNN_SOFTMAX_MODE_CHANNEL, 0}};
+  // The reference costs O(count x row length): rows of 1000 and more, and the many-row shape, run one algorithm and
+  // one beta per type (rotating), the others every combination.
+  int pick = 0;  // the combination a long-row (shape, type) runs: algorithm pick % 3, beta != 0 when pick % 6 >= 3
+  for (const Shape& sh : shapes) {
+    int64_t count = 1;
+    for (int d : sh.dims) count *= d;
+    const bool long_rows = sh.dims[1] >= 1000 || count > 100000;
+    for (cudnnDataType_t t : pt::float_types()) {
+      ++pick;
+      for (int ai = 0; ai < 3; ++ai) {
+        const cudnnSoftmaxAlgorithm_t algo = kAlgos[ai];
+        for (const bool with_beta : {false, true}) {
+          if (with_beta && sh.shift == 4) continue;  // in place: the prior dx is dy
+          if (long_rows && (ai != pick % 3 || with_beta != (pick % 6 >= 3 && sh.shift != 4))) continue;
+          ft::HostTensor x(CUDNN_DATA_DOUBLE, sh.dims, sh.nhwc);
+          x.fill_uniform(rng, -4, 4);
+          const ref::Tensor yr = ref::softmax_forward(algo, sh.mode, pt::to_ref(x));
+          ft::HostTensor y(t, sh.dims, sh.nhwc), dy(t, sh.dims, sh.nhwc), dx(t, sh.dims, sh.nhwc);
+          for (int64_t i = 0; i < y.count(); ++i) y.set(i, yr[i]);
+          dy.fill_uniform(rng, -1, 1);
+          const ft::HostTensor dy0 = dy;
+          const double alpha = ft::uniform_int(rng, 0, 1) ? 1.0 : ft::uniform(rng, 0.5, 2.0);
+          const double beta = with_beta ? ft::uniform(rng, -1.0, 1.0) : 0.0;
+          pt::prepare_output(rng, dx, beta);
+          const ft::HostTensor prior = dx;
+          ft::TensorDesc yd(y), dyd(dy), dxd(dx);
+          const pt::Scale a(alpha), b(beta);
+          const int elems = sh.shift == 5 ? 4 : 1;
+          Shifted ys(y, elems), dys(dy, elems), dxs(dx, elems);
+          const void* yp = sh.shift == 1 || sh.shift == 5 ? ys.data() : y.data();
+          const void* dyp = sh.shift == 2 || sh.shift == 5 ? dys.data() : dy.data();
+          void* dxp = sh.shift == 3 || sh.shift == 5 ? dxs.data() : sh.shift == 4 ? dy.data() : dx.data();
+          FT_OK(cudnnSoftmaxBackward(h, algo, sh.mode, a.ptr(t), yd, yp, dyd, dyp, b.ptr(t), dxd, dxp));
+          if (sh.shift == 3 || sh.shift == 5) dxs.copy_to(dx);
+          const ft::HostTensor& got = sh.shift == 4 ? dy : dx;
+          const auto want = ref::blend(ref::softmax_backward(algo, sh.mode, pt::to_ref(y), pt::to_ref(dy0)).v,
+                                       prior.values(), a.seen(t), b.seen(t));
+          EXPECT_TRUE(ft::near(got.values(), want, pt::tol(t), what("bwd", t, algo, sh.mode, y, got) + " shift " +
+                                                                   std::to_string(sh.shift) + " beta " +
+                                                                   std::to_string(beta)));
+        }
+      }
+    }
+  }
+}
+
 // Rows longer than a warp's share (INSTANCE over 2 x 20 x 26) and CHANNEL groups with many channels: the GPU
 // backend's block-row and column kernels.
 TEST(Softmax, LongRows) {

@@ -2,8 +2,10 @@
 // Copyright 2026 The freednn Authors
 // cudnnSoftmaxForward / Backward on the GPU, the definitions of src/cpu/softmax/softmax.cpp. A row is one
 // softmax group: INSTANCE rows are C x spatial long (one per image), CHANNEL rows are C long (one per image and
-// spatial position, stride H*W in NCHW, 1 in NHWC). Three kernels, each one pass over global memory when the
-// row fits on chip (x, or y and dy, read once; the output written once, and read when beta != 0):
+// spatial position, stride H*W in NCHW, 1 in NHWC). Short contiguous rows (at most 2 x 256 aligned vectors, e.g.
+// the 64 x 1000 classifier) go to the latency kernels softmax_fwd_rows / softmax_bwd_rows (one block per row, the
+// row in registers); everything else to three kernels, each one pass over global memory when the row fits on chip
+// (x, or y and dy, read once; the output written once, and read when beta != 0):
 //   warp rows    rows of up to 1024 elements, one warp per row, the row in registers;
 //   block rows   longer rows, one block per row, the row in shared memory when it fits (else two reads: an
 //                online max and sum of exp, then the output);
@@ -348,6 +350,81 @@ __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
   }
 }
 
+// Backward softmax of contiguous rows, the forward's latency path for y, dy and dx: row g at g * yrs, g * dyrs and
+// g * dxrs (elements), nv vectors of V elements, every row base aligned to the vector; the blocks, threads and K of
+// softmax_fwd_rows. Every load (y, dy, and dx when beta != 0) is issued before the first use, so a row costs one DRAM
+// round trip; one reduction (sum(dy) for LOG, sum(y * dy) otherwise: a warp shuffle tree and one shared-memory
+// step), then dx = dy - exp(y) * sum (LOG) or y * (dy - sum), scaled by alpha, plus beta * dx. The 64 x 1000
+// classifier moves 768 KB in f32 (y and dy read, dx written; 1 MB with beta != 0), 0.18 us at 4.2 TB/s: the time
+// is the launch, that round trip and the reduction. The generic vector kernel (softmax_vec_rows: one warp per row,
+// 8 vectors of each tensor per lane, forward and backward code in one body) took 7.3 us there, twice this
+// kernel's forward twin.
+struct BwdRows {
+  const void* y = nullptr;
+  const void* dy = nullptr;
+  void* dx = nullptr;
+  int64_t G = 0, yrs = 0, dyrs = 0, dxrs = 0;
+  int nv = 0, log = 0;
+  double alpha = 1, beta = 0;
+};
+
+template <class S, int K, int V>
+__global__ void __launch_bounds__(256) softmax_bwd_rows(BwdRows p) {
+  using C = Comp<S>;
+  using W = typename RowVec<V * sizeof(S)>::T;
+  __shared__ C red[8];  // per warp: the partial sum
+  const int tid = threadIdx.x, T = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = T >> 5;
+  const bool log_sm = p.log != 0, blend = p.beta != 0.0;
+  bool ok[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) ok[k] = tid + k * T < p.nv;
+  for (int64_t g = blockIdx.x; g < p.G; g += gridDim.x) {
+    if (nw > 1) __syncthreads();  // the previous row's reads of red are done
+    const W* yr = reinterpret_cast<const W*>(static_cast<const S*>(p.y) + g * p.yrs);
+    const W* gr = reinterpret_cast<const W*>(static_cast<const S*>(p.dy) + g * p.dyrs);
+    W* xr = reinterpret_cast<W*>(static_cast<S*>(p.dx) + g * p.dxrs);
+    alignas(16) S ry[K][V];
+    alignas(16) S rg[K][V];
+    alignas(16) S rx[K][V];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (ok[k]) {
+        *reinterpret_cast<W*>(ry[k]) = yr[tid + k * T];
+        *reinterpret_cast<W*>(rg[k]) = gr[tid + k * T];
+        if (blend) *reinterpret_cast<W*>(rx[k]) = xr[tid + k * T];
+      }
+    C sum = C(0);
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+      for (int t = 0; t < V; ++t)
+        if (ok[k]) {
+          const C vg = Storage<S>::load(rg[k], t);
+          sum += log_sm ? vg : Storage<S>::load(ry[k], t) * vg;
+        }
+    sum = warp_sum(sum);
+    if (nw > 1) {
+      if (lane == 0) red[warp] = sum;
+      __syncthreads();
+      sum = red[0];
+      for (int w = 1; w < nw; ++w) sum += red[w];
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      if (!ok[k]) continue;
+#pragma unroll
+      for (int t = 0; t < V; ++t) {
+        const C vy = Storage<S>::load(ry[k], t), vg = Storage<S>::load(rg[k], t);
+        C r = log_sm ? vg - exp(vy) * sum : vy * (vg - sum);
+        if (p.alpha != 1.0) r *= static_cast<C>(p.alpha);
+        if (blend) r += static_cast<C>(p.beta) * Storage<S>::load(rx[k], t);
+        Storage<S>::store(rx[k], t, r);
+      }
+      xr[tid + k * T] = *reinterpret_cast<const W*>(rx[k]);
+    }
+  }
+}
+
 // One block per row; with `cached`, each thread keeps its elements in dynamic shared memory (L values of a, then
 // L of b), so global memory is read once.
 template <class C>
@@ -583,12 +660,19 @@ int64_t row_stride(const cudnnTensorStruct& d, bool channel, int64_t L) {
   return want == d.dims[1] ? d.strides[0] : d.strides[0] == want ? L : 0;  // one position per image, or packed
 }
 
-// softmax_fwd_rows when the rows are contiguous aligned vectors in x and y and short enough (at most two vectors for
-// each of 256 threads: 2048 floats, 2048 halves in 8-byte vectors, 4096 in 16-byte ones); false (nothing queued)
-// otherwise. Rows of CHANNEL mode over H = W = 1 are contiguous in NCHW and NHWC alike (row_stride).
-bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
-                  double alpha, const cudnnTensorStruct& xd, const void* x, double beta, const cudnnTensorStruct& yd,
-                  void* y, cudnnStatus_t* status) {
+// The short-row plan shared by softmax_fwd_rows and softmax_bwd_rows: rows contiguous aligned vectors in every
+// tensor (descs[0] the input that fixes the shape) and short enough (at most two vectors for each of 256 threads:
+// 2048 floats, 2048 halves in 8-byte vectors, 4096 in 16-byte ones). Rows of CHANNEL mode over H = W = 1 are
+// contiguous in NCHW and NHWC alike (row_stride).
+struct RowsPlan {
+  int64_t G = 0, L = 0;
+  int64_t rs[3] = {};  // row strides (elements), per tensor
+  int V = 0;           // elements per vector
+  int nv = 0, K = 0, T = 0;
+};
+bool plan_rows(cudnnSoftmaxMode_t mode, const cudnnTensorStruct* const* d, const void* const* ptr, int n, bool wide16,
+               RowsPlan* out) {
+  const cudnnTensorStruct& xd = *d[0];
   const cudnnDataType_t t = xd.dtype;
   if (t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE && t != CUDNN_DATA_HALF && t != CUDNN_DATA_BFLOAT16)
     return false;
@@ -596,41 +680,63 @@ bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo,
   const bool channel = mode == CUDNN_SOFTMAX_MODE_CHANNEL;
   int64_t C = xd.nb_dims > 1 ? xd.dims[1] : 1, S = 1;
   for (int i = 2; i < xd.nb_dims; ++i) S *= xd.dims[i];
-  const int64_t L = channel ? C : C * S, G = channel ? xd.dims[0] * S : xd.dims[0];
-  if (L <= 0 || G <= 0) return false;
-  const int64_t xrs = row_stride(xd, channel, L), yrs = row_stride(yd, channel, L);
-  if (xrs == 0 || yrs == 0) return false;
-  if (!channel && !same_row_strides(xd, yd)) return false;  // element j of a row at the same place in x and y
-  // 16-bit types: 8-byte vectors of 4 elements where they fit (FREEDNN_SOFTMAX_ROWS_16B=1: 16-byte ones, the old
-  // plan), so a row has as many vectors and threads as in float, and rows of 4k elements or on the 8-byte grid
-  // take this kernel too; otherwise 16-byte vectors. On the H200 the 64 x 1000 classifier runs 3.4..3.7 us of
-  // kernel time (ncu) in every type and layout with either width.
-  static const bool wide16 = fd::env_flag("FREEDNN_SOFTMAX_ROWS_16B");
+  RowsPlan p;
+  p.L = channel ? C : C * S;
+  p.G = channel ? xd.dims[0] * S : xd.dims[0];
+  if (p.L <= 0 || p.G <= 0) return false;
+  for (int i = 0; i < n; ++i) {
+    p.rs[i] = row_stride(*d[i], channel, p.L);
+    if (p.rs[i] == 0) return false;
+    // element j of a row at the same place in every tensor
+    if (!channel && i > 0 && !same_row_strides(xd, *d[i])) return false;
+  }
+  // 16-bit types: 8-byte vectors of 4 elements where they fit (wide16: 16-byte ones), so a row has as many vectors
+  // and threads as in float, and rows of 4k elements or on the 8-byte grid take this kernel too; otherwise 16-byte
+  // vectors. On the H200 the 64 x 1000 classifier forward runs 3.4..3.7 us of kernel time (ncu) in every type and
+  // layout with either width.
   auto fits = [&](int vbytes) {
     const int v = vbytes / es;
-    return L % v == 0 && L / v <= 512 && xrs % v == 0 && yrs % v == 0 &&
-           reinterpret_cast<uintptr_t>(x) % vbytes == 0 && reinterpret_cast<uintptr_t>(y) % vbytes == 0;
+    if (p.L % v != 0 || p.L / v > 512) return false;
+    for (int i = 0; i < n; ++i)
+      if (p.rs[i] % v != 0 || reinterpret_cast<uintptr_t>(ptr[i]) % vbytes != 0) return false;
+    return true;
   };
   int vbytes = 0;
   if (es == 2 && !wide16 && fits(8)) vbytes = 8;
   else if (fits(16)) vbytes = 16;
   if (vbytes == 0) return false;
-  const int V = vbytes / es;
+  p.V = vbytes / es;
+  p.nv = static_cast<int>(p.L / p.V);
+  p.K = p.nv > 256 ? 2 : 1;
+  p.T = 32;
+  while (p.T < 256 && p.K * p.T < p.nv) p.T *= 2;
+  *out = p;
+  return true;
+}
+
+// softmax_fwd_rows when plan_rows takes x and y; false (nothing queued) otherwise.
+bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                  double alpha, const cudnnTensorStruct& xd, const void* x, double beta, const cudnnTensorStruct& yd,
+                  void* y, cudnnStatus_t* status) {
+  // FREEDNN_SOFTMAX_ROWS_16B=1: 16-bit types on 16-byte vectors (8 elements), the old plan.
+  static const bool wide16 = fd::env_flag("FREEDNN_SOFTMAX_ROWS_16B");
+  const cudnnTensorStruct* descs[2] = {&xd, &yd};
+  const void* ptrs[2] = {x, y};
+  RowsPlan rp;
+  if (!plan_rows(mode, descs, ptrs, 2, wide16, &rp)) return false;
   // In place (x == y, same strides checked by the API): each thread reads its vectors before writing them.
   FwdRows p;
   p.x = x;
   p.y = y;
-  p.G = G;
-  p.xrs = xrs;
-  p.yrs = yrs;
-  p.nv = static_cast<int>(L / V);
+  p.G = rp.G;
+  p.xrs = rp.rs[0];
+  p.yrs = rp.rs[1];
+  p.nv = rp.nv;
   p.algo = static_cast<int>(algo);
   p.alpha = alpha;
   p.beta = beta;
-  const int K = p.nv > 256 ? 2 : 1;
-  int T = 32;
-  while (T < 256 && K * T < p.nv) T *= 2;
-  const int grid = grid_size(G * T, T, device, 2);
+  const int K = rp.K, T = rp.T, V = rp.V;
+  const int grid = grid_size(rp.G * T, T, device, 2);
   auto go = [&](auto tag) {
     using S = decltype(tag);
     constexpr int V16 = 16 / sizeof(S);
@@ -644,7 +750,58 @@ bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo,
     if (K == 1) softmax_fwd_rows<S, 1, V16><<<grid, T, 0, stream>>>(p);
     else softmax_fwd_rows<S, 2, V16><<<grid, T, 0, stream>>>(p);
   };
-  switch (t) {
+  switch (xd.dtype) {
+    case CUDNN_DATA_FLOAT: go(float{}); break;
+    case CUDNN_DATA_DOUBLE: go(double{}); break;
+    case CUDNN_DATA_HALF: go(__half{}); break;
+    default: go(__nv_bfloat16{}); break;
+  }
+  *status = [] {
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }();
+  return true;
+}
+
+// softmax_bwd_rows when plan_rows takes y, dy and dx; false (nothing queued) otherwise. The same vectors and
+// threads per row as the forward (8-byte vectors for 16-bit types).
+bool backward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                   double alpha, const cudnnTensorStruct& yd, const void* y, const cudnnTensorStruct& dyd,
+                   const void* dy, double beta, const cudnnTensorStruct& dxd, void* dx, cudnnStatus_t* status) {
+  const cudnnTensorStruct* descs[3] = {&yd, &dyd, &dxd};
+  const void* ptrs[3] = {y, dy, dx};
+  RowsPlan rp;
+  if (!plan_rows(mode, descs, ptrs, 3, false, &rp)) return false;
+  // dx over y or dy: safe when each thread's dx vectors are the ones it read (same rows and row strides).
+  if ((dx == y && rp.rs[2] != rp.rs[0]) || (dx == dy && rp.rs[2] != rp.rs[1])) return false;
+  BwdRows p;
+  p.y = y;
+  p.dy = dy;
+  p.dx = dx;
+  p.G = rp.G;
+  p.yrs = rp.rs[0];
+  p.dyrs = rp.rs[1];
+  p.dxrs = rp.rs[2];
+  p.nv = rp.nv;
+  p.log = algo == CUDNN_SOFTMAX_LOG ? 1 : 0;
+  p.alpha = alpha;
+  p.beta = beta;
+  const int K = rp.K, T = rp.T, V = rp.V;
+  const int grid = grid_size(rp.G * T, T, device, 2);
+  auto go = [&](auto tag) {
+    using S = decltype(tag);
+    constexpr int V16 = 16 / sizeof(S);
+    if constexpr (sizeof(S) == 2) {
+      if (V == 4) {
+        if (K == 1) softmax_bwd_rows<S, 1, 4><<<grid, T, 0, stream>>>(p);
+        else softmax_bwd_rows<S, 2, 4><<<grid, T, 0, stream>>>(p);
+        return;
+      }
+    }
+    if (K == 1) softmax_bwd_rows<S, 1, V16><<<grid, T, 0, stream>>>(p);
+    else softmax_bwd_rows<S, 2, V16><<<grid, T, 0, stream>>>(p);
+  };
+  switch (yd.dtype) {
     case CUDNN_DATA_FLOAT: go(float{}); break;
     case CUDNN_DATA_DOUBLE: go(double{}); break;
     case CUDNN_DATA_HALF: go(__half{}); break;
@@ -698,6 +855,11 @@ cudnnStatus_t softmax_backward(cudaStream_t stream, int device, cudnnSoftmaxAlgo
                                cudnnSoftmaxMode_t mode, double alpha, const cudnnTensorStruct& y_desc, const void* y,
                                const cudnnTensorStruct& dy_desc, const void* dy, double beta,
                                const cudnnTensorStruct& dx_desc, void* dx) {
+  // FREEDNN_SOFTMAX_NO_BWD_ROWS=1: short rows on the generic kernels (softmax_vec_rows), the old path.
+  static const bool no_bwd_rows = fd::env_flag("FREEDNN_SOFTMAX_NO_BWD_ROWS");
+  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+  if (!no_bwd_rows && backward_rows(stream, device, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx, &st))
+    return st;
   return run(stream, device, algo, mode, true, alpha, y_desc, y, &dy_desc, dy, beta, dx_desc, dx);
 }
 
