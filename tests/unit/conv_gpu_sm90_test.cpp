@@ -3,8 +3,9 @@
 // The sm_90a CUTLASS convolutions (cuda:cutlass_sm90_fprop / _dgrad / _wgrad), forced by id: random ResNet-like
 // NHWC half and bfloat16 problems in every direction they serve (alpha/beta blending included), the fused
 // bias + activation forward, the float forward on TF32 tensor cores (NHWC directly; NCHW, padded strides and odd
-// channel counts staged through the workspace), and the problems they decline (NOT_SUPPORTED when forced). Runs only
-// in the GPU suite, on a compute capability 9.0 device of a build that has the kernels.
+// channel counts staged through the workspace), the batch-split wgrad (slices of unequal size, blending, the model's
+// own choice, under CUDA graph capture), and the problems they decline (NOT_SUPPORTED when forced). Runs only in the
+// GPU suite, on a compute capability 9.0 device of a build that has the kernels.
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -229,7 +230,8 @@ TEST(ConvSm90, FusedBiasActivation) {
 }
 
 // What the kernels do not take is NOT_SUPPORTED when they are forced (no other implementation is enabled).
-// By default a dw of few tiles is declined (no split-K in these kernels) and ALGO_1 falls to the split-K sm80 kernel.
+// By default a dw of few tiles is declined when the batch split does not pay either (here 784 reduction rows: one
+// slice) and ALGO_1 falls to the split-K sm80 kernel.
 TEST(ConvSm90, WgradFewTilesGoesToSplitK) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -243,6 +245,148 @@ TEST(ConvSm90, WgradFewTilesGoesToSplitK) {
   OnlyImpl only("cuda:cutlass_");
   check_backward_filter(h, p, rng, 1.0, 0.0);
 }
+
+// ---- batch-split wgrad (wgrad_split.h) ---------------------------------------------------------------------
+
+// Sets (or unsets, value nullptr) an environment variable for a scope and restores the previous value.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(const char* n, const char* v) : name(n) {
+    if (const char* e = std::getenv(n)) old = e;
+    if (v != nullptr)
+      setenv(n, v, 1);
+    else
+      unsetenv(n);
+  }
+  ~ScopedEnv() {
+    if (old)
+      setenv(name.c_str(), old->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+};
+
+size_t bwd_filter_workspace(cudnnHandle_t h, const Problem& p) {
+  size_t ws = 0;
+  EXPECT_EQ(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd,
+                                                           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, &ws),
+            CUDNN_STATUS_SUCCESS);
+  return ws;
+}
+
+// Forces the split: every problem counts as one of few tiles, FREEDNN_SM90_WGRAD_SPLITS slices (clamped to N).
+struct ForcedSplit {
+  OnlyImpl only{"cuda:cutlass_sm90_wgrad"};
+  ScopedEnv min_tiles{"FREEDNN_SM90_WGRAD_MIN_TILES", "1000000000"};
+  ScopedEnv splits;
+  ScopedEnv no_split{"FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr};
+  explicit ForcedSplit(const char* s) : splits("FREEDNN_SM90_WGRAD_SPLITS", s) {}
+};
+
+// Slices of unequal size (N not a multiple of the count, one image per slice, fewer images than asked for), both
+// tiles (K <= 64: 64x128, else 128x128; partial tiles in M and N), stride 2 and 1x1, f16 and bf16, alpha/beta.
+// The result must not depend on the run (fixed-order sums): a second run with beta = 0 is bitwise the same.
+TEST(ConvSm90, WgradBatchSplitForced) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  struct Case {
+    Shape s;
+    const char* splits;
+  };
+  const std::vector<Case> cases = {
+      {{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "3"},     // slices of 1, 2, 2 images
+      {{"k128_n7", 7, 24, 128, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "4"},    // 1, 2, 2, 2
+      {{"k72_s2", 4, 40, 72, 1, {11, 12}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, "3"},    // 1, 1, 2
+      {{"one_each", 3, 16, 48, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "3"},    // 1, 1, 1
+      {{"1x1_clamped", 2, 64, 136, 1, {10, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, "5"},  // 5 asked, 2 images
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    ForcedSplit forced(c.splits);
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      Problem p(c.s, t, true, false, false, rng);
+      EXPECT_GT(bwd_filter_workspace(h, p), 0u) << "the split's partial sums: " << p.str();
+      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
+      ++i;
+      check_backward_filter(h, p, rng, alpha, beta);
+      // Determinism: the same inputs again, beta = 0 (dw is overwritten, so two runs must agree bit for bit).
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+      const std::vector<double> first = p.w.values();
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(p.w.values(), first) << "two runs differ: " << p.str();
+    }
+  }
+}
+
+// A shape of two dw tiles with 5488 reduction rows (N = 7): by default (threshold 48 tiles, the model's choice) the
+// sm90 wgrad takes it batch-split (two slices: 3 and 4 images); FREEDNN_SM90_WGRAD_NO_SPLIT=1 makes it decline.
+TEST(ConvSm90, WgradBatchSplitByModel) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_wgrad");
+  ScopedEnv min_tiles("FREEDNN_SM90_WGRAD_MIN_TILES", nullptr);
+  ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", nullptr);
+  const Shape s{"c16k64_n7", 7, 16, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    Problem p(s, t, true, false, false, rng);
+    {
+      ScopedEnv off("FREEDNN_SM90_WGRAD_NO_SPLIT", "1");
+      EXPECT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0),
+                CUDNN_STATUS_NOT_SUPPORTED)
+          << p.str();
+    }
+    ScopedEnv on("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
+    EXPECT_GT(bwd_filter_workspace(h, p), 0u) << "expected the model to split " << p.str();
+    check_backward_filter(h, p, rng, 1.0, t == CUDNN_DATA_HALF ? 0.0 : 0.5);
+  }
+}
+
+#ifdef FT_WITH_CUDA
+// The fork/join of the slices under stream capture (global mode): the call is captured from a user stream into a
+// graph, then the graph runs; the aux streams were made at the workspace query, before the capture.
+TEST(ConvSm90, WgradBatchSplitGraphCapture) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  ForcedSplit forced("3");
+  const Shape s{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem p(s, CUDNN_DATA_BFLOAT16, true, false, false, rng);
+  p.x.fill_uniform(rng, -1, 1);
+  p.y.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  const std::vector<double> prior = p.w.values();
+  const size_t ws = bwd_filter_workspace(h, p);
+  ASSERT_GT(ws, 0u);
+  ft::Bytes buf(ws);
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  FT_OK(cudnnSetStream(h, st));
+  const float alpha = 0.5f, beta = 0.25f;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const cudnnStatus_t called =
+      cudnnConvolutionBackwardFilter(h, &alpha, p.xd, p.x.data(), p.yd, p.y.data(), p.cd,
+                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, buf.data(), ws, &beta, p.wd, p.w.data());
+  const cudaError_t ended = cudaStreamEndCapture(st, &graph);
+  EXPECT_EQ(called, CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "graph " + p.str()));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  FT_OK(cudnnSetStream(h, nullptr));
+  cudaStreamDestroy(st);
+}
+#endif
 
 TEST(ConvSm90, DeclinesWhenForced) {
   SKIP_UNLESS_HOPPER();

@@ -15,7 +15,8 @@
 //   the workspace and the output is written back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does). This
 //   is how ResNet's first layer (C=3) reaches the tensor cores: C padded to 8.
 // Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
-// in a fixed order (no split-K), the copies are elementwise: deterministic.
+// in a fixed order (no split-K), the copies are elementwise: deterministic. The wgrad's batch split (wgrad_split.h)
+// sums its slices' float partials in slice order: deterministic too.
 #pragma once
 #include <cudnn.h>
 

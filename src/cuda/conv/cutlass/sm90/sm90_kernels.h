@@ -62,5 +62,10 @@ const Kernel& wgrad_f16_128x128();
 const Kernel& wgrad_f16_64x128();
 const Kernel& wgrad_bf16_128x128();
 const Kernel& wgrad_bf16_64x128();
+// Float partial sums d = alpha * dw, no source (beta must be 0): the slices of the batch-split wgrad.
+const Kernel& wgrad_f16_128x128_f32out();
+const Kernel& wgrad_f16_64x128_f32out();
+const Kernel& wgrad_bf16_128x128_f32out();
+const Kernel& wgrad_bf16_64x128_f32out();
 
 }  // namespace fd::cuda::conv::sm90

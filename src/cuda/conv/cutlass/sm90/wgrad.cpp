@@ -2,13 +2,16 @@
 // Copyright 2026 The freednn Authors
 // cuda:cutlass_sm90_wgrad: backward filter (dw, a GEMM over N*P*Q) on Hopper tensor cores (CUTLASS 3.x implicit
 // GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1.
-// Kernels: 128x128x64 tiles, 64x128x64 when K <= 64.
+// Kernels: 128x128x64 tiles, 64x128x64 when K <= 64. A dw of few tiles runs batch-split (wgrad_split.h): the kernel
+// once per slice of the batch on its own stream, float partial sums, one deterministic pass adding them.
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
 
 #include <string>
 
 #include "core/env.h"
+#include "cuda/conv/aux_streams.h"
+#include "cuda/conv/cutlass/sm90/wgrad_split.h"
 
 namespace fd::cuda::conv {
 namespace {
@@ -18,30 +21,98 @@ sm90::KernelSet wgrad_kernels() {
           nullptr, nullptr, [](const fd::ConvProblem& p) { return p.oc; }};
 }
 
+// The float-output kernel of the split's slices: the tile of the unsplit kernel for the same problem.
+const sm90::Kernel& partial_kernel(const fd::ConvProblem& p) {
+  const bool small = p.oc <= 64;
+  if (p.xdt == CUDNN_DATA_BFLOAT16)
+    return small ? sm90::wgrad_bf16_64x128_f32out() : sm90::wgrad_bf16_128x128_f32out();
+  return small ? sm90::wgrad_f16_64x128_f32out() : sm90::wgrad_f16_128x128_f32out();
+}
+
+int current_sm_count() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    dev = 0;
+  }
+  return device_info(dev).sm_count;
+}
+
 class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
  public:
   CutlassSm90Wgrad()
       : Sm90ConvImpl("cuda:cutlass_sm90_wgrad", fd::ConvDir::bwd_filter, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1,
                      wgrad_kernels()) {}
 
-  // These kernels give each dw tile one CTA that walks the whole N*P*Q reduction (no split-K). Measured on the
-  // H200 (docs/perf/conv-h200.md, ResNet-50 at N=64): 336-618 TFLOP/s with 64-144 tiles, 5-65 TFLOP/s with 1-9
-  // tiles, where most of the 132 SMs idle. Below the threshold the split-K cuda:cutlass_sm80_wgrad, which serves
-  // the same algorithm, takes the problem. FREEDNN_SM90_WGRAD_MIN_TILES overrides it (the tests set 1).
+  // These kernels give each dw tile one CTA that walks the whole N*P*Q reduction (no split-K in CUTLASS 3.x's
+  // convolutions). Measured on the H200 (docs/perf/conv-h200.md, ResNet-50 at N=64): 336-618 TFLOP/s with 64-144
+  // tiles, 5-65 TFLOP/s with 1-9 tiles, where most of the 132 SMs idle. Below kMinTiles the batch-split plan runs
+  // (wgrad_split.h) when its model says splitting pays; otherwise (and with FREEDNN_SM90_WGRAD_NO_SPLIT=1) the
+  // problem is declined and the split-K cuda:cutlass_sm80_wgrad, which serves the same algorithm, takes it.
+  // FREEDNN_SM90_WGRAD_MIN_TILES overrides the threshold (the tests set 1, or a huge value to force the split).
   fd::conv::Verdict applicable(const fd::ConvProblem& p) const override {
     const fd::conv::Verdict v = Sm90ConvImpl::applicable(p);
     if (!v.ok()) return v;
-    const int64_t tile_m = p.oc <= 64 ? 64 : 128;
-    const int64_t tiles = (p.oc + tile_m - 1) / tile_m * ((p.icg() * p.ksp() + 127) / 128);
+    const int64_t tiles = sm90::wgrad_tiles(p);
     const long long min_tiles = fd::env_int("FREEDNN_SM90_WGRAD_MIN_TILES", kMinTiles);
-    if (tiles < min_tiles)
-      return no("dw has " + std::to_string(tiles) + " output tiles (< " + std::to_string(min_tiles) +
-                "): without split-K most SMs would idle; the split-K sm80 kernel serves it");
+    if (tiles >= min_tiles) return {};
+    const std::string few = "dw has " + std::to_string(tiles) + " output tiles (< " + std::to_string(min_tiles) + ")";
+    if (fd::env_flag("FREEDNN_SM90_WGRAD_NO_SPLIT"))
+      return no(few + " and FREEDNN_SM90_WGRAD_NO_SPLIT is set: the split-K sm80 kernel serves it");
+    const sm90::WgradSplit sp = sm90::wgrad_split_plan(p, current_sm_count());
+    if (sp.slices < 2)
+      return no(few + " and the batch of " + std::to_string(p.mb) + " (" + std::to_string(p.mb * p.osp()) +
+                " reduction rows) gets one slice (the model, or FREEDNN_SM90_WGRAD_SPLITS): the split-K sm80 kernel "
+                "serves it");
+    const sm90::Kernel& k = partial_kernel(p);
+    sm90::Geometry g = sm90::geometry(p, sm90::staging(p));
+    for (const int n : {sp.n0(1) - sp.n0(0), sp.n0(sp.slices) - sp.n0(sp.slices - 1)}) {  // both slice sizes
+      g.n = n;
+      if (!k.can_implement(g))
+        return no(few + std::string(": CUTLASS ") + k.name + " cannot implement a batch slice of " +
+                  std::to_string(n) + " images");
+    }
     return {};
+  }
+
+  size_t workspace_size(const fd::ConvProblem& p) const override {
+    sm90::WgradSplit sp;
+    return split(p, &sp) ? sp.workspace : Sm90ConvImpl::workspace_size(p);
+  }
+
+  // The aux streams exist before the first call (a call under graph capture then creates nothing).
+  cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
+    sm90::WgradSplit sp;
+    if (h == nullptr || h->on_cpu() || !split(p, &sp)) return CUDNN_STATUS_SUCCESS;
+    AuxStreams* pool = nullptr;
+    return aux_streams(h, sp.slices - 1, &pool);
+  }
+
+  double cost_estimate(const fd::ConvProblem& p) const override {
+    sm90::WgradSplit sp;
+    return split(p, &sp) ? sp.seconds : Sm90ConvImpl::cost_estimate(p);
+  }
+
+  cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    sm90::WgradSplit sp;
+    if (!split(p, &sp)) return Sm90ConvImpl::run(p, a);
+    FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_wgrad: no fused epilogue");
+    return sm90::run_wgrad_split(p, a, sp, partial_kernel(p));
   }
 
  private:
   static constexpr long long kMinTiles = 48;
+
+  // Whether p runs batch-split (the plan in *sp): few tiles, the split not turned off, more than one slice. The
+  // problem checks come first so that the query of a declined problem stays 0. The SM count: the current device's
+  // (the query and the call are made with the handle's device current).
+  bool split(const fd::ConvProblem& p, sm90::WgradSplit* sp) const {
+    if (!check_problem(p).ok()) return false;
+    if (sm90::wgrad_tiles(p) >= fd::env_int("FREEDNN_SM90_WGRAD_MIN_TILES", kMinTiles)) return false;
+    if (fd::env_flag("FREEDNN_SM90_WGRAD_NO_SPLIT")) return false;
+    *sp = sm90::wgrad_split_plan(p, current_sm_count());
+    return sp->slices >= 2;
+  }
 };
 
 }  // namespace

@@ -26,8 +26,9 @@ namespace fd::cuda::conv::sm90 {
 // Op: kFprop / kDgrad / kWgrad; T: cutlass::half_t or cutlass::bfloat16_t, or float (TF32 wgmma: the tensor cores
 // read the float operands' top 19 bits, products summed in float); TM x TN x TK the CTA tile with TK 128 bytes of
 // channels (64 16-bit, 32 float; for wgrad the N mode is (C,S,R), hence the nested shape); CM CTAs along M per
-// cluster (they share the B tile by TMA multicast).
-template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM>
+// cluster (they share the B tile by TMA multicast). TOut: the type of d (T, or float for wgrad's split partial sums);
+// TC: the type of c, void for a kernel without a source (beta must be 0; no smem or TMA load spent on c).
+template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM, class TOut = T, class TC = TOut>
 struct Sm90Conv {
   static constexpr bool kWgrad = Op == cutlass::conv::Operator::kWgrad;
   using TileN = std::conditional_t<kWgrad, cute::Shape<cute::Int<TN>>, cute::Int<TN>>;
@@ -37,11 +38,12 @@ struct Sm90Conv {
   using LayoutIn = cutlass::layout::TensorNHWC;
   using LayoutOut = std::conditional_t<kWgrad, cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
   static constexpr int kAlign = 128 / cutlass::sizeof_bits<T>::value;  // 8 halves, 4 floats: the 16 bytes TMA needs
+  static constexpr int kAlignOut = 128 / cutlass::sizeof_bits<TOut>::value;
 
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, float, float, T, LayoutOut, kAlign, T, LayoutOut, kAlign,
-      cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
+      cutlass::epilogue::collective::EpilogueTileAuto, float, float, TC, LayoutOut, kAlignOut, TOut, LayoutOut,
+      kAlignOut, cutlass::epilogue::TmaWarpSpecialized>::CollectiveOp;
 
   using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Op, T, LayoutIn, kAlign, T, LayoutIn, kAlign, float,
@@ -85,9 +87,10 @@ struct Sm90Conv {
     }
     using EA = typename Mainloop::ElementA;
     using EB = typename Mainloop::ElementB;
+    using EC = typename Epilogue::ElementC;  // void without a source
     typename Conv::Arguments args(
         ps, {static_cast<const EA*>(o.a), static_cast<const EB*>(o.b)},
-        {{}, static_cast<const T*>(o.c), dC, static_cast<T*>(o.d), dD});
+        {{}, static_cast<const EC*>(o.c), dC, static_cast<TOut*>(o.d), dD});
     args.epilogue.thread.alpha = o.alpha;
     args.epilogue.thread.beta = o.beta;
     return args;
@@ -112,6 +115,7 @@ struct Sm90Conv {
   }
 
   static RunStatus run(const Geometry& g, const Operands& o) {
+    if (std::is_void_v<TC> && o.beta != 0.0f) return RunStatus::not_implementable;  // no source to blend
     const auto args = arguments(g, o);
     if (!same_output(g) || Conv::can_implement(args) != cutlass::Status::kSuccess)
       return RunStatus::not_implementable;
@@ -135,4 +139,13 @@ struct Sm90Conv {
 #define FD_SM90_CONV(NAME, OP, T, TM, TN, CM)                                                   \
   namespace fd::cuda::conv::sm90 {                                                              \
   const Kernel& NAME() { return Sm90Conv<cutlass::conv::Operator::OP, T, TM, TN, CM>::instance(#NAME); } \
+  }
+
+// A wgrad kernel that writes float partial sums d = alpha * dw of its (batch slice of the) problem, no source:
+// FD_SM90_WGRAD_F32OUT(wgrad_f16_64x128_f32out, cutlass::half_t, 64, 128).
+#define FD_SM90_WGRAD_F32OUT(NAME, T, TM, TN)                                                             \
+  namespace fd::cuda::conv::sm90 {                                                                        \
+  const Kernel& NAME() {                                                                                  \
+    return Sm90Conv<cutlass::conv::Operator::kWgrad, T, TM, TN, 1, float, void>::instance(#NAME);         \
+  }                                                                                                       \
   }

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The batch-split sm90 wgrad (wgrad_split.h has the design): the slice-count model, the fork/join launch of the
+// slices and the pass that sums their partial dw.
+#include "cuda/conv/cutlass/sm90/wgrad_split.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/env.h"
+#include "core/handle.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/common/device_tensor.cuh"
+#include "cuda/conv/aux_streams.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/cutlass/sm90/sm90_impl.h"
+
+namespace fd::cuda::conv::sm90 {
+namespace {
+
+// Model constants (guesses to calibrate on the H200). Per-SM rates of one CTA: the 128x128 kernel reached ~5e12
+// flop/s per SM on ResNet-50's 512-channel 3x3 and 2048x1024 1x1 layers (one or two full waves, run 10); the 64-row
+// tile issues half-height wgmma from one warpgroup, assumed slower per SM. Host time per slice: CUTLASS's
+// TMA descriptors (three encodes), its shared-memory attribute call and the launch.
+constexpr double kSmFlops128 = 5.0e12, kSmFlops64 = 3.5e12;
+constexpr double kHostPerSlice = 4e-6;
+constexpr double kLaunch = 3e-6;  // the finish kernel
+constexpr double kDramBytes = 3.5e12;
+
+constexpr int kVec = 8;  // dw elements per thread of the finish pass: one 16-byte store of 16-bit data
+
+int tile_m(const ConvProblem& p) { return p.oc <= 64 ? 64 : 128; }
+
+size_t partial_bytes(const ConvProblem& p) {
+  return ws_align_up(static_cast<size_t>(p.oc * p.ksp() * p.ic) * sizeof(float));
+}
+
+// dw = alpha * (sum over the slices' partials, slice 0 first) + beta * dw; packed KRSC, count % 8 == 0, every
+// partial 256-byte aligned (stride floats apart). dw is not read when beta == 0.
+template <class S>
+__global__ void wgrad_split_finish_kernel(const float* __restrict__ part, int slices, int64_t stride, int64_t vecs,
+                                          S* dw, float alpha, float beta) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < vecs; i += int64_t(gridDim.x) * blockDim.x) {
+    float acc[kVec];
+    const float* at = part + i * kVec;
+    {
+      const float4 a = reinterpret_cast<const float4*>(at)[0], b = reinterpret_cast<const float4*>(at)[1];
+      acc[0] = a.x, acc[1] = a.y, acc[2] = a.z, acc[3] = a.w, acc[4] = b.x, acc[5] = b.y, acc[6] = b.z, acc[7] = b.w;
+    }
+    for (int j = 1; j < slices; ++j) {
+      const float4* v = reinterpret_cast<const float4*>(at + j * stride);
+      const float4 a = v[0], b = v[1];
+      acc[0] += a.x, acc[1] += a.y, acc[2] += a.z, acc[3] += a.w;
+      acc[4] += b.x, acc[5] += b.y, acc[6] += b.z, acc[7] += b.w;
+    }
+    blend_store_vec<S, kVec>(dw + i * kVec, acc, alpha, beta);
+  }
+}
+
+}  // namespace
+
+int64_t wgrad_tiles(const ConvProblem& p) {
+  const int64_t tm = tile_m(p);
+  return (p.oc + tm - 1) / tm * ((p.ic * p.ksp() + 127) / 128);
+}
+
+double wgrad_split_seconds(const ConvProblem& p, int sm_count, int slices) {
+  const int64_t tm = tile_m(p), tiles = wgrad_tiles(p), sms = std::max(sm_count, 1);
+  const int64_t waves = (tiles * slices + sms - 1) / sms;
+  const int64_t biggest = (p.mb + slices - 1) / slices;  // images of the largest slice: it sets a wave's length
+  const double rate = tm == 64 ? kSmFlops64 : kSmFlops128;
+  const double gpu = static_cast<double>(waves * biggest * p.osp()) * 2.0 * static_cast<double>(tm) * 128.0 / rate;
+  const double host = kHostPerSlice * slices;
+  const double es = static_cast<double>(dtype_size(p.xdt)), dw = static_cast<double>(p.oc * p.ksp() * p.ic);
+  double bytes = static_cast<double>(p.mb * p.ic * p.isp() + p.mb * p.oc * p.osp()) * es + dw * es;
+  if (slices > 1) bytes += 2.0 * slices * dw * sizeof(float);  // partials written, then read by the finish pass
+  return std::max(gpu, host) + bytes / kDramBytes + (slices > 1 ? kLaunch : 0.0);
+}
+
+WgradSplit wgrad_split_plan(const ConvProblem& p, int sm_count) {
+  WgradSplit sp;
+  sp.n = static_cast<int>(p.mb);
+  sp.tiles = wgrad_tiles(p);
+  const long long forced = env_int("FREEDNN_SM90_WGRAD_SPLITS", 0);
+  if (forced > 0) {
+    sp.slices = static_cast<int>(std::min<long long>({forced, p.mb, kMaxSlices}));
+  } else {
+    const int64_t rows = p.mb * p.osp();
+    const int most =
+        static_cast<int>(std::min<int64_t>({p.mb, kMaxAutoSlices, std::max<int64_t>(1, rows / kMinSliceRows)}));
+    double best = wgrad_split_seconds(p, sm_count, 1);
+    for (int s = 2; s <= most; ++s) {
+      const double t = wgrad_split_seconds(p, sm_count, s);
+      if (t < best) best = t, sp.slices = s;  // ties keep fewer slices
+    }
+  }
+  sp.seconds = wgrad_split_seconds(p, sm_count, sp.slices);
+  if (sp.slices > 1) {
+    sp.part_bytes = partial_bytes(p);
+    sp.workspace = static_cast<size_t>(sp.slices) * sp.part_bytes + kWsAlign;
+  }
+  return sp;
+}
+
+cudnnStatus_t run_wgrad_split(const ConvProblem& p, const fd::conv::ConvArgs& a, const WgradSplit& sp,
+                              const Kernel& partial) {
+  const char* id = "cuda:cutlass_sm90_wgrad";
+  FD_CHECK(a.handle != nullptr && sp.slices >= 2 && sp.slices <= kMaxSlices && sp.n == p.mb,
+           CUDNN_STATUS_INTERNAL_ERROR, "%s: a split plan of %d slices for N=%lld", id, sp.slices,
+           static_cast<long long>(p.mb));
+  FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= sp.workspace,
+                 "%s needs %zu bytes of workspace for %d slices' partial sums, got %zu", id, sp.workspace, sp.slices,
+                 a.workspace_size);
+  FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.in2) && aligned16(a.out),
+                     "%s needs 16-byte aligned x, dy and dw (TMA, vector stores)", id);
+  cudnnContext* h = a.handle;
+  const auto at = reinterpret_cast<uintptr_t>(a.workspace);
+  char* parts = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
+  const size_t es = dtype_size(p.xdt);
+  const size_t x_image = static_cast<size_t>(p.ih * p.iw * p.ic) * es;
+  const size_t dy_image = static_cast<size_t>(p.osp() * p.oc) * es;
+  const Geometry whole = geometry(p, staging(p));
+
+  AuxStreams* pool = nullptr;
+  const int aux = sp.slices - 1;  // slice 0 runs on the handle's stream
+  FD_TRY(aux_streams(h, aux, &pool));
+  FD_TRY(aux_fork(h, *pool, aux));
+  // Every slice is queued before the join's records (aux_streams.h); a failed launch still joins the streams.
+  RunStatus failed = RunStatus::ok;
+  int failed_slice = -1;
+  for (int j = 0; j < sp.slices && failed == RunStatus::ok; ++j) {
+    const int n0 = sp.n0(j), n1 = sp.n0(j + 1);
+    Geometry g = whole;
+    g.n = n1 - n0;
+    Operands o;
+    o.a = static_cast<const char*>(a.in2) + dy_image * n0;  // CUTLASS's wgrad: A = dy, B = x
+    o.b = static_cast<const char*>(a.in) + x_image * n0;
+    o.d = parts + sp.part_bytes * j;
+    o.alpha = 1.0f, o.beta = 0.0f;
+    o.stream = j == 0 ? h->stream : aux_stream(*pool, j - 1);
+    failed = partial.run(g, o);
+    if (failed != RunStatus::ok) failed_slice = j;
+  }
+  const cudaError_t launch_error = failed == RunStatus::ok ? cudaSuccess : cudaGetLastError();
+  const cudnnStatus_t joined = aux_join(h, *pool, aux);
+  if (failed == RunStatus::not_implementable)
+    FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement slice %d (images %d..%d) of %s", id,
+            partial.name, failed_slice, sp.n0(failed_slice), sp.n0(failed_slice + 1) - 1, p.to_string().c_str());
+  if (failed != RunStatus::ok)
+    FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to initialize or launch slice %d (CUDA: %s)", id,
+            partial.name, failed_slice, cudaGetErrorName(launch_error));
+  FD_TRY(joined);
+
+  const int64_t count = p.oc * p.ksp() * p.ic, vecs = count / kVec;
+  const int64_t stride = static_cast<int64_t>(sp.part_bytes / sizeof(float));
+  const int grid = grid_size(vecs, kBlock, h->device);
+  const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  const auto* part = reinterpret_cast<const float*>(parts);
+  if (p.xdt == CUDNN_DATA_HALF)
+    wgrad_split_finish_kernel<__half><<<grid, kBlock, 0, h->stream>>>(part, sp.slices, stride, vecs,
+                                                                      static_cast<__half*>(a.out), alpha, beta);
+  else
+    wgrad_split_finish_kernel<__nv_bfloat16><<<grid, kBlock, 0, h->stream>>>(
+        part, sp.slices, stride, vecs, static_cast<__nv_bfloat16*>(a.out), alpha, beta);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda::conv::sm90
