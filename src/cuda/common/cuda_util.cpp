@@ -52,6 +52,15 @@ const DeviceInfo& device_info(int device) {
   return it->second;
 }
 
+int current_sm_count() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    dev = 0;
+  }
+  return device_info(dev).sm_count;
+}
+
 int grid_size(int64_t items, int block, int device, int waves) {
   const DeviceInfo& d = device_info(device);
   const int64_t per_sm = std::max(1, d.max_threads_per_sm / block);

@@ -32,6 +32,8 @@ struct DeviceInfo {
 };
 // Properties of `device`, read once per device (later calls: one atomic load, no lock, no driver call).
 const DeviceInfo& device_info(int device);
+// The SM count of the current device (queries without a handle: the workspace size, cost estimates).
+int current_sm_count();
 
 // Blocks for a grid-stride loop over `items` work items: enough to fill every SM `waves` times, no more than
 // the work needs.

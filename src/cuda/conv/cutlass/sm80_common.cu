@@ -106,15 +106,6 @@ const cudnnTensorStruct& wt(const ConvProblem& p) { return p.w->as_tensor; }
 
 }  // namespace
 
-int current_sm_count() {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    dev = 0;
-  }
-  return device_info(dev).sm_count;
-}
-
 Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan, bool simt) {
   *plan = Plan{};
   if (p.nsp != 2) return no("2-D convolutions only (no 3-D kernels are instantiated)");

@@ -36,9 +36,6 @@ struct Plan {
 // accesses) instead of the tensor-core ones.
 fd::conv::Verdict make_plan(const fd::ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan, bool simt = false);
 
-// The SM count of the current device (for the queries, which have no handle).
-int current_sm_count();
-
 // Roofline guess in seconds: flops at an assumed 300e12 /s for 16-bit data, 150e12 /s for TF32 and 40e12 /s for
 // the SIMT kernels, bytes moved (staging copies and split-K partial sums included) at an assumed 3.5e12 B/s, plus
 // launch overheads. Uncalibrated.

@@ -29,15 +29,6 @@ const sm90::Kernel& partial_kernel(const fd::ConvProblem& p) {
   return small ? sm90::wgrad_f16_64x128_f32out() : sm90::wgrad_f16_128x128_f32out();
 }
 
-int current_sm_count() {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    dev = 0;
-  }
-  return device_info(dev).sm_count;
-}
-
 class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
  public:
   CutlassSm90Wgrad()
