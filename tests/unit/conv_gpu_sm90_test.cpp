@@ -3,9 +3,10 @@
 // The sm_90a CUTLASS convolutions (cuda:cutlass_sm90_fprop / _dgrad / _wgrad), forced by id: random ResNet-like
 // NHWC half and bfloat16 problems in every direction they serve (alpha/beta blending included), the fused
 // bias + activation forward, the float forward on TF32 tensor cores (NHWC directly; NCHW, padded strides and odd
-// channel counts staged through the workspace), the batch-split wgrad (slices of unequal size, blending, the model's
-// own choice, under CUDA graph capture), and the problems they decline (NOT_SUPPORTED when forced). Runs only in the
-// GPU suite, on a compute capability 9.0 device of a build that has the kernels.
+// channel counts staged through the workspace), the float wgrad on TF32 (a forward over transposed copies, in
+// slices of dy's rows), the batch-split wgrad (slices of unequal size, blending, the model's own choice, under CUDA
+// graph capture), and the problems they decline (NOT_SUPPORTED when forced). Runs only in the GPU suite, on a
+// compute capability 9.0 device of a build that has the kernels.
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -108,7 +109,8 @@ void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, doub
   EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 bwd_data " + p.str()));
 }
 
-void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
+                           double tolerance = 0) {
   p.x.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
   std::vector<double> prior;
@@ -121,7 +123,8 @@ void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, do
   ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
       << p.str();
   const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
-  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 bwd_filter " + p.str()));
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tolerance > 0 ? tolerance : tol(p.dt),
+                       "sm90 bwd_filter " + p.str()));
 }
 
 TEST(ConvSm90, RandomResNetLayersEveryDirection) {
@@ -349,13 +352,7 @@ TEST(ConvSm90, WgradBatchSplitByModel) {
 #ifdef FT_WITH_CUDA
 // The fork/join of the slices under stream capture (global mode): the call is captured from a user stream into a
 // graph, then the graph runs; the aux streams were made at the workspace query, before the capture.
-TEST(ConvSm90, WgradBatchSplitGraphCapture) {
-  SKIP_UNLESS_HOPPER();
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  ForcedSplit forced("3");
-  const Shape s{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
-  Problem p(s, CUDNN_DATA_BFLOAT16, true, false, false, rng);
+void check_wgrad_graph_capture(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double tolerance) {
   p.x.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
@@ -380,11 +377,21 @@ TEST(ConvSm90, WgradBatchSplitGraphCapture) {
   ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
   const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
-  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "graph " + p.str()));
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tolerance, "graph " + p.str()));
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   FT_OK(cudnnSetStream(h, nullptr));
   cudaStreamDestroy(st);
+}
+
+TEST(ConvSm90, WgradBatchSplitGraphCapture) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  ForcedSplit forced("3");
+  const Shape s{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Problem p(s, CUDNN_DATA_BFLOAT16, true, false, false, rng);
+  check_wgrad_graph_capture(h, p, rng, tol(p.dt));
 }
 #endif
 
@@ -567,8 +574,8 @@ struct Tf32Override {
   }
 };
 
-// No TF32 where cuDNN allows none: CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0. Float dgrad / wgrad have no sm90 kernels.
-// Forced, the implementation declines (NOT_SUPPORTED); TENSOR_OP_MATH and DEFAULT_MATH run.
+// No TF32 where cuDNN allows none: CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0. Float dgrad has no sm90 kernels (the float
+// wgrad is tested below). Forced, the implementation declines (NOT_SUPPORTED); TENSOR_OP_MATH and DEFAULT_MATH run.
 TEST(ConvSm90, Tf32DeclinesWithoutTf32) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -591,7 +598,148 @@ TEST(ConvSm90, Tf32DeclinesWithoutTf32) {
   }
   Tf32Problem p(s, true, false, rng);
   EXPECT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
-  EXPECT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+// ---- float backward filter on TF32 tensor cores (wgrad_tf32.h) ----------------------------------------------
+
+// The float wgrad runs as a forward over transposed copies of x and dy, in slices of dy's rows: x / dy in packed
+// NHWC, NCHW and padded strides (the copies read any layout), KRSC and KCRS filters (the finish pass writes either),
+// N and K off 4 (zero padding), stride 2 with rows and columns the forward never reads (cropped), stride 3 over a
+// 2x2 filter, dilation, 1x1,
+// both kernels (K <= 64: 128x64, else 128x128 in clusters of 2), alpha/beta. The copies mean a workspace always.
+TEST(ConvSm90, Tf32WgradShapesAndLayouts) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_wgrad");
+  const std::vector<Shape> shapes = {
+      {"res2_3x3", 2, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3s2_k70", 3, 32, 70, 1, {15, 16}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"1x1_k136", 4, 48, 136, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"1x1s2_crop", 2, 16, 24, 1, {10, 11}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"dilated_n5", 5, 8, 12, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"stem_c3_k6", 3, 3, 6, 1, {32, 30}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"stride3_k2", 2, 8, 12, 1, {9, 10}, {2, 2}, {0, 1}, {3, 3}, {1, 1}},  // rows between the windows unread
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
+      Tf32Problem p(s, layout != 1, layout == 2, rng);
+      EXPECT_GT(bwd_filter_workspace(h, p), 0u) << p.str();
+      const double alpha = i % 3 == 1 ? 0.75 : 1.0, beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
+      ++i;
+      check_backward_filter(h, p, rng, alpha, beta, kTf32Tol);
+    }
+  }
+}
+
+// Slices of dy's rows: forced counts (uneven rows, one row each, more than P asked: clamped), one slice
+// (FREEDNN_SM90_WGRAD_NO_SPLIT), alpha/beta; a second run with beta = 0 is bitwise the same (fixed-order sums).
+TEST(ConvSm90, Tf32WgradSlicesForced) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  struct Case {
+    Shape s;
+    const char* splits;  // nullptr: FREEDNN_SM90_WGRAD_NO_SPLIT=1
+  };
+  const std::vector<Case> cases = {
+      {{"p10_s3", 2, 16, 64, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "3"},     // rows 3, 3, 4
+      {{"p5_each", 3, 24, 72, 1, {10, 10}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, "5"},   // one row per slice
+      {{"p4_clamped", 2, 8, 16, 1, {4, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, "9"},   // 9 asked, 4 rows
+      {{"one_slice", 4, 32, 40, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, nullptr},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    OnlyImpl only("cuda:cutlass_sm90_wgrad");
+    ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", c.splits);
+    ScopedEnv no_split("FREEDNN_SM90_WGRAD_NO_SPLIT", c.splits ? nullptr : "1");
+    for (bool nhwc : {true, false}) {
+      Tf32Problem p(c.s, nhwc, false, rng);
+      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
+      ++i;
+      check_backward_filter(h, p, rng, alpha, beta, kTf32Tol);
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+      const std::vector<double> first = p.w.values();
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(p.w.values(), first) << "two runs differ: " << p.str();
+    }
+  }
+}
+
+// A dw of 5 tiles (C*R*S = 576 rows, K = 64) over 28 dy rows: the model splits it (about 7 slices), so the
+// workspace holds more partials than with FREEDNN_SM90_WGRAD_NO_SPLIT=1 (one slice); both are right.
+TEST(ConvSm90, Tf32WgradSlicesByModel) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_wgrad");
+  ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", nullptr);
+  const Shape s{"c64k64_28", 8, 64, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Tf32Problem p(s, false, false, rng);
+  size_t one = 0;
+  {
+    ScopedEnv off("FREEDNN_SM90_WGRAD_NO_SPLIT", "1");
+    one = bwd_filter_workspace(h, p);
+    check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
+  }
+  ScopedEnv on("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
+  EXPECT_GT(bwd_filter_workspace(h, p), one) << "expected the model to split " << p.str();
+  check_backward_filter(h, p, rng, 0.5, 0.25, kTf32Tol);
+}
+
+#ifdef FT_WITH_CUDA
+TEST(ConvSm90, Tf32WgradGraphCapture) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_wgrad");
+  ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", "3");
+  ScopedEnv no_split("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
+  const Shape s{"p10_s3", 3, 16, 64, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Tf32Problem p(s, false, false, rng);
+  check_wgrad_graph_capture(h, p, rng, kTf32Tol);
+}
+#endif
+
+// Declined (forced: NOT_SUPPORTED): CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0, FREEDNN_SM90_WGRAD_NO_TF32=1 (then the
+// sm80 TF32 kernel serves ALGO_1), and a dy row too wide for one TMA im2col run (Q = 150 at stride 2).
+TEST(ConvSm90, Tf32WgradDeclines) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+  const Shape s{"3x3", 2, 32, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  {
+    OnlyImpl only("cuda:cutlass_sm90_wgrad");
+    for (bool nhwc : {true, false}) {
+      Tf32Problem fma(s, nhwc, false, rng, CUDNN_FMA_MATH);
+      EXPECT_EQ(ft_conv::backward_filter(h, fma, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "FMA_MATH " << fma.str();
+      Tf32Problem p(s, nhwc, false, rng, CUDNN_TENSOR_OP_MATH);
+      {
+        Tf32Override off("0");
+        EXPECT_EQ(ft_conv::backward_filter(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED)
+            << "TF32 override 0 " << p.str();
+      }
+      {
+        ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
+        EXPECT_EQ(ft_conv::backward_filter(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "NO_TF32 " << p.str();
+      }
+      {
+        Tf32Override on("1");
+        check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
+      }
+    }
+    const Shape wide{"1x1s2_wide", 1, 4, 4, 1, {2, 300}, {1, 1}, {0, 0}, {2, 2}, {1, 1}};
+    Tf32Problem p(wide, false, false, rng);
+    EXPECT_EQ(ft_conv::backward_filter(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  OnlyImpl only("cuda:cutlass_sm");  // the knob hands float to the sm80 kernel
+  ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
+  Tf32Problem p(s, false, false, rng);
+  check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
 }
 
 }  // namespace

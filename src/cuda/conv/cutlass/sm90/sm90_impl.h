@@ -8,15 +8,16 @@
 // (TMA im2col limits on padding and dilated filter extent); dgrad also needs unit stride. Data:
 // - half or bfloat16 x / w / y (compute FLOAT, or HALF for half data: the sums are float either way): packed NHWC x
 //   and y, NHWC (KRSC) filter, C and K multiples of 8 (backward directions);
-// - float x / w / y with compute FLOAT, forward only, when TF32 is allowed (tf32.h: not CUDNN_FMA_MATH, not
-//   NVIDIA_TF32_OVERRIDE=0);
+// - float x / w / y with compute FLOAT, forward and backward filter, when TF32 is allowed (tf32.h: not
+//   CUDNN_FMA_MATH, not NVIDIA_TF32_OVERRIDE=0); the backward filter runs as a forward over transposed copies of x
+//   and dy in the workspace, any 4-D layout (wgrad_tf32.h);
 // - forward, every data type: any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose
 //   C / K is not a multiple of the 16-byte vector (4 floats, 8 halves) go through packed, channel-padded copies in
 //   the workspace and the output is written back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does). This
 //   is how ResNet's first layer (C=3) reaches the tensor cores: C padded to 8.
 // Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
 // in a fixed order (no split-K), the copies are elementwise: deterministic. The wgrad's batch split (wgrad_split.h)
-// sums its slices' float partials in slice order: deterministic too.
+// and its float path's row slices (wgrad_tf32.h) sum their slices' float partials in slice order: deterministic too.
 #pragma once
 #include <cudnn.h>
 
@@ -86,7 +87,8 @@ inline Geometry geometry(const ConvProblem& p, const Staging& s) {
 }
 
 // The kernels of one direction: a big tile and a small one for a narrow GEMM side (`narrow` <= 64). tf32_*: float
-// data (null where the direction has none: float problems are declined).
+// data (null where the direction has none: float problems are declined; the wgrad names the forward kernels its
+// float path runs, which overrides the base class's choice).
 struct KernelSet {
   const Kernel& (*f16_big)();
   const Kernel& (*f16_small)();
@@ -109,15 +111,8 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     const fd::conv::Verdict shape = check_problem(p);
     if (!shape.ok()) return shape;
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return no("cannot query the current CUDA device");
-    }
-    const DeviceInfo& di = device_info(dev);
-    if (di.cc_major != 9 || di.cc_minor != 0)
-      return no("needs a compute capability 9.0 device (sm_90a wgmma/TMA kernels); device " + std::to_string(dev) +
-                " is " + std::to_string(di.cc_major) + "." + std::to_string(di.cc_minor));
+    const fd::conv::Verdict device = check_device();
+    if (!device.ok()) return device;
     const Kernel& k = kernel(p);
     if (!k.can_implement(geometry(p, staging(p))))
       return no(std::string("CUTLASS ") + k.name +
@@ -158,6 +153,20 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
 
  protected:
   static fd::conv::Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)}; }
+
+  // The current device (the one the handle's calls are made on) is compute capability 9.0.
+  static fd::conv::Verdict check_device() {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return no("cannot query the current CUDA device");
+    }
+    const DeviceInfo& di = device_info(dev);
+    if (di.cc_major != 9 || di.cc_minor != 0)
+      return no("needs a compute capability 9.0 device (sm_90a wgmma/TMA kernels); device " + std::to_string(dev) +
+                " is " + std::to_string(di.cc_major) + "." + std::to_string(di.cc_minor));
+    return {};
+  }
 
   const Kernel& kernel(const ConvProblem& p) const {
     const bool small = kernels_.narrow(p) <= 64;
@@ -254,7 +263,8 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     if (p.g != 1) return no("groups=" + std::to_string(p.g) + ": the sm90 collectives take groups == 1");
     if (p.mode != CUDNN_CROSS_CORRELATION)
       return no("CUDNN_CONVOLUTION mode: the sm90 collectives compute cross-correlation only");
-    if (!tf32 && dir_ != ConvDir::fwd) {  // forward operands in other layouts or channel counts are staged
+    // Forward operands in other layouts or channel counts are staged, and so are the float wgrad's (transposed).
+    if (!tf32 && dir_ != ConvDir::fwd) {
       if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return no("x and y must be packed NHWC");
       if (p.w->format != CUDNN_TENSOR_NHWC || !packed_nhwc(p.w->as_tensor))
         return no("the filter must be NHWC (KRSC)");
@@ -262,7 +272,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
         return no("C=" + std::to_string(p.ic) + ", K=" + std::to_string(p.oc) +
                   ": both must be multiples of 8 (16-byte TMA rows)");
     } else if (p.x->nb_dims != 4 || p.y->nb_dims != 4 || p.x->vect() != 1 || p.y->vect() != 1) {
-      return no("staged forward: 4-D x and y without vectorized channels");
+      return no("staged operands: 4-D x and y without vectorized channels");
     }
     if (dir_ == ConvDir::bwd_data && (p.sh != 1 || p.sw != 1))
       return no("stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) +

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace fd::cuda::conv::sm90 {
 
@@ -20,6 +21,12 @@ struct Geometry {
   int k = 0, r = 0, s = 0;
   int p = 0, q = 0;  // expected output size; can_implement fails when CUTLASS computes another one
   int pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  // Forward only: the bottom / right padding where it differs from pad_h / pad_w (-1: the same), and the element
+  // strides between activation images and between filter output channels when the operands are windows of larger
+  // packed tensors (0: packed). The float wgrad runs as a forward over row windows of transposed copies and needs
+  // them (wgrad_tf32.h).
+  int pad_h_hi = -1, pad_w_hi = -1;
+  int64_t act_stride_n = 0, flt_stride_k = 0;
 };
 
 // Device pointers of one run. fprop: a = x, b = w, d = y. dgrad: a = dy, b = w, d = dx. wgrad: a = dy, b = x,

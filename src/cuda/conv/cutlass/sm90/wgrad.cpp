@@ -3,7 +3,9 @@
 // cuda:cutlass_sm90_wgrad: backward filter (dw, a GEMM over N*P*Q) on Hopper tensor cores (CUTLASS 3.x implicit
 // GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1.
 // Kernels: 128x128x64 tiles, 64x128x64 when K <= 64. A dw of few tiles runs batch-split (wgrad_split.h): the kernel
-// once per slice of the batch on its own stream, float partial sums, one deterministic pass adding them.
+// once per slice of the batch on its own stream, float partial sums, one deterministic pass adding them. Float data
+// (TF32 where allowed) runs as a forward over transposed copies of x and dy, in slices of dy's rows (wgrad_tf32.h);
+// FREEDNN_SM90_WGRAD_NO_TF32=1 declines float (the sm80 and other implementations serve it, as before).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
 
@@ -12,13 +14,15 @@
 #include "core/env.h"
 #include "cuda/conv/aux_streams.h"
 #include "cuda/conv/cutlass/sm90/wgrad_split.h"
+#include "cuda/conv/cutlass/sm90/wgrad_tf32.h"
 
 namespace fd::cuda::conv {
 namespace {
 
+// tf32: the forward kernels the float path runs (wgrad_tf32.h); the base class's kernel() is not used for float.
 sm90::KernelSet wgrad_kernels() {
-  return {&sm90::wgrad_f16_128x128, &sm90::wgrad_f16_64x128, &sm90::wgrad_bf16_128x128, &sm90::wgrad_bf16_64x128,
-          nullptr, nullptr, [](const fd::ConvProblem& p) { return p.oc; }};
+  return {&sm90::wgrad_f16_128x128,     &sm90::wgrad_f16_64x128, &sm90::wgrad_bf16_128x128, &sm90::wgrad_bf16_64x128,
+          &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64, [](const fd::ConvProblem& p) { return p.oc; }};
 }
 
 // The float-output kernel of the split's slices: the tile of the unsplit kernel for the same problem.
@@ -42,6 +46,10 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
   // problem is declined and the split-K cuda:cutlass_sm80_wgrad, which serves the same algorithm, takes it.
   // FREEDNN_SM90_WGRAD_MIN_TILES overrides the threshold (the tests set 1, or a huge value to force the split).
   fd::conv::Verdict applicable(const fd::ConvProblem& p) const override {
+    if (p.xdt == CUDNN_DATA_FLOAT) {
+      sm90::Tf32WgradPlan plan;
+      return tf32_plan(p, &plan);
+    }
     const fd::conv::Verdict v = Sm90ConvImpl::applicable(p);
     if (!v.ok()) return v;
     const int64_t tiles = sm90::wgrad_tiles(p);
@@ -67,24 +75,45 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
   }
 
   size_t workspace_size(const fd::ConvProblem& p) const override {
+    if (p.xdt == CUDNN_DATA_FLOAT) {
+      sm90::Tf32WgradPlan plan;
+      return tf32_plan(p, &plan).ok() ? plan.workspace : 0;
+    }
     sm90::WgradSplit sp;
     return split(p, &sp) ? sp.workspace : Sm90ConvImpl::workspace_size(p);
   }
 
   // The aux streams exist before the first call (a call under graph capture then creates nothing).
   cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
-    sm90::WgradSplit sp;
-    if (h == nullptr || h->on_cpu() || !split(p, &sp)) return CUDNN_STATUS_SUCCESS;
+    if (h == nullptr || h->on_cpu()) return CUDNN_STATUS_SUCCESS;
     AuxStreams* pool = nullptr;
+    if (p.xdt == CUDNN_DATA_FLOAT) {
+      sm90::Tf32WgradPlan plan;
+      if (!tf32_plan(p, &plan).ok() || plan.slices < 2) return CUDNN_STATUS_SUCCESS;
+      return aux_streams(h, plan.slices - 1, &pool);
+    }
+    sm90::WgradSplit sp;
+    if (!split(p, &sp)) return CUDNN_STATUS_SUCCESS;
     return aux_streams(h, sp.slices - 1, &pool);
   }
 
   double cost_estimate(const fd::ConvProblem& p) const override {
+    if (p.xdt == CUDNN_DATA_FLOAT) {
+      sm90::Tf32WgradPlan plan;
+      return tf32_plan(p, &plan).ok() ? plan.seconds : 1e30;
+    }
     sm90::WgradSplit sp;
     return split(p, &sp) ? sp.seconds : Sm90ConvImpl::cost_estimate(p);
   }
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    if (p.xdt == CUDNN_DATA_FLOAT) {
+      FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_wgrad: no fused epilogue");
+      sm90::Tf32WgradPlan plan;
+      const fd::conv::Verdict v = tf32_plan(p, &plan);
+      FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm90_wgrad: %s", v.reason.c_str());
+      return sm90::run_tf32_wgrad(p, a, plan);
+    }
     sm90::WgradSplit sp;
     if (!split(p, &sp)) return Sm90ConvImpl::run(p, a);
     FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_wgrad: no fused epilogue");
@@ -93,6 +122,18 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
 
  private:
   static constexpr long long kMinTiles = 48;
+
+  // Float data: the problem checks (TF32 allowed by the math type and NVIDIA_TF32_OVERRIDE), the knob, the device,
+  // then the transposed forward's plan (wgrad_tf32.h). The SM count: the current device's, as for split().
+  fd::conv::Verdict tf32_plan(const fd::ConvProblem& p, sm90::Tf32WgradPlan* plan) const {
+    const fd::conv::Verdict v = check_problem(p);
+    if (!v.ok()) return v;
+    if (fd::env_flag("FREEDNN_SM90_WGRAD_NO_TF32"))
+      return no("float data and FREEDNN_SM90_WGRAD_NO_TF32 is set: the sm80 TF32 kernel and the others serve it");
+    const fd::conv::Verdict d = check_device();
+    if (!d.ok()) return d;
+    return sm90::tf32_wgrad_plan(p, current_sm_count(), plan);
+  }
 
   // Whether p runs batch-split (the plan in *sp): few tiles, the split not turned off, more than one slice. The
   // problem checks come first so that the query of a declined problem stays 0. The SM count: the current device's

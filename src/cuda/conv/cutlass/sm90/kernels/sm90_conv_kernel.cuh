@@ -62,14 +62,22 @@ struct Sm90Conv {
     typename ProblemShape::TensorExtent act{}, flt{};
     act[0] = g.n, act[1] = g.h, act[2] = g.w, act[3] = g.c;
     flt[0] = g.k, flt[1] = g.r, flt[2] = g.s, flt[3] = g.c;
-    typename ProblemShape::ShapePadding pad{};
+    typename ProblemShape::ShapePadding lo{}, hi{};
     typename ProblemShape::TraversalStride stride{};
     typename ProblemShape::ShapeDilation dil{};
-    pad[0] = g.pad_h, pad[1] = g.pad_w;
+    lo[0] = g.pad_h, lo[1] = g.pad_w;
+    // cuDNN pads both sides alike; the float wgrad's windows (Geometry) pad the two sides differently.
+    hi[0] = g.pad_h_hi < 0 ? g.pad_h : g.pad_h_hi, hi[1] = g.pad_w_hi < 0 ? g.pad_w : g.pad_w_hi;
     stride[0] = g.stride_h, stride[1] = g.stride_w;
     dil[0] = g.dil_h, dil[1] = g.dil_w;
-    // cuDNN pads both sides alike; the output extent CUTLASS derives is cuDNN's (floor division).
-    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, pad, stride, dil, 1);
+    // Packed NHWC / KRSC strides, except an image / output-channel stride given for a window of a larger tensor.
+    typename ProblemShape::TensorStride act_st{}, flt_st{};
+    act_st[3] = 1, act_st[2] = g.c, act_st[1] = int64_t{g.w} * g.c, act_st[0] = int64_t{g.h} * g.w * g.c;
+    flt_st[3] = 1, flt_st[2] = g.c, flt_st[1] = int64_t{g.s} * g.c, flt_st[0] = int64_t{g.r} * g.s * g.c;
+    if (g.act_stride_n > 0) act_st[0] = g.act_stride_n;
+    if (g.flt_stride_k > 0) flt_st[0] = g.flt_stride_k;
+    // The output extent CUTLASS derives is cuDNN's (floor division).
+    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, act_st, flt, flt_st, lo, hi, stride, dil, 1);
   }
 
   static typename Conv::Arguments arguments(const Geometry& g, const Operands& o) {
