@@ -6,7 +6,8 @@
 // vectorized NHWC kernels; backward filter with many chunks and several tap groups; the fused bias + ReLU
 // forward; and the problems it must decline. The fast NHWC path (depthwise_nhwc.cu: f32/f16/bf16, C a multiple of
 // 16 bytes, 3x3 / 5x5, stride 1 / 2) gets MobileNet-v2 and EfficientNet-like layers, every padding parity, strip
-// tails, fused bias + ReLU and unaligned pointers (which must fall back); backward filter the slice partials.
+// tails, fused bias + ReLU and unaligned pointers (which must fall back); backward filter the slice partials and
+// the NHWC strip kernel (depthwise_wgrad_strip.cu: long runs, image-crossing runs, odd C, 5x5).
 #include <cstring>
 
 #include "unit/conv_check.h"
@@ -300,6 +301,61 @@ TEST(ConvGpuDepthwise, BackwardFilterSlicesDeterministic) {
       ft::sync_device();
       EXPECT_TRUE(first == p.w.bytes) << "not bitwise reproducible: " << p.str();
     }
+  }
+}
+
+// The NHWC backward-filter strip kernel (depthwise_wgrad_strip.cu): MobileNet-v2's first layers at small N (runs
+// of 3-14 output rows, longer than the dy ring), 5x5 with stride 1 and 2, C odd or not a multiple of the
+// two-channel vector (one channel per thread; C = 6: a CTA width that does not divide a warp), odd widths (strip
+// tails), pad 0 / 1 / 2 and H != W padding, beta != 0, convolution mode, every float type, and C = 2048 on 2x8
+// images, where the partial-sum cap makes each run 2 or 4 whole images (the walk crossing images). Each is run
+// twice: bitwise identical.
+TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  struct Case {
+    Shape s;
+    cudnnDataType_t t;
+    bool conv_mode;
+    double beta;
+  };
+  const Case cases[] = {
+      {{"mb1", 8, 32, 32, 32, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"mb2", 4, 96, 96, 96, {112, 112}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
+      {{"mb3", 6, 144, 144, 144, {56, 57}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.25},
+      {{"mb4", 5, 144, 144, 144, {29, 27}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
+      {{"k5s2", 4, 40, 40, 40, {61, 59}, {5, 5}, {2, 2}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.0},
+      {{"k5s1", 16, 24, 24, 24, {45, 45}, {5, 5}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.5},
+      {{"k5p0", 3, 9, 9, 9, {12, 15}, {5, 5}, {0, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
+      {{"odd13", 3, 13, 13, 13, {9, 11}, {3, 3}, {0, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, 0.0},
+      {{"odd7f", 5, 7, 7, 7, {10, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, -1.0},
+      {{"c6", 3, 6, 6, 6, {17, 9}, {3, 3}, {0, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.0},
+      {{"c18s2", 7, 18, 18, 18, {14, 15}, {3, 3}, {1, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, false, 0.75},
+      {{"cross", 64, 2048, 2048, 2048, {2, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"crossf", 64, 2048, 2048, 2048, {2, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.5},
+  };
+  for (const Case& c : cases) {
+    Problem p(c.s, c.t, true, false, c.conv_mode, rng);
+    const std::string what = "bwd_filter " + p.str() + " beta=" + std::to_string(c.beta);
+    p.x.fill_uniform(rng, -1, 1);
+    p.y.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    if (c.beta == 0.0) p.w.poison();
+    const auto prior = p.w.values();
+    const auto prior_bytes = p.w.bytes;
+    ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.0, c.beta), CUDNN_STATUS_SUCCESS) << what;
+    ft::sync_device();
+    const auto first = p.w.bytes;
+    const auto dwref =
+        ref::conv_backward_filter(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.y), p.wdims, p.params);
+    EXPECT_TRUE(ft::near(p.w.values(), c.beta == 0.0 ? dwref.v : ref::blend(dwref.v, prior, 1.0, c.beta),
+                         tol(c.t) * 4, what));
+    p.w.bytes = prior_bytes;
+    ASSERT_EQ(ft_conv::backward_filter(h, p, kAlgos.bwd_filter, 1.0, c.beta), CUDNN_STATUS_SUCCESS) << what;
+    ft::sync_device();
+    EXPECT_TRUE(first == p.w.bytes) << "not bitwise reproducible: " << what;
   }
 }
 

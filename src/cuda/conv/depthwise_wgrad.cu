@@ -6,8 +6,12 @@
 //  1. The N x OH x OW output pixels are cut into `slices` contiguous ranges; one CTA per (channel group, slice, tap
 //     group of up to 9 taps) sums its range in registers and writes its partial sums, partial[slice][tap][c], to
 //     the workspace.
-//       - packed NHWC: a thread owns V = 16 bytes of accumulators' worth of channels (4 for float sums; loads of
-//         V elements: 8 bytes of f16, 16 of f32) and one of `by` pixel lanes; per pixel it loads the dy vector once
+//       - packed NHWC 3x3 / 5x5, stride 1 or 2, no dilation, f32 / f16 / bf16: the strip kernel
+//         (depthwise_wgrad_strip.cu: a thread walks a strip of output pixels down a run of rows, x rows streamed once,
+//         dy rows held in registers), unless FREEDNN_DW_WGRAD_STRIP=0.
+//       - other packed NHWC (the per-pixel kernel): a thread owns V = 16 bytes of accumulators' worth of channels
+//         (4 for float sums; loads of V elements: 8 bytes of f16, 16 of f32) and one of `by` pixel lanes; per pixel
+//         it loads the dy vector once
 //         and the x vector of each tap (9 for 3x3; the overlapping taps of neighbouring pixels hit L1), 9 x V FMAs.
 //         The lanes walk their pixels with incremental (n, oh, ow) counters (no division per pixel); the lanes are
 //         then summed through shared memory in lane order.
@@ -25,8 +29,8 @@
 // 3.2 TB/s (was 3.0 ms, from 32 MB of partials summed by 288 threads); the small 7x7 / 14x14 layers are a few MB
 // and take ~10 us, bounded by the launch pair and the per-CTA reduction, not by bandwidth. Measured (H200, run 8):
 // 155 us on the 112x112x32 layer (NVIDIA 56 us), 21-176 us over MobileNet-v2; ncu: latency-bound at 25 %
-// occupancy (90-128 registers, 36 KB of lane sums per CTA), 9 % of DRAM bandwidth. Next: a strip of pixels per
-// thread (the forward kernel's column reuse) and a smaller lane-sum buffer.
+// occupancy (90-128 registers, 36 KB of lane sums per CTA), 9 % of DRAM bandwidth; hence the strip kernel, now the
+// default for those shapes (its slices and workspace come from its own plan).
 #include <algorithm>
 #include <cstdint>
 
@@ -36,6 +40,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/depthwise_wgrad_strip.h"
 
 namespace fd::cuda::conv {
 namespace {
@@ -311,14 +316,10 @@ bool aligned_to(const void* a, const void* b, size_t bytes) {
   return ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & (bytes - 1)) == 0;
 }
 
-template <class S>
-cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
-  using E = ComputeOf<S>;
-  cudnnContext* h = a.handle;
-  const Plan b = plan(p);
-  FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= b.total, "cuda:depthwise needs %zu bytes of workspace",
-                 b.total);
-  E* partial = reinterpret_cast<E*>((reinterpret_cast<uintptr_t>(a.workspace) + kAlign - 1) / kAlign * kAlign);
+// The per-pixel NHWC kernel or the plane kernel (any strides): partial sums of plan(p)'s slices.
+template <class S, class E>
+void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, E* partial) {
+  cudaStream_t stream = a.handle->stream;
   WGeom g;
   g.N = p.mb, g.C = p.ic;
   g.SH = static_cast<int>(p.ih), g.SW = static_cast<int>(p.iw), g.DH = static_cast<int>(p.oh);
@@ -334,9 +335,9 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
       const dim3 grid(static_cast<unsigned>(k.groups), static_cast<unsigned>(b.slices), static_cast<unsigned>(b.ntg));
       const dim3 block(static_cast<unsigned>(k.bx), static_cast<unsigned>(k.by));
       if (pixels_per_step() == 1) {
-        dw_wgrad_nhwc_kernel<S, E, V, 1><<<grid, block, 0, h->stream>>>(g, x, dy, partial, b.len);
+        dw_wgrad_nhwc_kernel<S, E, V, 1><<<grid, block, 0, stream>>>(g, x, dy, partial, b.len);
       } else {
-        dw_wgrad_nhwc_kernel<S, E, V, 2><<<grid, block, 0, h->stream>>>(g, x, dy, partial, b.len);
+        dw_wgrad_nhwc_kernel<S, E, V, 2><<<grid, block, 0, stream>>>(g, x, dy, partial, b.len);
       }
     };
     constexpr int VM = static_cast<int>(16 / sizeof(E));
@@ -347,22 +348,45 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
     }
   } else {
     const dim3 grid(static_cast<unsigned>(g.C * b.slices), static_cast<unsigned>(b.ntg));
-    dw_wgrad_plane_kernel<S, E><<<grid, kThreads, 0, h->stream>>>(g, view5(*p.x), x, view5(*p.y), dy, partial,
-                                                                  b.slices, b.len);
+    dw_wgrad_plane_kernel<S, E><<<grid, kThreads, 0, stream>>>(g, view5(*p.x), x, view5(*p.y), dy, partial,
+                                                               b.slices, b.len);
   }
-  FD_CUDA_LAUNCHED();
-  const int64_t total = p.ksp() * g.C;
+}
+
+template <class S>
+cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
+  using E = ComputeOf<S>;
+  cudnnContext* h = a.handle;
+  const bool strip = dw_wgrad_strip_covers(p);  // f32 / f16 / bf16 only, so E is float there
+  const Plan b = strip ? Plan{} : plan(p);
+  const size_t need = strip ? dw_wgrad_strip_partial_bytes(p) + kAlign : b.total;
+  FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= need, "cuda:depthwise needs %zu bytes of workspace",
+                 need);
+  E* partial = reinterpret_cast<E*>((reinterpret_cast<uintptr_t>(a.workspace) + kAlign - 1) / kAlign * kAlign);
+  int64_t slices = b.slices;
+  if constexpr (std::is_same_v<E, float>) {
+    if (strip) FD_TRY(dw_wgrad_strip_launch(p, a, partial, slices));
+  }
+  if (!strip) {
+    launch_first_level<S, E>(p, a, b, partial);
+    FD_CUDA_LAUNCHED();
+  }
+  const int64_t total = p.ksp() * p.ic;
   dw_wgrad_reduce_kernel<S, E><<<static_cast<unsigned>(ceil_div(total, 32)), dim3(32, kRedLanes), 0, h->stream>>>(
-      partial, b.slices, g.C, g.kh, g.kw, p.mode == CUDNN_CONVOLUTION, view5(p.w->as_tensor), static_cast<S*>(a.out),
-      static_cast<E>(a.alpha), static_cast<E>(a.beta));
+      partial, slices, p.ic, static_cast<int>(p.kh), static_cast<int>(p.kw), p.mode == CUDNN_CONVOLUTION,
+      view5(p.w->as_tensor), static_cast<S*>(a.out), static_cast<E>(a.alpha), static_cast<E>(a.beta));
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
 
 }  // namespace
 
-size_t dw_wgrad_workspace(const ConvProblem& p) { return plan(p).total; }
-size_t dw_wgrad_partial_bytes(const ConvProblem& p) { return plan(p).partial_bytes; }
+size_t dw_wgrad_workspace(const ConvProblem& p) {
+  return dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) + kAlign : plan(p).total;
+}
+size_t dw_wgrad_partial_bytes(const ConvProblem& p) {
+  return dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) : plan(p).partial_bytes;
+}
 
 cudnnStatus_t dw_wgrad_run(const ConvProblem& p, const ConvArgs& a) {
   cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
