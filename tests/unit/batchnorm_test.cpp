@@ -3,6 +3,15 @@
 // cudnnDeriveBNTensorDescriptor, cudnnBatchNormalization* (plain and Ex) against the reference in
 // tests/ref/batchnorm, finite-difference checks of the backward, and bad arguments.
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifdef FT_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "unit/batchnorm_fixture.h"
 
@@ -687,5 +696,223 @@ TEST(BatchNorm, BackwardBadArguments) {
   EXPECT_EQ(bwd(a, xd, p.data(), nullptr, nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(bwd(a, xd, p.data(), ds.data(), p.data(), nullptr), CUDNN_STATUS_BAD_PARAM);
 }
+
+// Sets an environment variable for a scope (restores the old value).
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(const char* n, const char* v) : name(n) {
+    if (const char* e = std::getenv(n)) old = e;
+    if (v != nullptr)
+      setenv(n, v, 1);
+    else
+      unsetenv(n);
+  }
+  ~ScopedEnv() {
+    if (old)
+      setenv(name.c_str(), old->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
+// Shapes of the GPU's one-kernel cooperative path (bn_coop.cuh: the statistic the unit-stride index, every tensor
+// in x's packed layout, small enough for its size limit): NHWC 16-bit with 8 channels per vector, C off the vector
+// (scalar columns), float and double vectors, several row splits and channel chunks, more than 64 splits (the
+// partials summed in finalize_wide's order), NCHW small planes (per-column sums folded per channel, a statistic's
+// columns across two chunks), per activation on packed NCHW.
+struct CoopShape {
+  cudnnDataType_t t;
+  cudnnBatchNormMode_t m;
+  std::vector<int> dims;
+  int layout;
+};
+const CoopShape kCoopShapes[] = {
+    {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 64, 8, 8}, 1},
+    {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL_PERSISTENT, {2, 256, 8, 8}, 1},
+    {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {16, 512, 8, 8}, 1},   // 4 chunks x 4 splits
+    {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {3, 2064, 1, 1}, 1},  // the last chunk partial
+    {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {3, 12, 3, 5}, 1},     // C % 8 != 0: scalar columns
+    {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {2, 24, 6, 6}, 1},
+    {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {80, 8, 64, 64}, 1},   // 80 splits of one chunk
+    {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {3, 8, 4, 5}, 1},
+    {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {8, 96, 7, 7}, 1},
+    {CUDNN_DATA_DOUBLE, CUDNN_BATCHNORM_SPATIAL, {3, 6, 3, 3}, 1},
+    {CUDNN_DATA_DOUBLE, CUDNN_BATCHNORM_SPATIAL, {4, 16, 4, 4}, 1},
+    {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {2, 4, 6, 6}, 0},     // NCHW planes of 36: fold
+    {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {3, 5, 9, 9}, 0},     // fold 81: > 64 partials per channel
+    {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {2, 3, 8, 8}, 0},
+    {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 24, 3, 3}, 0},     // fold 9: channels across chunks
+    {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_PER_ACTIVATION, {4, 8, 2, 2}, 0},
+};
+
+// Every byte a forward-training Ex call and the backward Ex call after it write (tensors as stored, the reserve
+// space), for one set of inputs; variant picks running statistics (none, factor 1, factor 0.3), the saved
+// statistics (given to both calls or neither) and the blends (beta != 0 included).
+std::vector<std::pair<std::string, ft::Bytes>> bn_pair_bytes(cudnnHandle_t h, const CoopShape& sh,
+                                                             cudnnBatchNormOps_t ops, cudnnActivationDescriptor_t act,
+                                                             int variant, const HostTensor& x, const HostTensor& z,
+                                                             const HostTensor& dy, const HostTensor& scale,
+                                                             const HostTensor& bias, const HostTensor& prior) {
+  std::vector<std::pair<std::string, ft::Bytes>> out;
+  const cudnnDataType_t t = sh.t;
+  const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+  static const std::pair<double, double> kBlends[] = {{1, 0}, {1, 0.5}, {-0.75, 2}, {0.5, 0}};
+  const auto [a, b] = kBlends[variant % 4];
+  const auto [ap, bp] = kBlends[(variant + 1) % 4];
+  const bool with_running = variant % 3 != 0, with_save = variant % 2 == 0;
+  const double factor = variant % 3 == 1 ? 1.0 : 0.3;
+  const Scale alpha(a), beta(b), alpha_p(ap), beta_p(bp);
+  HostTensor y = prior, dx = prior, dz = prior, rm = bias, rv = scale, sm = scale, si = scale, ds = bias, db = scale;
+  sm.poison();
+  si.poison();
+  TensorDesc xd(x), pd(scale);
+  size_t rs = 0, ws = 0;
+  EXPECT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, sh.m, ops, act, xd, &rs), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, sh.m, ops, xd, add ? xd.d : nullptr, xd, pd,
+                                                                      act, &ws),
+            CUDNN_STATUS_SUCCESS);
+  ft::Bytes reserve(rs + 1, 0xA5), workspace(ws + 1);
+  EXPECT_EQ(cudnnBatchNormalizationForwardTrainingEx(
+                h, sh.m, ops, alpha.ptr(t), beta.ptr(t), xd, x.data(), add ? xd.d : nullptr, add ? z.data() : nullptr,
+                xd, y.data(), pd, scale.data(), bias.data(), factor, with_running ? rm.data() : nullptr,
+                with_running ? rv.data() : nullptr, 1e-5, with_save ? sm.data() : nullptr,
+                with_save ? si.data() : nullptr, act, workspace.data(), ws, rs ? reserve.data() : nullptr, rs),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, sh.m, ops, xd, xd, xd, add ? xd.d : nullptr, xd, pd,
+                                                              act, &ws),
+            CUDNN_STATUS_SUCCESS);
+  workspace.assign(ws + 1, 0);
+  EXPECT_EQ(cudnnBatchNormalizationBackwardEx(
+                h, sh.m, ops, alpha.ptr(t), beta.ptr(t), alpha_p.ptr(t), beta_p.ptr(t), xd, x.data(), xd, y.data(),
+                xd, dy.data(), add ? xd.d : nullptr, add ? dz.data() : nullptr, xd, dx.data(), pd, scale.data(),
+                bias.data(), ds.data(), db.data(), 1e-5, with_save ? sm.data() : nullptr,
+                with_save ? si.data() : nullptr, act, workspace.data(), ws, rs ? reserve.data() : nullptr, rs),
+            CUDNN_STATUS_SUCCESS);
+  out.emplace_back("y", y.bytes);
+  out.emplace_back("saveMean", sm.bytes);
+  out.emplace_back("saveInvVariance", si.bytes);
+  out.emplace_back("runningMean", rm.bytes);
+  out.emplace_back("runningVariance", rv.bytes);
+  out.emplace_back("reserve", reserve);
+  out.emplace_back("dx", dx.bytes);
+  out.emplace_back("dz", dz.bytes);
+  out.emplace_back("dScale", ds.bytes);
+  out.emplace_back("dBias", db.bytes);
+  return out;
+}
+
+// The cooperative path against the three-kernel path (FREEDNN_BN_COOP_MAX_MB=0, read at every call) on the same
+// inputs: the same partial sums added in the same order, so every output bit for bit. On the CPU backend both runs
+// take the same code (a determinism check).
+void expect_coop_matches_three_kernels() {
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  BNT_REQUIRE_ACTIVATION(act);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  int variant = 0;
+  for (const CoopShape& sh : kCoopShapes) {
+    const cudnnDataType_t pt = bnt::param_type(sh.t);
+    for (cudnnBatchNormOps_t ops :
+         {CUDNN_BATCHNORM_OPS_BN, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION}) {
+      ++variant;
+      HostTensor x = bnt::make_tensor(rng, sh.t, sh.dims, sh.layout), z = x, dy = x, prior = x;
+      x.fill_uniform(rng, -2, 3);
+      z.fill_uniform(rng, -1, 1);
+      dy.fill_uniform(rng, -1, 1);
+      prior.fill_uniform(rng, -1, 1);
+      HostTensor scale(pt, bnt::param_dims(sh.dims, per_act(sh.m))), bias = scale;
+      scale.fill_uniform(rng, 0.5, 1.5);
+      bias.fill_uniform(rng, -1, 1);
+      cudnnActivationDescriptor_t ad = ops == CUDNN_BATCHNORM_OPS_BN ? nullptr : act.d;
+      std::vector<std::pair<std::string, ft::Bytes>> three;
+      {
+        ScopedEnv off("FREEDNN_BN_COOP_MAX_MB", "0");
+        three = bn_pair_bytes(h, sh, ops, ad, variant, x, z, dy, scale, bias, prior);
+      }
+      const auto coop = bn_pair_bytes(h, sh, ops, ad, variant, x, z, dy, scale, bias, prior);
+      ASSERT_EQ(three.size(), coop.size());
+      for (size_t i = 0; i < coop.size(); ++i)
+        EXPECT_TRUE(coop[i].second == three[i].second)
+            << coop[i].first << " differs: " << x.str() << " ops=" << ops << " variant " << variant;
+    }
+  }
+}
+
+TEST(BatchNorm, CoopMatchesThreeKernels) { expect_coop_matches_three_kernels(); }
+
+// The same with each finalize mode forced (FREEDNN_BN_COOP_FINALIZE, read once per process: run alone, as ctest
+// does, these reach the forced mode; after other batch norm calls in one process they check the default again).
+TEST(BatchNorm, CoopGridFinalizeMatchesThreeKernels) {
+  ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "grid");
+  expect_coop_matches_three_kernels();
+}
+TEST(BatchNorm, CoopOwnFinalizeMatchesThreeKernels) {
+  ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "own");
+  expect_coop_matches_three_kernels();
+}
+
+#ifdef FT_WITH_CUDA
+// Forward training and backward captured from a user stream into a CUDA graph (the cooperative kernel becomes a
+// cooperative kernel node), replayed: the same bytes as the direct calls.
+TEST(BatchNorm, CoopGraphCapture) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "needs the GPU backend";
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const CoopShape sh{CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {8, 128, 6, 6}, 1};
+  HostTensor x = bnt::make_tensor(rng, sh.t, sh.dims, 1), dy = x, prior = x;
+  x.fill_uniform(rng, -2, 3);
+  dy.fill_uniform(rng, -1, 1);
+  prior.fill_uniform(rng, -1, 1);
+  HostTensor scale(CUDNN_DATA_FLOAT, bnt::param_dims(sh.dims, false)), bias = scale;
+  scale.fill_uniform(rng, 0.5, 1.5);
+  bias.fill_uniform(rng, -1, 1);
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  FT_OK(cudnnSetStream(h, st));
+  HostTensor y = prior, dx = prior, sm = scale, si = scale, ds = bias, db = scale;
+  TensorDesc xd(x), pd(scale);
+  const Scale one(1), half(0.5), zero(0);
+  auto calls = [&]() {
+    EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, sh.m, one.ptr(sh.t), half.ptr(sh.t), xd, x.data(), xd,
+                                                     y.data(), pd, scale.data(), bias.data(), 1.0, nullptr, nullptr,
+                                                     1e-5, sm.data(), si.data()),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnBatchNormalizationBackward(h, sh.m, one.ptr(sh.t), zero.ptr(sh.t), one.ptr(sh.t), zero.ptr(sh.t),
+                                              xd, x.data(), xd, dy.data(), xd, dx.data(), pd, scale.data(), ds.data(),
+                                              db.data(), 1e-5, sm.data(), si.data()),
+              CUDNN_STATUS_SUCCESS);
+  };
+  calls();  // direct on the user stream (also grows the handle's scratch before the capture)
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  const ft::Bytes y1 = y.bytes, dx1 = dx.bytes, ds1 = ds.bytes, db1 = db.bytes, sm1 = sm.bytes;
+  y = prior;
+  dx.poison();
+  ds.poison();
+  db.poison();
+  sm.poison();
+  ft::sync_device();
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+  calls();
+  const cudaError_t ended = cudaStreamEndCapture(st, &graph);
+  ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_TRUE(y.bytes == y1) << "y";
+  EXPECT_TRUE(sm.bytes == sm1) << "saveMean";
+  EXPECT_TRUE(dx.bytes == dx1) << "dx";
+  EXPECT_TRUE(ds.bytes == ds1) << "dScale";
+  EXPECT_TRUE(db.bytes == db1) << "dBias";
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  FT_OK(cudnnSetStream(h, nullptr));
+  cudaStreamDestroy(st);
+}
+#endif
 
 }  // namespace

@@ -11,8 +11,10 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/api_context.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "core/log.h"
 #include "cuda/batchnorm/batchnorm.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
@@ -174,10 +176,14 @@ __device__ __forceinline__ void blend_store(C* p, int64_t off, C v, double alpha
 // for inference), written to co[0], co[cs], ... co[4 * cs]:
 //   forward: A = scale * inv, B = bias - A * mean                    (y = A x + B)
 //   backward: A = scale * inv, B = mean, C = mean(dy'), D = mean(dy' xhat), E = inv
+// kbuf (bn_coop.cuh): the shifts x[0,k,0] saved by pass 1 (x may be overwritten by then); outputs = false: the
+// coefficients only (another block writes the statistics outputs).
 template <class S>
 __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const Geo& g, const BnMap& xm, const S* x,
-                                              int64_t k, const Comp<S>* q, Comp<S>* co, int64_t cs) {
+                                              int64_t k, const Comp<S>* q, Comp<S>* co, int64_t cs,
+                                              const Comp<S>* kbuf = nullptr, bool outputs = true) {
   using C = Comp<S>;
+  auto shift0 = [&]() { return kbuf != nullptr ? kbuf[k] : Storage<S>::load(x, xm.off(0, k, 0)); };
   const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
   const C rm = C(1) / static_cast<C>(g.m);
   C mean, var, inv;
@@ -190,7 +196,7 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
     inv = a.saved_inv[mo];
     var = 0;
   } else {
-    const C K = Storage<S>::load(x, xm.off(0, k, 0));
+    const C K = shift0();
     const C d = q[0] * rm;
     mean = K + d;
     var = (q[1] - q[0] * d) * rm;
@@ -200,7 +206,7 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   const C sc = a.scale[po];
   if (a.dir == 2) {
     // shift K of pass 1: the saved mean, or x[0,k,0]
-    const C K = a.saved_mean != nullptr ? mean : Storage<S>::load(x, xm.off(0, k, 0));
+    const C K = a.saved_mean != nullptr ? mean : shift0();
     const C sdy = q[2];
     const C sdyx = q[3] - (mean - K) * q[2];
     const C ds = sdyx * inv;
@@ -209,6 +215,7 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
     co[2 * cs] = sdy * rm;
     co[3 * cs] = ds * rm;
     co[4 * cs] = inv;
+    if (!outputs) return;
     blend_store(a.dscale, po, ds, a.alpha_param, a.beta_param);
     blend_store(a.dbias, po, sdy, a.alpha_param, a.beta_param);
     return;
@@ -216,7 +223,7 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   const C A = sc * inv;
   co[0] = A;
   co[cs] = a.bias[po] - A * mean;
-  if (a.dir != 1) return;
+  if (a.dir != 1 || !outputs) return;
   if (a.save_mean != nullptr) {
     a.save_mean[mo] = mean;
     a.save_inv[mo] = inv;
@@ -233,6 +240,38 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
       a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
     }
   }
+}
+
+// Lane `lane`'s share of the n split_inner partials at p: p[lane], p[lane + 32], ... in order (then warp_sum).
+template <class C>
+__device__ __forceinline__ C lane_sum(const C* p, int64_t n, int lane) {
+  C t = C(0);
+#pragma unroll 8
+  for (int64_t sp = lane; sp < n; sp += 32) t += p[sp];
+  return t;
+}
+
+// lane_sum and warp_sum in one thread: the same additions in the same order (warp_sum's butterfly is a balanced
+// tree whose every lane ends with the same value), so that a thread reproduces the warp's sum bit for bit. n <= 64.
+template <class C>
+__device__ __forceinline__ C thread_sum64(const C* p, int64_t n) {
+  C t[32];
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    t[l] = C(0);
+    if (l < n) t[l] += p[l];
+    if (l + 32 < n) t[l] += p[l + 32];
+  }
+  // the butterfly's levels 16, 8, 4, 2, 1 (written out: constant indices keep t in registers)
+#pragma unroll
+  for (int l = 0; l < 16; ++l) t[l] += t[l + 16];
+#pragma unroll
+  for (int l = 0; l < 8; ++l) t[l] += t[l + 8];
+#pragma unroll
+  for (int l = 0; l < 4; ++l) t[l] += t[l + 4];
+  t[0] += t[2];
+  t[1] += t[3];
+  return t[0] + t[1];
 }
 
 // One warp per statistic: lane l adds splits l, l + 32, ... in order, then a fixed shuffle tree; lane 0 finishes
@@ -253,9 +292,7 @@ __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* 
       for (int i = 0; i < nq; ++i) {
         C t = C(0);
         if (split_inner) {
-          const C* p = partial + (i * g.s + k) * splits;
-#pragma unroll 8
-          for (int64_t sp = lane; sp < splits; sp += 32) t += p[sp];
+          t = lane_sum(partial + (i * g.s + k) * splits, splits, lane);
         } else if (fold == 1) {
           for (int64_t sp = lane; sp < splits; sp += 32) t += partial[(i * splits + sp) * ps + k];
         } else {
@@ -273,13 +310,13 @@ __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* 
 
 // finalize_kernel for partial sums laid out split_inner with many splits (stats_rows_w over few channels: 500+):
 // a block per statistic, thread t adds splits t, t + kBlock, ... in order, then a fixed-order block reduction;
-// thread 0 finishes. A warp per statistic would walk 16+ dependent loads per lane.
+// thread 0 finishes. A warp per statistic would walk 16+ dependent loads per lane. wide_stat: statistic k (every
+// thread of the block calls it; red: 32 values of shared memory), also run by bn_coop.cuh.
 template <class S>
-__global__ void __launch_bounds__(kBlock) finalize_wide(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x,
-                                                        int64_t splits, const Comp<S>* partial, Comp<S>* coef) {
+__device__ __forceinline__ void wide_stat(const FinalArgs<Comp<S>>& a, const Geo& g, const BnMap& xm, const S* x,
+                                          int64_t splits, const Comp<S>* partial, int64_t k, Comp<S>* red,
+                                          Comp<S>* coef) {
   using C = Comp<S>;
-  __shared__ C red[32];
-  const int64_t k = blockIdx.x;
   const int nq = a.dir == 2 ? 4 : 2;
   C t[4] = {0, 0, 0, 0};
   for (int64_t sp = threadIdx.x; sp < splits; sp += kBlock) {
@@ -292,6 +329,13 @@ __global__ void __launch_bounds__(kBlock) finalize_wide(FinalArgs<Comp<S>> a, Ge
 #pragma unroll
   for (int i = 0; i < 4; ++i) q[i] = i < nq ? block_reduce(t[i], red, add, C(0)) : C(0);
   if (threadIdx.x == 0) finalize_stat<S>(a, g, xm, x, k, q, coef + k, g.s);
+}
+
+template <class S>
+__global__ void __launch_bounds__(kBlock) finalize_wide(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x,
+                                                        int64_t splits, const Comp<S>* partial, Comp<S>* coef) {
+  __shared__ Comp<S> red[32];
+  wide_stat<S>(a, g, xm, x, splits, partial, blockIdx.x, red, coef);
 }
 
 // Writes the 32-bit mask word of the warp's 32 consecutive elements starting at `base` (lane 0), and the zero
@@ -484,6 +528,14 @@ cudnnStatus_t run_channel_block(cudnnContext* h, const NormCall& c, const FinalA
   return CUDNN_STATUS_SUCCESS;
 }
 
+}  // namespace
+}  // namespace fd::cuda
+
+#include "cuda/batchnorm/bn_coop.cuh"
+
+namespace fd::cuda {
+namespace {
+
 template <class S>
 cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   using C = Comp<S>;
@@ -538,14 +590,25 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
                      : 1;
   const StatsPlan plan = plan_stats(g, xm, h->device);
   int64_t splits = plan.splits, per_split = plan.per_split;
+  const bool chan_block = channel_block_ok(h, c, g, xm, per_act, out_mask != nullptr);
+  // The rows plan in one cooperative kernel (bn_coop.cuh) where it applies: its grid is bounded by its own wave.
+  bool coop = rows && !chan_block && coop_wanted(h->device, c, sizeof(S), rv, cw, rs, out_mask != nullptr);
   if (rows) {
     const int R = kBlock / cw;
-    const int64_t wave = rows_wave<S>(rv, bwd, h->device);  // stats_rows_w: one resident wave of blocks
-    int64_t sp = wave / chunks;
-    const int64_t by_size = (nrows + int64_t(R) * 16 - 1) / (int64_t(R) * 16);  // >= 16 rows per thread
-    sp = std::max<int64_t>(1, std::min<int64_t>({sp, by_size, 4096}));
-    per_split = (nrows + sp - 1) / sp;
-    splits = (nrows + per_split - 1) / per_split;
+    auto plan_rows = [&](int64_t wave) {  // one resident wave of blocks
+      int64_t sp = wave / chunks;
+      const int64_t by_size = (nrows + int64_t(R) * 16 - 1) / (int64_t(R) * 16);  // >= 16 rows per thread
+      sp = std::max<int64_t>(1, std::min<int64_t>({sp, by_size, 4096}));
+      per_split = (nrows + sp - 1) / sp;
+      splits = (nrows + per_split - 1) / per_split;
+    };
+    const int64_t wave = rows_wave<S>(rv, bwd, h->device);  // stats_rows_w's
+    const int64_t coop_cap = coop ? coop_wave<S>(rv, bwd, h->device) : 0;
+    plan_rows(coop ? std::min(wave, coop_cap) : wave);
+    if (coop && splits * chunks > coop_cap) {  // more chunks than resident blocks
+      coop = false;
+      plan_rows(wave);
+    }
   } else if (planes) {
     const int64_t m_v = g.m / pv;
     int64_t sp = target_blocks / g.s;
@@ -558,10 +621,12 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   const size_t coef_bytes = align_up(sizeof(C) * 5 * static_cast<size_t>(g.s));
   const int64_t ps = rows ? rs : g.s;  // partial sums per (q, split)
   const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(splits * ps) : 0;
+  const size_t kbuf_bytes = coop ? sizeof(C) * static_cast<size_t>(g.s) : 0;  // bn_coop's own-mode shifts
   void* scratch = nullptr;
-  FD_TRY(handle_scratch(h, coef_bytes + partial_bytes, &scratch));
+  FD_TRY(handle_scratch(h, coef_bytes + align_up(partial_bytes) + kbuf_bytes, &scratch));
   C* coef = static_cast<C*>(scratch);
   C* partial = reinterpret_cast<C*>(static_cast<char*>(scratch) + coef_bytes);
+  C* kbuf = reinterpret_cast<C*>(static_cast<char*>(scratch) + coef_bytes + align_up(partial_bytes));
 
   FinalArgs<C> fa;
   fa.dir = c.dir == NormDir::inference ? 0 : train ? 1 : 2;
@@ -585,9 +650,43 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   fa.beta_param = c.beta_param;
 
   cudaStream_t st = h->stream;
-  if (channel_block_ok(h, c, g, xm, per_act, out_mask != nullptr)) return run_channel_block<S>(h, c, fa, g, xm);
+  if (chan_block) return run_channel_block<S>(h, c, fa, g, xm);
   const C* shift = bwd ? fa.saved_mean : nullptr;
   const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
+  if (coop) {
+    CoopArgs<S> ca;
+    ca.fa = fa;
+    ca.g = g;
+    ca.xm = xm;
+    ca.rows = nrows;
+    ca.rs = rs;
+    ca.fold = fold;
+    ca.per_split = per_split;
+    ca.per_stat = splits * fold;
+    ca.cw = cw;
+    ca.own = coop_own(c, ca.per_stat, int64_t(cw) * rv, fold, splits * chunks, di.sm_count, sizeof(C));
+    ca.x = x;
+    ca.dy = dy;
+    ca.out = static_cast<S*>(bwd ? c.dx : c.y);
+    if (c.has_add()) {
+      if (bwd) ca.dz = static_cast<S*>(c.dz);
+      else ca.z = static_cast<const S*>(c.z);
+    }
+    ca.relu = !bwd && c.has_activation();
+    ca.keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
+    ca.mask_in = in_mask8;
+    ca.mask_out = reinterpret_cast<uint8_t*>(out_mask);
+    ca.shift = shift;
+    ca.partial = partial;
+    ca.coef = coef;
+    ca.kbuf = ca.own && shift == nullptr ? kbuf : nullptr;
+    ca.alpha = c.alpha;
+    ca.beta = c.beta;
+    bool launched = false;
+    const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
+    FD_TRY(launch_coop<S>(ca, rv, bwd, grid, st, h->device, &launched));
+    if (launched) return CUDNN_STATUS_SUCCESS;
+  }
   const bool split_inner = rows;  // stats_rows_w's partial layout
   if (rows) {
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));

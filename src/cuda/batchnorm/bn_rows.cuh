@@ -15,13 +15,14 @@
 namespace fd::cuda {
 namespace {
 
+// The body of stats_rows_w, shared with the one-kernel path (bn_coop.cuh) so that both compute the same partial
+// sums bit for bit. red: kBlock * V values of shared memory; K: the thread's V shifts (read back by bn_coop).
 template <class S, int V, bool bwd>
-__global__ void __launch_bounds__(kBlock) stats_rows_w(int64_t rows, int64_t s, int64_t fold, int cw, const S* x,
-                                                       const S* dy, const uint8_t* mask, TensorView mv,
-                                                       const Comp<S>* shift, int64_t per_split, Comp<S>* partial) {
+__device__ __forceinline__ void rows_sums(int64_t rows, int64_t s, int64_t fold, int cw, const S* x, const S* dy,
+                                          const uint8_t* mask, TensorView mv, const Comp<S>* shift,
+                                          int64_t per_split, Comp<S>* partial, Comp<S>* red, Comp<S>* K) {
   using C = Comp<S>;
   constexpr int kU = 4;
-  __shared__ C red[kBlock * V];
   const int64_t splits = gridDim.x, split = blockIdx.x;
   const int64_t k0 = int64_t(blockIdx.y) * cw * V;
   const int nvec = static_cast<int>(min(int64_t(cw), (s - k0) / V));  // vectors of this chunk
@@ -29,7 +30,6 @@ __global__ void __launch_bounds__(kBlock) stats_rows_w(int64_t rows, int64_t s, 
   const int tc = threadIdx.x % cw, tr = threadIdx.x / cw;
   const bool active = tc < nvec;
   const int64_t k = k0 + int64_t(tc) * V;
-  C K[V];
   C q0[V], q1[V], q2[V], q3[V];
 #pragma unroll
   for (int t = 0; t < V; ++t) {
@@ -112,6 +112,15 @@ __global__ void __launch_bounds__(kBlock) stats_rows_w(int64_t rows, int64_t s, 
       partial[(qi * s + k0 + c) * splits + split] = sum;
     }
   }
+}
+
+template <class S, int V, bool bwd>
+__global__ void __launch_bounds__(kBlock) stats_rows_w(int64_t rows, int64_t s, int64_t fold, int cw, const S* x,
+                                                       const S* dy, const uint8_t* mask, TensorView mv,
+                                                       const Comp<S>* shift, int64_t per_split, Comp<S>* partial) {
+  __shared__ Comp<S> red[kBlock * V];
+  Comp<S> K[V];
+  rows_sums<S, V, bwd>(rows, s, fold, cw, x, dy, mask, mv, shift, per_split, partial, red, K);
 }
 
 }  // namespace
