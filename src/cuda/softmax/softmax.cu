@@ -714,6 +714,40 @@ bool plan_rows(cudnnSoftmaxMode_t mode, const cudnnTensorStruct* const* d, const
   return true;
 }
 
+// The short-row kernels by their template arguments, for launch_rows.
+struct FwdRowsKernel {
+  template <class S, int K, int V>
+  static auto get() { return &softmax_fwd_rows<S, K, V>; }
+};
+struct BwdRowsKernel {
+  template <class S, int K, int V>
+  static auto get() { return &softmax_bwd_rows<S, K, V>; }
+};
+
+// Launches Pick::get<S, K, V>() (a softmax_fwd_rows / softmax_bwd_rows instance) for the plan's storage type,
+// vectors per thread and vector width (16-bit types on 8-byte vectors when rp.V == 4, else 16-byte).
+template <class Pick, class P>
+cudnnStatus_t launch_rows(cudaStream_t stream, int device, cudnnDataType_t t, const RowsPlan& rp, const P& p) {
+  const int grid = grid_size(rp.G * rp.T, rp.T, device, 2);
+  auto go = [&](auto tag) {
+    using S = decltype(tag);
+    constexpr int V16 = 16 / sizeof(S);
+    void (*kern)(P) = rp.K == 1 ? Pick::template get<S, 1, V16>() : Pick::template get<S, 2, V16>();
+    if constexpr (sizeof(S) == 2) {
+      if (rp.V == 4) kern = rp.K == 1 ? Pick::template get<S, 1, 4>() : Pick::template get<S, 2, 4>();
+    }
+    kern<<<grid, rp.T, 0, stream>>>(p);
+  };
+  switch (t) {
+    case CUDNN_DATA_FLOAT: go(float{}); break;
+    case CUDNN_DATA_DOUBLE: go(double{}); break;
+    case CUDNN_DATA_HALF: go(__half{}); break;
+    default: go(__nv_bfloat16{}); break;
+  }
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
 // softmax_fwd_rows when plan_rows takes x and y; false (nothing queued) otherwise.
 bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
                   double alpha, const cudnnTensorStruct& xd, const void* x, double beta, const cudnnTensorStruct& yd,
@@ -735,31 +769,7 @@ bool forward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo,
   p.algo = static_cast<int>(algo);
   p.alpha = alpha;
   p.beta = beta;
-  const int K = rp.K, T = rp.T, V = rp.V;
-  const int grid = grid_size(rp.G * T, T, device, 2);
-  auto go = [&](auto tag) {
-    using S = decltype(tag);
-    constexpr int V16 = 16 / sizeof(S);
-    if constexpr (sizeof(S) == 2) {
-      if (V == 4) {
-        if (K == 1) softmax_fwd_rows<S, 1, 4><<<grid, T, 0, stream>>>(p);
-        else softmax_fwd_rows<S, 2, 4><<<grid, T, 0, stream>>>(p);
-        return;
-      }
-    }
-    if (K == 1) softmax_fwd_rows<S, 1, V16><<<grid, T, 0, stream>>>(p);
-    else softmax_fwd_rows<S, 2, V16><<<grid, T, 0, stream>>>(p);
-  };
-  switch (xd.dtype) {
-    case CUDNN_DATA_FLOAT: go(float{}); break;
-    case CUDNN_DATA_DOUBLE: go(double{}); break;
-    case CUDNN_DATA_HALF: go(__half{}); break;
-    default: go(__nv_bfloat16{}); break;
-  }
-  *status = [] {
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = launch_rows<FwdRowsKernel>(stream, device, xd.dtype, rp, p);
   return true;
 }
 
@@ -786,31 +796,7 @@ bool backward_rows(cudaStream_t stream, int device, cudnnSoftmaxAlgorithm_t algo
   p.log = algo == CUDNN_SOFTMAX_LOG ? 1 : 0;
   p.alpha = alpha;
   p.beta = beta;
-  const int K = rp.K, T = rp.T, V = rp.V;
-  const int grid = grid_size(rp.G * T, T, device, 2);
-  auto go = [&](auto tag) {
-    using S = decltype(tag);
-    constexpr int V16 = 16 / sizeof(S);
-    if constexpr (sizeof(S) == 2) {
-      if (V == 4) {
-        if (K == 1) softmax_bwd_rows<S, 1, 4><<<grid, T, 0, stream>>>(p);
-        else softmax_bwd_rows<S, 2, 4><<<grid, T, 0, stream>>>(p);
-        return;
-      }
-    }
-    if (K == 1) softmax_bwd_rows<S, 1, V16><<<grid, T, 0, stream>>>(p);
-    else softmax_bwd_rows<S, 2, V16><<<grid, T, 0, stream>>>(p);
-  };
-  switch (yd.dtype) {
-    case CUDNN_DATA_FLOAT: go(float{}); break;
-    case CUDNN_DATA_DOUBLE: go(double{}); break;
-    case CUDNN_DATA_HALF: go(__half{}); break;
-    default: go(__nv_bfloat16{}); break;
-  }
-  *status = [] {
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = launch_rows<BwdRowsKernel>(stream, device, yd.dtype, rp, p);
   return true;
 }
 
