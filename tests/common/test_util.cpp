@@ -294,6 +294,21 @@ std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& di
   return s;
 }
 
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* e = std::getenv(name)) old_ = e;
+  if (value != nullptr)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_)
+    setenv(name_.c_str(), old_->c_str(), 1);
+  else
+    unsetenv(name_.c_str());
+}
+
 double max_abs(const std::vector<double>& v) {
   double m = 0;
   for (double x : v)

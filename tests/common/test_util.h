@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -91,6 +92,19 @@ std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& di
 ::testing::AssertionResult near(const std::vector<double>& got, const std::vector<double>& ref, double tol,
                                 const std::string& what, double min_scale = 0);
 double max_abs(const std::vector<double>& v);  // the largest finite |v[i]| (0 when empty)
+
+// Sets (or unsets, value nullptr) an environment variable for a scope and restores the previous value. Knobs the
+// library reads once per process take effect only in a test that runs alone (ctest runs each test alone).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 // RAII descriptors.
 struct TensorDesc {

@@ -697,26 +697,6 @@ TEST(BatchNorm, BackwardBadArguments) {
   EXPECT_EQ(bwd(a, xd, p.data(), ds.data(), p.data(), nullptr), CUDNN_STATUS_BAD_PARAM);
 }
 
-// Sets an environment variable for a scope (restores the old value).
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(const char* n, const char* v) : name(n) {
-    if (const char* e = std::getenv(n)) old = e;
-    if (v != nullptr)
-      setenv(n, v, 1);
-    else
-      unsetenv(n);
-  }
-  ~ScopedEnv() {
-    if (old)
-      setenv(name.c_str(), old->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-};
 
 // Shapes of the GPU's one-kernel cooperative path (bn_coop.cuh: the statistic the unit-stride index, every tensor
 // in x's packed layout, small enough for its size limit): NHWC 16-bit with 8 channels per vector, C off the vector
@@ -829,7 +809,7 @@ void expect_coop_matches_three_kernels() {
       cudnnActivationDescriptor_t ad = ops == CUDNN_BATCHNORM_OPS_BN ? nullptr : act.d;
       std::vector<std::pair<std::string, ft::Bytes>> three;
       {
-        ScopedEnv off("FREEDNN_BN_COOP_MAX_MB", "0");
+        ft::ScopedEnv off("FREEDNN_BN_COOP_MAX_MB", "0");
         three = bn_pair_bytes(h, sh, ops, ad, variant, x, z, dy, scale, bias, prior);
       }
       const auto coop = bn_pair_bytes(h, sh, ops, ad, variant, x, z, dy, scale, bias, prior);
@@ -846,11 +826,11 @@ TEST(BatchNorm, CoopMatchesThreeKernels) { expect_coop_matches_three_kernels(); 
 // The same with each finalize mode forced (FREEDNN_BN_COOP_FINALIZE, read once per process: run alone, as ctest
 // does, these reach the forced mode; after other batch norm calls in one process they check the default again).
 TEST(BatchNorm, CoopGridFinalizeMatchesThreeKernels) {
-  ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "grid");
+  ft::ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "grid");
   expect_coop_matches_three_kernels();
 }
 TEST(BatchNorm, CoopOwnFinalizeMatchesThreeKernels) {
-  ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "own");
+  ft::ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "own");
   expect_coop_matches_three_kernels();
 }
 

@@ -251,24 +251,6 @@ TEST(ConvSm90, WgradFewTilesGoesToSplitK) {
 
 // ---- batch-split wgrad (wgrad_split.h) ---------------------------------------------------------------------
 
-// Sets (or unsets, value nullptr) an environment variable for a scope and restores the previous value.
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(const char* n, const char* v) : name(n) {
-    if (const char* e = std::getenv(n)) old = e;
-    if (v != nullptr)
-      setenv(n, v, 1);
-    else
-      unsetenv(n);
-  }
-  ~ScopedEnv() {
-    if (old)
-      setenv(name.c_str(), old->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
 
 size_t bwd_filter_workspace(cudnnHandle_t h, const Problem& p) {
   size_t ws = 0;
@@ -281,9 +263,9 @@ size_t bwd_filter_workspace(cudnnHandle_t h, const Problem& p) {
 // Forces the split: every problem counts as one of few tiles, FREEDNN_SM90_WGRAD_SPLITS slices (clamped to N).
 struct ForcedSplit {
   OnlyImpl only{"cuda:cutlass_sm90_wgrad"};
-  ScopedEnv min_tiles{"FREEDNN_SM90_WGRAD_MIN_TILES", "1000000000"};
-  ScopedEnv splits;
-  ScopedEnv no_split{"FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr};
+  ft::ScopedEnv min_tiles{"FREEDNN_SM90_WGRAD_MIN_TILES", "1000000000"};
+  ft::ScopedEnv splits;
+  ft::ScopedEnv no_split{"FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr};
   explicit ForcedSplit(const char* s) : splits("FREEDNN_SM90_WGRAD_SPLITS", s) {}
 };
 
@@ -332,18 +314,18 @@ TEST(ConvSm90, WgradBatchSplitByModel) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:cutlass_sm90_wgrad");
-  ScopedEnv min_tiles("FREEDNN_SM90_WGRAD_MIN_TILES", nullptr);
-  ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", nullptr);
+  ft::ScopedEnv min_tiles("FREEDNN_SM90_WGRAD_MIN_TILES", nullptr);
+  ft::ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", nullptr);
   const Shape s{"c16k64_n7", 7, 16, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
     Problem p(s, t, true, false, false, rng);
     {
-      ScopedEnv off("FREEDNN_SM90_WGRAD_NO_SPLIT", "1");
+      ft::ScopedEnv off("FREEDNN_SM90_WGRAD_NO_SPLIT", "1");
       EXPECT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1, 0),
                 CUDNN_STATUS_NOT_SUPPORTED)
           << p.str();
     }
-    ScopedEnv on("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
+    ft::ScopedEnv on("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
     EXPECT_GT(bwd_filter_workspace(h, p), 0u) << "expected the model to split " << p.str();
     check_backward_filter(h, p, rng, 1.0, t == CUDNN_DATA_HALF ? 0.0 : 0.5);
   }
@@ -652,8 +634,8 @@ TEST(ConvSm90, Tf32WgradSlicesForced) {
   int i = 0;
   for (const Case& c : cases) {
     OnlyImpl only("cuda:cutlass_sm90_wgrad");
-    ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", c.splits);
-    ScopedEnv no_split("FREEDNN_SM90_WGRAD_NO_SPLIT", c.splits ? nullptr : "1");
+    ft::ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", c.splits);
+    ft::ScopedEnv no_split("FREEDNN_SM90_WGRAD_NO_SPLIT", c.splits ? nullptr : "1");
     for (bool nhwc : {true, false}) {
       Tf32Problem p(c.s, nhwc, false, rng);
       const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
@@ -676,16 +658,16 @@ TEST(ConvSm90, Tf32WgradSlicesByModel) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:cutlass_sm90_wgrad");
-  ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", nullptr);
+  ft::ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", nullptr);
   const Shape s{"c64k64_28", 8, 64, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   Tf32Problem p(s, false, false, rng);
   size_t one = 0;
   {
-    ScopedEnv off("FREEDNN_SM90_WGRAD_NO_SPLIT", "1");
+    ft::ScopedEnv off("FREEDNN_SM90_WGRAD_NO_SPLIT", "1");
     one = bwd_filter_workspace(h, p);
     check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
   }
-  ScopedEnv on("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
+  ft::ScopedEnv on("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
   EXPECT_GT(bwd_filter_workspace(h, p), one) << "expected the model to split " << p.str();
   check_backward_filter(h, p, rng, 0.5, 0.25, kTf32Tol);
 }
@@ -696,8 +678,8 @@ TEST(ConvSm90, Tf32WgradGraphCapture) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:cutlass_sm90_wgrad");
-  ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", "3");
-  ScopedEnv no_split("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
+  ft::ScopedEnv splits("FREEDNN_SM90_WGRAD_SPLITS", "3");
+  ft::ScopedEnv no_split("FREEDNN_SM90_WGRAD_NO_SPLIT", nullptr);
   const Shape s{"p10_s3", 3, 16, 64, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   Tf32Problem p(s, false, false, rng);
   check_wgrad_graph_capture(h, p, rng, kTf32Tol);
@@ -724,7 +706,7 @@ TEST(ConvSm90, Tf32WgradDeclines) {
             << "TF32 override 0 " << p.str();
       }
       {
-        ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
+        ft::ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
         EXPECT_EQ(ft_conv::backward_filter(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "NO_TF32 " << p.str();
       }
       {
@@ -737,7 +719,7 @@ TEST(ConvSm90, Tf32WgradDeclines) {
     EXPECT_EQ(ft_conv::backward_filter(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
   OnlyImpl only("cuda:cutlass_sm");  // the knob hands float to the sm80 kernel
-  ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
+  ft::ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
   Tf32Problem p(s, false, false, rng);
   check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
 }
