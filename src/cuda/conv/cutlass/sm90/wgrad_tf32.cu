@@ -56,13 +56,22 @@ struct ChwnArgs {
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
 };
 
+// i as three mixed-radix digits: lo (radix f, the fastest), mid (radix m) and hi; df / dm divide by f / m.
+struct Digits3 {
+  int64_t lo, mid, hi;
+};
+__device__ __forceinline__ Digits3 digits3(int64_t i, const Divider& df, int64_t f, const Divider& dm, int64_t m) {
+  const int64_t t = df.div(i), t2 = dm.div(t);
+  return {i - t * f, t - t2 * m, t2};
+}
+
 __device__ __forceinline__ void chwn_split(const ChwnArgs& g, int64_t i, int64_t& a, int64_t& u, int64_t& v) {
-  const int64_t t = g.d_fast.div(i);
-  const int64_t t2 = g.d_mid.div(t);
   if (g.a_inner) {
-    a = i - t * g.Ap, v = t - t2 * g.V, u = t2;
+    const Digits3 d = digits3(i, g.d_fast, g.Ap, g.d_mid, g.V);
+    a = d.lo, v = d.mid, u = d.hi;
   } else {
-    v = i - t * g.V, u = t - t2 * g.U, a = t2;
+    const Digits3 d = digits3(i, g.d_fast, g.V, g.d_mid, g.U);
+    v = d.lo, u = d.mid, a = d.hi;
   }
 }
 
@@ -140,12 +149,12 @@ struct FinishArgs {
 };
 
 __device__ __forceinline__ void finish_split(const FinishArgs& g, int64_t i, int64_t& c, int64_t& r, int64_t& s) {
-  const int64_t t = g.d_fast.div(i);
-  const int64_t t2 = g.d_mid.div(t);
   if (g.c_inner) {
-    c = i - t * g.C, s = t - t2 * g.S, r = t2;
+    const Digits3 d = digits3(i, g.d_fast, g.C, g.d_mid, g.S);
+    c = d.lo, s = d.mid, r = d.hi;
   } else {
-    s = i - t * g.S, r = t - t2 * g.R, c = t2;
+    const Digits3 d = digits3(i, g.d_fast, g.S, g.d_mid, g.R);
+    s = d.lo, r = d.mid, c = d.hi;
   }
 }
 
