@@ -566,6 +566,11 @@ def main():
                 continue
             fam, d, pos, kv = p
             problem = " ".join(line.split("#")[0].split())
+            if fam == "conv" and d and len(pos) >= 2 and problem.startswith("conv "):  # name the case by the data type and layout it ran in
+                words = problem.split()
+                words[2] = args.dt or words[2]
+                words[3] = args.layout or words[3]
+                problem = " ".join(words)
             case = {"index": index, "verdict": "TIMED", "problem": problem, "reason": "", "flops": 0, "bytes": None}
             index += 1
             try:

@@ -75,8 +75,13 @@ def rows_from_json(run):
 
 def torch_key(problem):
     """A conv problem as bench_torch.py and freednn-bench both name it: the shape without the output size, the
-    unit dilation and the trailing options (bench_torch.py writes a shorter string)."""
+    unit dilation and the trailing options (bench_torch.py writes a shorter string), and without the data type and
+    layout (one table is one configuration; bench_torch.py before 2026-12-01 named every case by the batch file's
+    data type whatever --dt said)."""
     p = problem.split(" mode=")[0].split(" alpha=")[0]
+    w = p.split()
+    if len(w) >= 5 and w[0] == "conv":
+        p = " ".join(w[:2] + w[4:])
     p = re.sub(r"oh\d+ow\d+", "", p)
     return re.sub(r"dh1dw1$", "", p.strip())
 

@@ -4,7 +4,8 @@
 // reference: ResNet-like shapes in NHWC f16/bf16, NCHW and padded layouts (staged through the workspace), TF32
 // float, alpha/beta, CUDNN_CONVOLUTION mode, split-K wgrad, the fused bias/activation forward, channel counts that
 // are not multiples of the vector width (zero-padded in the staged copies; the 16-bit forward with C <= 4 on the
-// fixed-channel kernel), and the problems they must decline. GPU suite only (and only in builds with the CUTLASS
+// fixed-channel kernel; strided ones with few channels over space-to-depth copies), and the problems they must
+// decline. GPU suite only (and only in builds with the CUTLASS
 // headers).
 #include "unit/conv_check.h"
 
@@ -163,6 +164,40 @@ TEST(ConvCutlassSm80, FusedPaddedChannels) {
   EXPECT_GT(ws, 0u);  // x, w and y are staged
   ft_conv_check::check_fused(h, p, kFwdAlgo, rng, false, ft::tolerance(CUDNN_DATA_HALF) * 4, "cutlass_sm80 padded",
                              {.alpha1 = 1.5, .alpha2 = 0.5, .nan = CUDNN_PROPAGATE_NAN});
+}
+
+// The strided forward with few input channels runs over space-to-depth copies of x and w (s2d_staging.h, the
+// few-channel kernels): strides 2 and 3, filters the stride does not divide (zero taps in w'), s * s * C from 4
+// to 16 (z's channels padded to a multiple of 4), unequal padding, CUDNN_CONVOLUTION (the flip in s2d_filter),
+// NCHW and padded NHWC x, alpha/beta, f16 / bf16 / TF32, and the fused epilogue on the stem.
+TEST(ConvCutlassSm80, SpaceToDepthForward) {
+  SKIP_UNLESS_CUTLASS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const Shape cases[] = {
+      {"s2_k5_c1", 3, 1, 8, 1, {13, 11}, {5, 5}, {2, 1}, {2, 2}, {1, 1}},  // z: 4 channels
+      {"s2_k3_c2", 2, 2, 16, 1, {10, 12}, {3, 3}, {1, 0}, {2, 2}, {1, 1}},  // 8
+      {"s2_k4_c4", 2, 4, 24, 1, {9, 9}, {4, 4}, {1, 2}, {2, 2}, {1, 1}},    // 16, R a multiple of the stride
+      {"s3_k7_c1", 2, 1, 8, 1, {20, 17}, {7, 7}, {3, 3}, {3, 3}, {1, 1}},   // 9 -> 12
+      {"stem", 2, 3, 64, 1, {23, 30}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},      // 12
+  };
+  int i = 0;
+  for (const Shape& s : cases) {
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+      const bool nhwc = i % 3 != 1, padded = nhwc && i % 4 == 3, conv_mode = i % 2 == 1;
+      Problem p(s, t, nhwc, padded, conv_mode, rng);
+      if (t == CUDNN_DATA_FLOAT) FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+      const double beta = i % 5 == 2 ? 0.5 : 0.0, alpha = i % 5 == 2 ? -0.75 : 1.0;
+      check_all(h, p, rng, alpha, beta);
+      ++i;
+    }
+  }
+  OnlyImpl only(kFprop);
+  for (int variant = 0; variant < 2; ++variant) {
+    Problem p(cases[4], CUDNN_DATA_HALF, variant == 0, false, false, rng);
+    ft_conv_check::check_fused(h, p, kFwdAlgo, rng, false, ft::tolerance(CUDNN_DATA_HALF) * 4, "cutlass_sm80 s2d",
+                               {.alpha1 = 0.5, .alpha2 = -1.25, .nan = CUDNN_PROPAGATE_NAN});
+  }
 }
 
 // Forced onto problems outside their kernels, every direction reports NOT_SUPPORTED (and does not run).

@@ -130,50 +130,29 @@ void transpose_case(std::mt19937_64& rng, ft::Handle& h, cudnnDataType_t t, cons
                                        (plain ? " plain" : " blend") + " shift " + std::to_string(shift)));
 }
 
-const std::vector<int> kPipeShapes[] = {
-    {3, 256, 7, 8},   // C a multiple of the tile rows, H*W = 56: one partial column tile
-    {2, 40, 12, 12},  // partial tiles on both edges (f32 tile rows 32, 16-bit 64)
-    {2, 64, 16, 16},  // H*W = 256: 128-column tiles
-    {1, 36, 4, 33},   // f32 only (C and H*W no multiple of 8: 16-bit types take the other kernels)
-    {1, 8, 2, 2},     // one tiny tile (f32); 16-bit: H*W = 4 declined
+const std::vector<int> kTransposeShapes[] = {
+    {3, 256, 7, 8},   // H*W = 56: one partial column tile
+    {2, 40, 12, 12},  // partial tiles on both edges
+    {2, 64, 16, 16},
+    {1, 36, 4, 33},   // C and H*W no multiple of 8: the scalar tiles for 16-bit types
+    {1, 8, 2, 2},     // one tiny tile
     {2, 16, 3, 4, 8}};  // 5-D
 
-// Packed f32 NCHW -> NHWC: the GPU backend's cp.async pipeline (transpose_pipe.cu, the default for f32 to NHWC),
-// partial tiles, 128-column tiles, raw copies and blends, and 40 x 64 x 56 x 56, 3920 tiles: more than one wave of
-// the resident grid on an H200, so each block walks several tiles and reuses its shared-memory stages. x or y off
-// the 16-byte grid must take the other kernels.
-TEST(TensorOps, TransformTensorTransposePipe) {
-  auto rng = ft::make_rng();
-  ft::Handle h;
-  int trial = 0;
-  for (const auto& dims : kPipeShapes)
-    for (int dir = 0; dir < 2; ++dir, ++trial) transpose_case(rng, h, CUDNN_DATA_FLOAT, dims, dir, trial % 3 != 2, 0);
-  transpose_case(rng, h, CUDNN_DATA_FLOAT, {40, 64, 56, 56}, 0, true, 0);
-  transpose_case(rng, h, CUDNN_DATA_FLOAT, {40, 64, 56, 56}, 0, false, 0);
-  transpose_case(rng, h, CUDNN_DATA_FLOAT, {2, 64, 8, 16}, 0, true, 1);
-  transpose_case(rng, h, CUDNN_DATA_FLOAT, {2, 64, 8, 16}, 0, false, 2);
-}
-
-// The pipeline's knob-only variants: every f32, f16 and bf16 transpose in both directions
-// (FREEDNN_TRANSFORM_PIPE=1), the other tile order and four stages. The knobs are read once per process: run alone
-// (ctest runs each test in its own process) this test reaches those variants; after other transforms in the same
-// process it checks the default kernels again.
-TEST(TensorOps, TransformTensorTransposePipeKnobs) {
-  setenv("FREEDNN_TRANSFORM_PIPE", "1", 1);
-  setenv("FREEDNN_TRANSFORM_PIPE_ORDER", "1", 1);
-  setenv("FREEDNN_TRANSFORM_PIPE_STAGES", "4", 1);
+// Packed NCHW <-> NHWC in f32, f16 and bf16 on the shapes above: partial tiles, raw copies and blends, and
+// 40 x 64 x 56 x 56 (3920 f32 tiles, more than one wave of blocks on an H200); x or y off the 16-byte grid
+// (shift) must take the other kernels.
+TEST(TensorOps, TransformTensorTransposeShapes) {
   auto rng = ft::make_rng();
   ft::Handle h;
   int trial = 0;
   for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16})
-    for (const auto& dims : kPipeShapes)
+    for (const auto& dims : kTransposeShapes)
       for (int dir = 0; dir < 2; ++dir, ++trial) transpose_case(rng, h, t, dims, dir, trial % 3 != 2, 0);
-  transpose_case(rng, h, CUDNN_DATA_HALF, {6, 64, 32, 32}, 1, true, 0);
-  transpose_case(rng, h, CUDNN_DATA_BFLOAT16, {6, 64, 32, 32}, 0, false, 0);
+  transpose_case(rng, h, CUDNN_DATA_FLOAT, {40, 64, 56, 56}, 0, true, 0);
+  transpose_case(rng, h, CUDNN_DATA_FLOAT, {40, 64, 56, 56}, 0, false, 0);
+  transpose_case(rng, h, CUDNN_DATA_FLOAT, {2, 64, 8, 16}, 0, true, 1);
   transpose_case(rng, h, CUDNN_DATA_HALF, {2, 64, 8, 16}, 1, true, 2);
-  unsetenv("FREEDNN_TRANSFORM_PIPE");
-  unsetenv("FREEDNN_TRANSFORM_PIPE_ORDER");
-  unsetenv("FREEDNN_TRANSFORM_PIPE_STAGES");
+  transpose_case(rng, h, CUDNN_DATA_BFLOAT16, {6, 64, 32, 32}, 0, false, 0);
 }
 
 // INT8 / UINT8 in NCHW_VECT_C: vectors of 4 or 32 channels, the lanes past C zero.

@@ -6,7 +6,7 @@
 //  1. The N x OH x OW output pixels are cut into `slices` contiguous ranges; one CTA per (channel group, slice, tap
 //     group of up to 9 taps) sums its range in registers and writes its partial sums, partial[slice][tap][c], to
 //     the workspace.
-//       - packed NHWC 3x3 / 5x5, stride 1 or 2, no dilation, f32 / f16 / bf16: the strip kernel
+//       - packed NHWC 3x3 / 5x5, stride 1, no dilation, f32 / f16 / bf16: the strip kernel
 //         (depthwise_wgrad_strip.cu: a thread walks a strip of output pixels down a run of rows, x rows streamed once,
 //         dy rows held in registers), unless FREEDNN_DW_WGRAD_STRIP=0.
 //       - other packed NHWC (the per-pixel kernel): a thread owns V = 16 bytes of accumulators' worth of channels

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:depthwise backward filter, packed NHWC, square K x K filter (3 or 5), stride 1 or 2, no dilation, f32 / f16 /
+// cuda:depthwise backward filter, packed NHWC, square K x K filter (3 or 5), stride 1, no dilation, f32 / f16 /
 // bf16 with float sums: the first level, partial[slice][tap][c] (the second level, depthwise_wgrad.cu, adds the
 // slices in order and applies alpha / beta / the CUDNN_CONVOLUTION flip).
 //
@@ -35,8 +35,11 @@
 // addresses and cursor), 7.2 M lane steps -> ~22 us at 3 IPC per SM. Bytes in flight: 16 new bytes per lane and
 // step, 32 warps per SM -> ~16 KB per SM, below the ~26 KB that 3.5 TB/s at ~1 us of latency needs, so it may stay
 // latency-bound near 50 us; T = 4 doubles the bytes per step (FREEDNN_DW_WGRAD_STRIP=4 for the A/B).
-// Not yet measured on a GPU (written 2026-12-01; FREEDNN_DW_WGRAD_STRIP=0 runs the per-pixel kernel,
-// FREEDNN_DW_WGRAD_ROWS=n forces n output rows per run).
+// Measured on the H200 (run 11, MobileNet-v2 N = 64 f16): stride 1 1.04-1.52x faster than the per-pixel kernel
+// (112x112x32 0.154 -> 0.123 ms); stride 2 1.0-1.7x slower (there each x row meets only M + 1 = 2 dy rows, so the
+// register reuse is small and the per-pixel kernel's pixel-parallel grid wins), so stride 2 stays on the per-pixel
+// kernel (the template keeps the stride parameter). FREEDNN_DW_WGRAD_STRIP=0 runs the per-pixel kernel
+// everywhere, FREEDNN_DW_WGRAD_ROWS=n forces n output rows per run (the model's choice measured best).
 #include "cuda/conv/depthwise_wgrad_strip.h"
 
 #include <algorithm>
@@ -411,12 +414,8 @@ void launch_t(const StripPlan& b, const ConvArgs& a, float* partial) {
 
 template <class S>
 void launch_s(const ConvProblem& p, const StripPlan& b, const ConvArgs& a, float* partial) {
-  if (p.kh == 3) {
-    if (p.sh == 1) return launch_t<S, 3, 1>(b, a, partial);
-    return launch_t<S, 3, 2>(b, a, partial);
-  }
-  if (p.sh == 1) return launch_t<S, 5, 1>(b, a, partial);
-  launch_t<S, 5, 2>(b, a, partial);
+  if (p.kh == 3) return launch_t<S, 3, 1>(b, a, partial);
+  launch_t<S, 5, 1>(b, a, partial);
 }
 
 bool aligned_to(const void* a, const void* b, size_t bytes) {
@@ -430,7 +429,7 @@ bool dw_wgrad_strip_covers(const ConvProblem& p) {
   if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
   if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
   if (p.kh != p.kw || (p.kh != 3 && p.kh != 5)) return false;
-  if (p.sh != p.sw || (p.sh != 1 && p.sh != 2) || p.dh != 1 || p.dw != 1) return false;
+  if (p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1) return false;  // stride 2: see the top comment
   // element offsets in int, with room for the padding columns and drain rows computed (not loaded) past the ends
   const int64_t xrow = p.ic * (std::max(p.iw, p.ow * p.sw) + p.pw + p.kw);
   if (p.mb * (std::max(p.ih, p.oh * p.sh) + p.ph + p.kh) * xrow >= kLimit) return false;

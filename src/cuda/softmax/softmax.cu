@@ -841,10 +841,10 @@ cudnnStatus_t softmax_backward(cudaStream_t stream, int device, cudnnSoftmaxAlgo
                                cudnnSoftmaxMode_t mode, double alpha, const cudnnTensorStruct& y_desc, const void* y,
                                const cudnnTensorStruct& dy_desc, const void* dy, double beta,
                                const cudnnTensorStruct& dx_desc, void* dx) {
-  // FREEDNN_SOFTMAX_NO_BWD_ROWS=1: short rows on the generic kernels (softmax_vec_rows), the old path.
-  static const bool no_bwd_rows = fd::env_flag("FREEDNN_SOFTMAX_NO_BWD_ROWS");
+  // Short rows on the block-per-row kernel: 1.9-2.4x faster than the generic softmax_vec_rows on 64 x 1000 f32,
+  // 1.2-1.7x on 16-bit (run 11).
   cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-  if (!no_bwd_rows && backward_rows(stream, device, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx, &st))
+  if (backward_rows(stream, device, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx, &st))
     return st;
   return run(stream, device, algo, mode, true, alpha, y_desc, y, &dy_desc, dy, beta, dx_desc, dx);
 }

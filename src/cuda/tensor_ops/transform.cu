@@ -3,9 +3,8 @@
 // cudnnTransformTensor(Ex) / cudnnTransformFilter on the GPU: y = alpha * T(x) + beta * y.
 // Paths: a device-to-device copy (same packed layout and type, alpha 1, beta 0); a dense blend (same packed
 // layout and type); a tiled shared-memory transpose for packed NCHW <-> NHWC (both reads and writes coalesced;
-// with C and H*W multiples of 16 bytes' elements and the data aligned, 16-byte accesses: f32 to NHWC through the
-// cp.async pipeline of transpose_pipe.cu, the rest through bank-conflict-free slab tiles or transpose_vec, a
-// raw-copy instance for alpha 1, beta 0; else 32 x 32 scalar tiles); and a generic strided kernel for everything
+// with C and H*W multiples of 16 bytes' elements and the data aligned, 16-byte accesses: bank-conflict-free slab
+// tiles or transpose_vec, a raw-copy instance for alpha 1, beta 0; else 32 x 32 scalar tiles); and a generic strided kernel for everything
 // else (any types, vector layouts, padding, folding).
 #include <algorithm>
 #include <type_traits>
@@ -16,7 +15,6 @@
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
 #include "cuda/tensor_ops/tensor_ops.h"
-#include "cuda/tensor_ops/transpose_pipe.h"
 
 namespace fd::cuda {
 namespace {
@@ -251,7 +249,8 @@ __global__ void __launch_bounds__(kVBlock) transpose_vec(const S* in, S* out, in
 // Measured on the H200 (64 x 256 x 56 x 56, copy bandwidth 4.22 TB/s): f32 NCHW -> NHWC 0.109 ms against
 // transpose_vec's 0.122 (the blend alpha 1, beta 1: 0.170 against 0.215); f32 NHWC -> NCHW 0.125 against 0.122 and
 // f16 / bf16 either way 0.070..0.081 against 0.059, so by default only 4-byte types to NHWC-like output (rows = C)
-// take it (f32 there now goes to transpose_pipe first: int32, and f32 under FREEDNN_TRANSFORM_PIPE=0, remain);
+// take it (a cp.async pipeline of resident blocks, transpose_pipe, measured 1.15-1.30x slower than this kernel
+// on f32 to NHWC and 1.2-2x slower on 16-bit types, run 11, was removed);
 // FREEDNN_TRANSFORM_SLAB_ALL=1 sends every 2-, 4- and 8-byte case here, FREEDNN_TRANSFORM_NO_TILED2=1 none.
 template <class S>
 constexpr int slab_rows() {
@@ -387,14 +386,6 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
       const int64_t vt_r = (rows + kVTile - 1) / kVTile, vt_c = (cols + kVTile - 1) / kVTile;
       const bool vec_ok = vw > 0 && rows % vw == 0 && cols % vw == 0 && reinterpret_cast<uintptr_t>(xp) % 16 == 0 &&
                           reinterpret_cast<uintptr_t>(yp) % 16 == 0;
-      // transpose_pipe (transpose_pipe.cu: resident blocks, cp.async tiles in flight while the oldest is stored):
-      // f32 to NHWC-like output by default; FREEDNN_TRANSFORM_PIPE=1: f32, f16 and bf16 both ways; =0: never (the
-      // kernels below, the old plan).
-      static const long long pipe_knob = fd::env_int("FREEDNN_TRANSFORM_PIPE", -1);
-      if (vec_ok && (pipe_knob == 1 || (pipe_knob != 0 && esize == 4 && to_nhwc))) {
-        cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-        if (transpose_pipe(stream, device, y.dtype, xp, yp, batch, rows, cols, alpha, beta, &st)) return st;
-      }
       static const bool no_tiled2 = fd::env_flag("FREEDNN_TRANSFORM_NO_TILED2");
       static const bool slab_all = fd::env_flag("FREEDNN_TRANSFORM_SLAB_ALL");
       // transpose_slab: 4-byte types to NHWC-like output by default (see its comment), every 2-, 4- and 8-byte case

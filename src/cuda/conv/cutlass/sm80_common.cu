@@ -35,7 +35,9 @@ Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count, bool simt) {
+const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count, bool simt, bool s2d) {
+  const bool h = p.xdt == CUDNN_DATA_HALF, bf = p.xdt == CUDNN_DATA_BFLOAT16;
+  if (s2d && !simt) return h ? fprop_f16_few() : bf ? fprop_bf16_few() : fprop_tf32_few();
   if (simt) {
     switch (p.dir) {
       case ConvDir::fwd: return simt_fprop_f32();
@@ -44,7 +46,6 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
       case ConvDir::bwd_filter: return simt_wgrad_f32();
     }
   }
-  const bool h = p.xdt == CUDNN_DATA_HALF, bf = p.xdt == CUDNN_DATA_BFLOAT16;
   switch (p.dir) {
     case ConvDir::fwd: {
       if (!h && !bf) return fprop_tf32_128();
@@ -62,6 +63,16 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
   }
   if (s.K <= 64 && (h || bf)) return h ? wgrad_f16_64() : wgrad_bf16_64();  // no half-empty 128-row tiles
   return h ? wgrad_f16() : bf ? wgrad_bf16() : wgrad_tf32();
+}
+
+// Space-to-depth for a forward with stride s >= 2 (the same both ways), no dilation and s * s * C <= 16 (the
+// stem: 12): 16 taps of 12 channels fill the K tiles of the few-channel kernels, where the kOptimized kernels
+// spend a whole K tile on each of the 49 taps of 3 (TF32: 4 padded) channels; the SIMT kernel runs 2 half-full
+// 8-deep tiles per tap on 16 taps instead of one 3/8-full tile on 49. FREEDNN_SM80_S2D=0 turns it off (A/B).
+bool wants_s2d(const ConvProblem& p) {
+  static const bool off = fd::env_int("FREEDNN_SM80_S2D", 1) == 0;
+  return !off && p.dir == ConvDir::fwd && p.x->nb_dims == 4 && p.sh == p.sw && p.sh >= 2 && p.dh == 1 &&
+         p.dw == 1 && p.ic * p.sh * p.sw <= 16;
 }
 
 // Split-K slices for wgrad: its GEMM is (K) x (R*S*C) with a reduction over N*P*Q, so it has few output tiles; the
@@ -131,14 +142,21 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   }
   // The kernels load 16-byte vectors along C and K: channels are padded with zeros up to multiples of 8 (16-bit) or
   // 4 (TF32) in staged copies. The 16-bit forward with C <= 4 pads to 4 channels for the fixed-channel kernel. The
-  // SIMT kernels load single elements: no padding.
+  // SIMT kernels load single elements: no padding. Space-to-depth: z's channels to a multiple of 4 (the
+  // few-channel kernels' accesses).
   const int64_t align = simt ? 1 : dt == CUDNN_DATA_FLOAT ? 4 : 8;
-  const bool fixed4 = !simt && p.dir == ConvDir::fwd && dt != CUDNN_DATA_FLOAT && p.ic <= 4;
-  const int64_t Cp = fixed4 ? 4 : ceil_div(p.ic, align) * align, Kp = ceil_div(p.oc, align) * align;
+  const bool s2d = wants_s2d(p);
+  plan->s2d = s2d;
+  if (s2d) plan->s2d_shape = s2d_shape(p.ic, p.kh, p.kw, p.oh, p.ow, p.sh, simt ? 1 : 4);
+  const S2dShape& zs = plan->s2d_shape;
+  const bool fixed4 = !s2d && !simt && p.dir == ConvDir::fwd && dt != CUDNN_DATA_FLOAT && p.ic <= 4;
+  const int64_t Cp = s2d ? zs.Cz : fixed4 ? 4 : ceil_div(p.ic, align) * align, Kp = ceil_div(p.oc, align) * align;
   const bool pad_c = Cp != p.ic, pad_k = Kp != p.oc;
   const auto es = static_cast<int64_t>(dtype_size(dt));
-  // Element counts as the kernel sees them (padded).
-  const int64_t xs = p.mb * Cp * p.ih * p.iw, ys = p.mb * Kp * p.oh * p.ow, ws = Kp * Cp * p.kh * p.kw;
+  // Element counts as the kernel sees them (padded; z and w' for space-to-depth).
+  const int64_t kh = s2d ? zs.Rs : p.kh, kw = s2d ? zs.Ss : p.kw;
+  const int64_t xs = s2d ? p.mb * Cp * zs.U * zs.V : p.mb * Cp * p.ih * p.iw, ys = p.mb * Kp * p.oh * p.ow,
+                ws = Kp * Cp * kh * kw;
   // CUTLASS's limit (its can_implement): every operand under 2 GiB; wgrad's output is float partial sums.
   const int64_t wes = p.dir == ConvDir::bwd_filter ? 4 : es;
   if (std::max(xs, ys) * es >= (int64_t{1} << 31) || ws * wes >= (int64_t{1} << 31))
@@ -151,14 +169,19 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   s.P = static_cast<int>(p.oh), s.Q = static_cast<int>(p.ow);
   s.pad_h = p.ph, s.pad_w = p.pw, s.stride_h = p.sh, s.stride_w = p.sw, s.dil_h = p.dh, s.dil_w = p.dw;
   s.convolution = p.mode == CUDNN_CONVOLUTION;
+  if (s2d) {  // the derived problem: stride 1, no padding, cross-correlation (s2d_filter flips)
+    s.H = static_cast<int>(zs.U), s.W = static_cast<int>(zs.V), s.R = static_cast<int>(zs.Rs);
+    s.S = static_cast<int>(zs.Ss);
+    s.pad_h = s.pad_w = 0, s.stride_h = s.stride_w = 1, s.convolution = false;
+  }
   if (p.dir == ConvDir::bwd_data && (p.sh > 1 || p.sw > 1) && (p.dh > 1 || p.dw > 1))
     return no("strided backward data with dilation > 1 (CUTLASS's strided dgrad kernel has no dilation)");
 
-  const KernelOps& k = pick_kernel(p, s, sm_count, simt);
+  const KernelOps& k = pick_kernel(p, s, sm_count, simt, s2d);
   plan->ops = &k;
 
   // Staging: which operands go through the workspace (not packed NHWC / KRSC, or channels to pad).
-  const bool x_ok = packed_nhwc(*p.x) && !pad_c, w_ok = packed_nhwc(wt(p)) && !pad_c && !pad_k,
+  const bool x_ok = !s2d && packed_nhwc(*p.x) && !pad_c, w_ok = !s2d && packed_nhwc(wt(p)) && !pad_c && !pad_k,
              y_ok = packed_nhwc(*p.y) && !pad_k;
   size_t off = 0;
   auto take = [&](size_t bytes) {
@@ -205,8 +228,8 @@ double cost_estimate(const ConvProblem& p, bool simt) {
   const ConvSize& s = plan.size;
   const KernelOps& k = *plan.ops;
   // Sizes as the kernel sees them (channels padded).
-  const double xs = double(p.mb) * s.C * p.ih * p.iw, ys = double(p.mb) * s.K * p.oh * p.ow,
-               ws = double(s.K) * s.C * p.kh * p.kw;
+  const double xs = double(p.mb) * s.C * s.H * s.W, ys = double(p.mb) * s.K * p.oh * p.ow,
+               ws = double(s.K) * s.C * s.R * s.S;
   double bytes = (xs + ys + ws) * es, launches = 1;
   // Tensor-core work spent on padding: the GEMM-K loop of fprop (dgrad) runs whole K tiles of channels (output
   // channels) per filter tap; the fixed-channel kernel packs taps of 4 channels into its K tiles.
@@ -214,9 +237,11 @@ double cost_estimate(const ConvProblem& p, bool simt) {
   const double rs = double(s.R) * s.S;
   double waste = 1;
   switch (p.dir) {
-    case ConvDir::fwd:
-      waste = s.C == 4 && p.xdt != CUDNN_DATA_FLOAT ? up(rs * s.C, k.tile_k) / (rs * double(p.ic))
-                                                    : up(s.C, k.tile_k) / double(p.ic);
+    case ConvDir::fwd:  // (space-to-depth: the few-channel kernels pack (r, s, c) like the fixed-channel one)
+      waste = plan.s2d && !simt ? up(rs * s.C, k.tile_k) / (double(p.kh) * p.kw * p.ic)
+              : plan.s2d        ? up(s.C, k.tile_k) * rs / (double(p.kh) * p.kw * p.ic)
+              : s.C == 4 && p.xdt != CUDNN_DATA_FLOAT ? up(rs * s.C, k.tile_k) / (rs * double(p.ic))
+                                                      : up(s.C, k.tile_k) / double(p.ic);
       break;
     case ConvDir::bwd_data: waste = up(s.K, k.tile_k) / double(p.oc); break;
     case ConvDir::bwd_filter: waste = double(s.K) / double(p.oc) * double(s.C) / double(p.ic); break;
@@ -255,11 +280,14 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
   const void* y = y_in;
   // Staged inputs: packed NHWC / KRSC with C padded to s.C and K to s.K (zeros).
   if (x_in != nullptr && plan.stage_x) {
-    FD_TRY(to_nhwc(st, dev, dt, *p.x, x_in, ws + plan.off_x, p.mb, s.C));
+    if (plan.s2d) FD_TRY(s2d_input(st, dev, dt, *p.x, x_in, plan.s2d_shape, p.ph, p.pw, ws + plan.off_x));
+    else FD_TRY(to_nhwc(st, dev, dt, *p.x, x_in, ws + plan.off_x, p.mb, s.C));
     x = ws + plan.off_x;
   }
   if (w_in != nullptr && plan.stage_w) {
-    FD_TRY(to_nhwc(st, dev, dt, wt(p), w_in, ws + plan.off_w, s.K, s.C));
+    if (plan.s2d)
+      FD_TRY(s2d_filter(st, dev, dt, wt(p), w_in, plan.s2d_shape, s.K, p.mode == CUDNN_CONVOLUTION, ws + plan.off_w));
+    else FD_TRY(to_nhwc(st, dev, dt, wt(p), w_in, ws + plan.off_w, s.K, s.C));
     w = ws + plan.off_w;
   }
   if (y_in != nullptr && plan.stage_y) {

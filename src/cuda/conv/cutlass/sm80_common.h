@@ -11,6 +11,7 @@
 
 #include <cstddef>
 
+#include "cuda/conv/cutlass/s2d_staging.h"
 #include "cuda/conv/cutlass/sm80_kernels.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
@@ -25,6 +26,10 @@ struct Plan {
   // 4 for the 16-bit forward with C <= 4); an output that is not packed NHWC or has padded channels is computed into
   // the workspace and its first C / K channels written back (blended) by a second kernel.
   // size holds the padded C and K the kernel sees.
+  // s2d: a strided forward with few input channels runs as a stride-1 forward over space-to-depth copies of x and
+  // w (s2d_staging.h; both staged, size is the derived problem's).
+  bool s2d = false;
+  S2dShape s2d_shape;
   bool stage_x = false, stage_w = false, stage_y = false;
   size_t off_x = 0, off_w = 0, off_y = 0, off_part = 0;  // byte offsets from the 256-byte aligned workspace start
   size_t total = 0;                                      // bytes the caller must provide, alignment slack included

@@ -43,6 +43,11 @@ const KernelOps& fprop_bf16_64();
 const KernelOps& fprop_tf32_128();   // 128x128x32, 3 stages, warps 64x64x32
 const KernelOps& fprop_f16_fixed4();   // C == 4 exactly (fixed-channel iterators): 128x64x64, 3 stages, warps 64x32x64
 const KernelOps& fprop_bf16_fixed4();
+// Over a space-to-depth copy (s2d_staging.h; C a multiple of 4, stride 1, no padding; few-channel iterators,
+// GEMM-K over (r, s, c) together): 16-bit 128x64x64 3 stages, warps 64x32x64; TF32 128x64x32 4 stages.
+const KernelOps& fprop_f16_few();
+const KernelOps& fprop_bf16_few();
+const KernelOps& fprop_tf32_few();
 const KernelOps& dgrad_f16_unity();  // stride 1: 128x128x64, 3 stages
 const KernelOps& dgrad_bf16_unity();
 const KernelOps& dgrad_tf32_unity();  // 128x128x32, 3 stages

@@ -25,7 +25,10 @@ namespace fd::cuda::conv::sm80 {
 // fprop_fixed4: the forward with exactly C = 4 channels (fewer are zero-padded to 4): CUTLASS's fixed-channel
 // iterators load one 8-byte vector per filter tap and fold 16 taps into a 64-deep GEMM-K tile, where the
 // kOptimized iterators would spend a whole K tile (64 channels) on each tap.
-enum class Op { fprop, fprop_fixed4, dgrad_unity, dgrad_strided, wgrad };
+// fprop_few: the forward over a space-to-depth copy (s2d_staging.h: C a multiple of 4, stride 1, no padding): the
+// few-channel iterators run the GEMM-K over (r, s, c) together in 4-element accesses (8 bytes for 16-bit data, 16
+// for TF32), so the stem's 4 x 4 x 12 taps fill three 64-deep (six 32-deep) K tiles exactly.
+enum class Op { fprop, fprop_fixed4, fprop_few, dgrad_unity, dgrad_strided, wgrad };
 
 namespace detail {
 
@@ -50,6 +53,14 @@ struct KernelOf<Op::fprop_fixed4, T, TC, TB, WS, IS, Epi, Stages, OC> {
       T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
       cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
       cc::IteratorAlgorithm::kFixedChannels, cc::StrideSupport::kStrided, 4, 4>::Kernel;  // 4-element accesses
+};
+
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::fprop_few, T, TC, TB, WS, IS, Epi, Stages, OC> {
+  using type = typename cc::kernel::DefaultConv2dFprop<
+      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
+      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
+      cc::IteratorAlgorithm::kFewChannels, cc::StrideSupport::kStrided, 4, 4>::Kernel;  // 4-element accesses
 };
 
 template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
