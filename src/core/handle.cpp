@@ -11,7 +11,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "cuda/conv/aux_streams.h"
+#include "cuda/common/aux_streams.h"
 #include "cuda/conv/fft_plans.h"
 #endif
 
@@ -67,7 +67,7 @@ cudnnContext::~cudnnContext() {
   if (scratch != nullptr) (void)cudaFree(scratch);
   if (cublas != nullptr) (void)cublasDestroy(static_cast<cublasHandle_t>(cublas));
   fd::cuda::conv::destroy_fft_plans(fft_plans);
-  fd::cuda::conv::destroy_aux_streams(aux_streams);
+  fd::cuda::destroy_aux_streams(aux_streams);
 #endif
 }
 

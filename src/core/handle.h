@@ -38,7 +38,7 @@ struct cudnnContext : fd::Checked<0x48414E44u> {
   // first use (workspace query, Find, or a call); destroyed here after its plans' last runs.
   void* fft_plans = nullptr;
   // CUDA backend: auxiliary streams and fork/join events for calls that run independent kernels side by side (the
-  // batch-split cuda:cutlass_sm90_wgrad; src/cuda/conv/aux_streams.h), created on first use; destroyed here.
+  // batch-split cuda:cutlass_sm90_wgrad; src/cuda/common/aux_streams.h), created on first use; destroyed here.
   void* aux_streams = nullptr;
 
   cudnnContext() = default;

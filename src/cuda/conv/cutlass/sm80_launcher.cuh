@@ -47,21 +47,22 @@ struct KernelOf<Op::fprop, T, TC, TB, WS, IS, Epi, Stages, OC> {
       cc::IteratorAlgorithm::kOptimized, cc::StrideSupport::kUnity>::Kernel;  // kUnity: the output is dense
 };
 
-template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
-struct KernelOf<Op::fprop_fixed4, T, TC, TB, WS, IS, Epi, Stages, OC> {
+// The fixed- and few-channel forwards: 4-element accesses of A and B, any stride.
+template <cc::IteratorAlgorithm Alg, class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct NarrowFprop {
   using type = typename cc::kernel::DefaultConv2dFprop<
       T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
-      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
-      cc::IteratorAlgorithm::kFixedChannels, cc::StrideSupport::kStrided, 4, 4>::Kernel;  // 4-element accesses
+      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd, Alg,
+      cc::StrideSupport::kStrided, 4, 4>::Kernel;
 };
 
 template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
-struct KernelOf<Op::fprop_few, T, TC, TB, WS, IS, Epi, Stages, OC> {
-  using type = typename cc::kernel::DefaultConv2dFprop<
-      T, Nhwc, T, Nhwc, TC, Nhwc, float, OC, cutlass::arch::Sm80, TB, WS, IS, Epi,
-      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<4>, Stages, cutlass::arch::OpMultiplyAdd,
-      cc::IteratorAlgorithm::kFewChannels, cc::StrideSupport::kStrided, 4, 4>::Kernel;  // 4-element accesses
-};
+struct KernelOf<Op::fprop_fixed4, T, TC, TB, WS, IS, Epi, Stages, OC>
+    : NarrowFprop<cc::IteratorAlgorithm::kFixedChannels, T, TC, TB, WS, IS, Epi, Stages, OC> {};
+
+template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
+struct KernelOf<Op::fprop_few, T, TC, TB, WS, IS, Epi, Stages, OC>
+    : NarrowFprop<cc::IteratorAlgorithm::kFewChannels, T, TC, TB, WS, IS, Epi, Stages, OC> {};
 
 template <class T, class TC, class TB, class WS, class IS, class Epi, int Stages, class OC>
 struct KernelOf<Op::dgrad_unity, T, TC, TB, WS, IS, Epi, Stages, OC> {

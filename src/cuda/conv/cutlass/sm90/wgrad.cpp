@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/env.h"
-#include "cuda/conv/aux_streams.h"
+#include "cuda/common/aux_streams.h"
 #include "cuda/conv/cutlass/sm90/wgrad_split.h"
 #include "cuda/conv/cutlass/sm90/wgrad_tf32.h"
 

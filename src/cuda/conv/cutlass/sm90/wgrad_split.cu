@@ -15,7 +15,7 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
-#include "cuda/conv/aux_streams.h"
+#include "cuda/common/aux_streams.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 

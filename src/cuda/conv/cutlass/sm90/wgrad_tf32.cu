@@ -14,7 +14,7 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
-#include "cuda/conv/aux_streams.h"
+#include "cuda/common/aux_streams.h"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/cutlass/sm90/wgrad_split.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-#include "cuda/conv/aux_streams.h"
+#include "cuda/common/aux_streams.h"
 
 #include <atomic>
 #include <mutex>
@@ -8,7 +8,7 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 
-namespace fd::cuda::conv {
+namespace fd::cuda {
 
 // Fixed arrays: a stream handed out is never moved by a later growth (a query on another thread may grow the pool
 // while a call uses it); `ready` counts the streams and done events that exist.
@@ -116,4 +116,4 @@ void destroy_aux_streams(void* pool) {
   delete a;
 }
 
-}  // namespace fd::cuda::conv
+}  // namespace fd::cuda

@@ -21,7 +21,7 @@
 
 struct cudnnContext;
 
-namespace fd::cuda::conv {
+namespace fd::cuda {
 
 constexpr int kMaxAuxStreams = 31;
 
@@ -40,4 +40,4 @@ cudnnStatus_t aux_join(cudnnContext* h, AuxStreams& a, int count);
 // streams completes first (CUDA releases a busy stream or event when its work is done); nothing waits here.
 void destroy_aux_streams(void* pool);
 
-}  // namespace fd::cuda::conv
+}  // namespace fd::cuda
