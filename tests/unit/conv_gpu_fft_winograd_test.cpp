@@ -140,17 +140,30 @@ TEST(ConvGpuFft, EveryDirectionAgainstReference) {
   check_shapes("cuda:fft", fft_algos(), {shapes[0], shapes[3]}, {CUDNN_DATA_BFLOAT16});
 }
 
-TEST(ConvGpuWinograd, EveryDirectionAgainstReference) {
-  SKIP_UNLESS_GPU();
+void check_winograd_shapes() {
   const std::vector<Shape> shapes = {
       {"3x3p1", 2, 3, 4, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"odd_out", 1, 5, 3, 1, {5, 8}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
       {"groups2", 2, 4, 6, 2, {4, 5}, {3, 3}, {1, 0}, {1, 1}, {1, 1}},
       {"pad3", 1, 2, 3, 1, {3, 4}, {3, 3}, {3, 2}, {1, 1}, {1, 1}},
-      {"larger", 3, 16, 8, 1, {17, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"larger", 3, 16, 8, 1, {17, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},  // partial 4x4 and 2x2 tiles
   };
   check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
   check_shapes("cuda:winograd", winograd_algos(), {shapes[0], shapes[2]}, {CUDNN_DATA_DOUBLE, CUDNN_DATA_BFLOAT16});
+}
+
+// The default F(4x4, 3x3).
+TEST(ConvGpuWinograd, EveryDirectionAgainstReference) {
+  SKIP_UNLESS_GPU();
+  check_winograd_shapes();
+}
+
+// F(2x2, 3x3) (FREEDNN_WINOGRAD_TILE=2, read once per process: run alone, as ctest does, this test reaches it;
+// after other Winograd calls in one process it checks the default again).
+TEST(ConvGpuWinograd, TileTwoAgainstReference) {
+  SKIP_UNLESS_GPU();
+  ft::ScopedEnv tile("FREEDNN_WINOGRAD_TILE", "2");
+  check_winograd_shapes();
 }
 
 // The workspace query and the call agree: one byte less than the query is refused.

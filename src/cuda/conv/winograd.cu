@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:winograd: 2-D 3x3 stride-1 convolutions by Winograd's minimal filtering F(2x2, 3x3), in three kernels and
-// 16 batched GEMMs (one per point of the 4x4 transformed tile), over a chunk of images at a time:
+// cuda:winograd: 2-D 3x3 stride-1 convolutions by Winograd's minimal filtering F(m x m, 3x3), m = 4 (36 points
+// per 4x4 output tile: 4x fewer products than direct) or, with FREEDNN_WINOGRAD_TILE=2, m = 2 (16 points per 2x2
+// tile: 2.25x), in three kernels and a*a batched GEMMs (a = m + 2, one per point of the transformed tile), over a
+// chunk of images at a time:
 //   filter   U[e][co][ci]  = (G g G^T)[e]                         (once per call)
-//   input    V[e][c][t]    = (B^T d_t B)[e]                       d_t: the 4x4 input patch of 2x2 output tile t
-//   GEMM     M[e][k][t]    = sum_c U[e][k][c] V[e][c][t]          cublasGemmStridedBatchedEx, batch 16 (per group)
+//   input    V[e][c][t]    = (B^T d_t B)[e]                       d_t: the a x a input patch of m x m output tile t
+//   GEMM     M[e][k][t]    = sum_c U[e][k][c] V[e][c][t]          cublasGemmStridedBatchedEx, batch a*a (per group)
 //   output   y tile t      = A^T M_t A, with alpha/beta or the fused bias + activation epilogue
+// F(4x4) also moves 1.78x fewer bytes of transformed tiles (V and M: 2.25x the input / output size against 4x),
+// which bound the F(2x2) version (run 11: FMA 3x3 at 56x56 0.40 ms, NVIDIA's FFT_TILING 0.23). Its transform
+// coefficients (up to 8, and 1/24) cost some float accuracy: errors of a few 1e-6 of the output's size.
 // Backward data is the same computation (a stride-1 3x3 backward data is a forward convolution of dy with the
 // filter transposed (k <-> c) and rotated by 180 degrees, padding 2 - p; negative padding is an offset).
-// Backward filter transposes the forward tile product: with Z_t = A dy_t A^T (the 2x2 dy tile lifted to 4x4),
-//   P[e][k][c] = sum over tiles t of Z_t[e] V_t[e]   (16 GEMMs over the tiles, accumulated chunk after chunk)
+// Backward filter transposes the forward tile product: with Z_t = A dy_t A^T (the m x m dy tile lifted to a x a),
+//   P[e][k][c] = sum over tiles t of Z_t[e] V_t[e]   (a*a GEMMs over the tiles, accumulated chunk after chunk)
 //   dw[k][c]   = G^T P[k][c] G.
 // Transforms and GEMM sums are in float (double for DOUBLE data); half/bf16 are widened when read. Float data use
 // TF32 in the GEMMs only when the math type allows it (as cuda:im2col_gemm). Any layout (strided reads), groups
@@ -24,6 +29,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cublas_util.h"
 #include "cuda/common/cuda_util.h"
@@ -58,6 +64,13 @@ struct Shape {
   bool transpose = false, rot = false;
 };
 
+// The output tile m (FREEDNN_WINOGRAD_TILE=2|4, read once: the workspace query and the call must agree).
+int tile_m() {
+  static const int m = fd::env_int("FREEDNN_WINOGRAD_TILE", 4) == 2 ? 2 : 4;
+  return m;
+}
+int points() { return (tile_m() + 2) * (tile_m() + 2); }  // a * a
+
 Shape shape(const ConvProblem& p) {
   Shape s;
   const bool flip = p.mode == CUDNN_CONVOLUTION;
@@ -72,8 +85,8 @@ Shape shape(const ConvProblem& p) {
     s.pad_h = p.ph, s.pad_w = p.pw;
     s.rot = flip;
   }
-  s.th = (s.hout + 1) / 2;
-  s.tw = (s.wout + 1) / 2;
+  s.th = (s.hout + tile_m() - 1) / tile_m();
+  s.tw = (s.wout + tile_m() - 1) / tile_m();
   return s;
 }
 
@@ -87,155 +100,256 @@ Layout layout(const ConvProblem& p) {
   const Shape s = shape(p);
   const size_t e = compute_size(p);
   const int64_t tiles = s.th * s.tw;
-  const size_t per_image = 16 * static_cast<size_t>((s.cin + s.cout) * tiles) * e;
+  const auto pts = static_cast<size_t>(points());
+  const size_t per_image = pts * static_cast<size_t>((s.cin + s.cout) * tiles) * e;
   Layout l;
   l.chunk = static_cast<int64_t>(kChunkBudget / std::max<size_t>(per_image, 1));
   l.chunk = std::min<int64_t>(l.chunk, INT_MAX / std::max<int64_t>(tiles, 1));
   l.chunk = std::max<int64_t>(1, std::min<int64_t>(l.chunk, p.mb));
   const auto T = static_cast<size_t>(l.chunk * tiles);
   l.u = 0;
-  l.v = align_up(16 * static_cast<size_t>(s.cout * s.cin_g) * e);
-  l.m = l.v + align_up(16 * static_cast<size_t>(s.cin) * T * e);
-  l.total = kAlign + l.m + align_up(16 * static_cast<size_t>(s.cout) * T * e);
+  l.v = align_up(pts * static_cast<size_t>(s.cout * s.cin_g) * e);
+  l.m = l.v + align_up(pts * static_cast<size_t>(s.cin) * T * e);
+  l.total = kAlign + l.m + align_up(pts * static_cast<size_t>(s.cout) * T * e);
   return l;
 }
 
 // --- kernels (grid-stride loops) ------------------------------------------------------------------------------
 
+// The transform matrices of F(m x m, 3x3) (Lavin and Gray's): B^T (a x a), G (a x 3), A^T (m x a). Used in fully
+// unrolled loops, so every coefficient is a constant and madd drops the zeros and the +-1 products.
+template <int M>
+struct Wino;
+template <>
+struct Wino<2> {
+  __host__ __device__ static constexpr double bt(int i, int j) {
+    constexpr double v[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+    return v[i][j];
+  }
+  __host__ __device__ static constexpr double g(int i, int j) {
+    constexpr double v[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    return v[i][j];
+  }
+  __host__ __device__ static constexpr double at(int i, int j) {
+    constexpr double v[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+    return v[i][j];
+  }
+};
+template <>
+struct Wino<4> {
+  __host__ __device__ static constexpr double bt(int i, int j) {
+    constexpr double v[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+                                {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+    return v[i][j];
+  }
+  __host__ __device__ static constexpr double g(int i, int j) {
+    constexpr double v[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+    return v[i][j];
+  }
+  __host__ __device__ static constexpr double at(int i, int j) {
+    constexpr double v[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+    return v[i][j];
+  }
+};
+
+// acc += c * v for a constant c: nothing for 0, an add or subtract for +-1.
+template <class E>
+__device__ __forceinline__ void madd(E& acc, double c, E v) {
+  if (c == 0.0) return;
+  if (c == 1.0) {
+    acc += v;
+  } else if (c == -1.0) {
+    acc -= v;
+  } else {
+    acc += static_cast<E>(c) * v;
+  }
+}
+
 // U[e][co][ci] = (G g G^T)[e], g the 3x3 filter of (co, ci): w[co][ci] or, transposed, w[k][c] with
 // k = group * cin_g + ci and c = co % cout_g; read rotated by 180 degrees when `rot`.
-template <class S, class E>
+template <int M, class S, class E>
 __global__ void filter_transform_kernel(View5 wv, const S* w, int64_t cout, int64_t cin_g, int64_t cout_g,
                                         bool transpose, bool rot, E* U) {
+  constexpr int A = M + 2;
+  using W = Wino<M>;
   const int64_t total = cout * cin_g;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t co = i / cin_g, ci = i % cin_g;
     int64_t wk = co, wc = ci;
     if (transpose) wk = (co / cout_g) * cin_g + ci, wc = co % cout_g;
     E g[3][3];
+#pragma unroll
     for (int a = 0; a < 3; ++a)
+#pragma unroll
       for (int b = 0; b < 3; ++b) g[a][b] = load_as<E>(w, wv.at(wk, wc, 0, rot ? 2 - a : a, rot ? 2 - b : b));
-    E t[4][3];
-    for (int j = 0; j < 3; ++j) {
-      t[0][j] = g[0][j];
-      t[1][j] = (g[0][j] + g[1][j] + g[2][j]) * E(0.5);
-      t[2][j] = (g[0][j] - g[1][j] + g[2][j]) * E(0.5);
-      t[3][j] = g[2][j];
-    }
-    for (int r = 0; r < 4; ++r) {
-      const E u[4] = {t[r][0], (t[r][0] + t[r][1] + t[r][2]) * E(0.5), (t[r][0] - t[r][1] + t[r][2]) * E(0.5),
-                      t[r][2]};
-      for (int c = 0; c < 4; ++c) U[(r * 4 + c) * total + i] = u[c];
-    }
+    E t[A][3];
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        t[r][j] = E(0);
+#pragma unroll
+        for (int k = 0; k < 3; ++k) madd(t[r][j], W::g(r, k), g[k][j]);
+      }
+#pragma unroll
+    for (int r = 0; r < A; ++r)
+#pragma unroll
+      for (int c = 0; c < A; ++c) {
+        E u = E(0);
+#pragma unroll
+        for (int k = 0; k < 3; ++k) madd(u, W::g(c, k), t[r][k]);
+        U[(r * A + c) * total + i] = u;
+      }
   }
 }
 
-// V[e][c][t] = (B^T d B)[e] for the 4x4 patch d at (2 ty - pad_h, 2 tx - pad_w) of image n0 + img (0 outside).
-template <class S, class E>
+// V[e][c][t] = (B^T d B)[e] for the a x a patch d at (m ty - pad_h, m tx - pad_w) of image n0 + img (0 outside).
+template <int M, class S, class E>
 __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t cin, int64_t hin, int64_t win,
                                        int64_t pad_h, int64_t pad_w, int64_t th, int64_t tw, int64_t T, E* V) {
+  constexpr int A = M + 2;
+  using W = Wino<M>;
   const int64_t total = cin * T;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t t = i % T, c = i / T;
     const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
-    const int64_t h0 = ty * 2 - pad_h, w0 = tx * 2 - pad_w;
-    E d[4][4];
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b) {
+    const int64_t h0 = ty * M - pad_h, w0 = tx * M - pad_w;
+    E d[A][A];
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
         const int64_t hh = h0 + a, ww = w0 + b;
         d[a][b] = hh >= 0 && hh < hin && ww >= 0 && ww < win ? load_as<E>(in, v.at(n, c, 0, hh, ww)) : E(0);
       }
-    E r[4][4];
-    for (int b = 0; b < 4; ++b) {
-      r[0][b] = d[0][b] - d[2][b];
-      r[1][b] = d[1][b] + d[2][b];
-      r[2][b] = d[2][b] - d[1][b];
-      r[3][b] = d[1][b] - d[3][b];
-    }
-    for (int a = 0; a < 4; ++a) {
-      const E o[4] = {r[a][0] - r[a][2], r[a][1] + r[a][2], r[a][2] - r[a][1], r[a][1] - r[a][3]};
-      for (int b = 0; b < 4; ++b) V[((a * 4 + b) * cin + c) * T + t] = o[b];
-    }
+    E r[A][A];
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        r[a][b] = E(0);
+#pragma unroll
+        for (int k = 0; k < A; ++k) madd(r[a][b], W::bt(a, k), d[k][b]);
+      }
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        E o = E(0);
+#pragma unroll
+        for (int k = 0; k < A; ++k) madd(o, W::bt(b, k), r[a][k]);
+        V[((a * A + b) * cin + c) * T + t] = o;
+      }
   }
 }
 
-// Output tile t of channel k: A^T M A (2x2), written where inside hout x wout.
-template <class S, class E>
-__global__ void output_transform_kernel(const E* M, int64_t n0, int64_t cout, int64_t hout, int64_t wout, int64_t th,
+// Output tile t of channel k: A^T M A (m x m), written where inside hout x wout.
+template <int M, class S, class E>
+__global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, int64_t hout, int64_t wout, int64_t th,
                                         int64_t tw, int64_t T, View5 ov, S* out, E alpha, E beta, FusedDev f) {
+  constexpr int A = M + 2;
+  using W = Wino<M>;
   const int64_t total = cout * T;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t t = i % T, k = i / T;
     const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
-    E m[4][4];
-    for (int e = 0; e < 16; ++e) m[e / 4][e % 4] = M[(e * cout + k) * T + t];
-    E r[2][4];
-    for (int b = 0; b < 4; ++b) {
-      r[0][b] = m[0][b] + m[1][b] + m[2][b];
-      r[1][b] = m[1][b] - m[2][b] - m[3][b];
-    }
-    for (int a = 0; a < 2; ++a) {
-      const E y[2] = {r[a][0] + r[a][1] + r[a][2], r[a][1] - r[a][2] - r[a][3]};
-      for (int b = 0; b < 2; ++b) {
-        const int64_t oh = ty * 2 + a, ow = tx * 2 + b;
-        if (oh < hout && ow < wout) write_out<S, E>(out, ov.at(n, k, 0, oh, ow), y[b], alpha, beta, f, n, k, 0, oh, ow);
+    E m[A][A];
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) m[e / A][e % A] = Mt[(e * cout + k) * T + t];
+    E r[M][A];
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        r[a][b] = E(0);
+#pragma unroll
+        for (int q = 0; q < A; ++q) madd(r[a][b], W::at(a, q), m[q][b]);
       }
-    }
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int b = 0; b < M; ++b) {
+        E y = E(0);
+#pragma unroll
+        for (int q = 0; q < A; ++q) madd(y, W::at(b, q), r[a][q]);
+        const int64_t oh = ty * M + a, ow = tx * M + b;
+        if (oh < hout && ow < wout) write_out<S, E>(out, ov.at(n, k, 0, oh, ow), y, alpha, beta, f, n, k, 0, oh, ow);
+      }
   }
 }
 
-// Z[e][k][t] = (A dy_t A^T)[e] for the 2x2 dy tile t of channel k (0 outside hout x wout).
-template <class S, class E>
+// Z[e][k][t] = (A dy_t A^T)[e] for the m x m dy tile t of channel k (0 outside hout x wout).
+template <int M, class S, class E>
 __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t cout, int64_t hout, int64_t wout,
                                     int64_t th, int64_t tw, int64_t T, E* Z) {
+  constexpr int A = M + 2;
+  using W = Wino<M>;
   const int64_t total = cout * T;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t t = i % T, k = i / T;
     const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
-    E d[2][2];
-    for (int a = 0; a < 2; ++a)
-      for (int b = 0; b < 2; ++b) {
-        const int64_t oh = ty * 2 + a, ow = tx * 2 + b;
+    E d[M][M];
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int b = 0; b < M; ++b) {
+        const int64_t oh = ty * M + a, ow = tx * M + b;
         d[a][b] = oh < hout && ow < wout ? load_as<E>(dy, v.at(n, k, 0, oh, ow)) : E(0);
       }
-    E r[4][2];
-    for (int b = 0; b < 2; ++b) {
-      r[0][b] = d[0][b];
-      r[1][b] = d[0][b] + d[1][b];
-      r[2][b] = d[0][b] - d[1][b];
-      r[3][b] = -d[1][b];
-    }
-    for (int a = 0; a < 4; ++a) {
-      const E z[4] = {r[a][0], r[a][0] + r[a][1], r[a][0] - r[a][1], -r[a][1]};
-      for (int b = 0; b < 4; ++b) Z[((a * 4 + b) * cout + k) * T + t] = z[b];
-    }
+    E r[A][M];  // A dy, with A = (A^T)^T
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < M; ++b) {
+        r[a][b] = E(0);
+#pragma unroll
+        for (int q = 0; q < M; ++q) madd(r[a][b], W::at(q, a), d[q][b]);
+      }
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        E z = E(0);
+#pragma unroll
+        for (int q = 0; q < M; ++q) madd(z, W::at(q, b), r[a][q]);
+        Z[((a * A + b) * cout + k) * T + t] = z;
+      }
   }
 }
 
 // dw[k][c] = G^T P[k][c] G (3x3), flipped back for CUDNN_CONVOLUTION, blended into w.
-template <class S, class E>
+template <int M, class S, class E>
 __global__ void filter_grad_kernel(const E* P, int64_t cout, int64_t cin_g, bool flip, View5 wv, S* w, E alpha,
                                    E beta) {
+  constexpr int A = M + 2;
+  using W = Wino<M>;
   const int64_t total = cout * cin_g;
   const FusedDev none;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t k = i / cin_g, c = i % cin_g;
-    E q[4][4];
-    for (int e = 0; e < 16; ++e) q[e / 4][e % 4] = P[e * total + i];
-    E s[3][4];
-    for (int b = 0; b < 4; ++b) {
-      s[0][b] = q[0][b] + (q[1][b] + q[2][b]) * E(0.5);
-      s[1][b] = (q[1][b] - q[2][b]) * E(0.5);
-      s[2][b] = (q[1][b] + q[2][b]) * E(0.5) + q[3][b];
-    }
-    for (int a = 0; a < 3; ++a) {
-      const E o[3] = {s[a][0] + (s[a][1] + s[a][2]) * E(0.5), (s[a][1] - s[a][2]) * E(0.5),
-                      (s[a][1] + s[a][2]) * E(0.5) + s[a][3]};
-      for (int b = 0; b < 3; ++b) {
-        const int fa = flip ? 2 - a : a, fb = flip ? 2 - b : b;
-        write_out<S, E>(w, wv.at(k, c, 0, fa, fb), o[b], alpha, beta, none, k, c, 0, fa, fb);
+    E q[A][A];
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) q[e / A][e % A] = P[e * total + i];
+    E s[3][A];  // G^T q
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        s[a][b] = E(0);
+#pragma unroll
+        for (int r = 0; r < A; ++r) madd(s[a][b], W::g(r, a), q[r][b]);
       }
-    }
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+      for (int b = 0; b < 3; ++b) {
+        E o = E(0);
+#pragma unroll
+        for (int r = 0; r < A; ++r) madd(o, W::g(r, b), s[a][r]);
+        const int fa = flip ? 2 - a : a, fb = flip ? 2 - b : b;
+        write_out<S, E>(w, wv.at(k, c, 0, fa, fb), o, alpha, beta, none, k, c, 0, fa, fb);
+      }
   }
 }
 
@@ -245,7 +359,8 @@ struct Gemm {
   cublasHandle_t cb;
   cudaDataType_t type;
   cublasComputeType_t ct;
-  // Column-major C (m x n) = op(A) op(B) + beta C, batched over the 16 tile points.
+  int batch;  // the a * a tile points
+  // Column-major C (m x n) = op(A) op(B) + beta C, batched over the tile points.
   template <class E>
   cudnnStatus_t operator()(cublasOperation_t ta, int64_t m, int64_t n, int64_t k, const E* A, int64_t lda, int64_t sa,
                            const E* B, int64_t ldb, int64_t sb, E beta, E* C, int64_t ldc, int64_t sc) const {
@@ -253,12 +368,12 @@ struct Gemm {
     FD_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cb, ta, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n),
                                                static_cast<int>(k), &one, A, type, static_cast<int>(lda), sa, B, type,
                                                static_cast<int>(ldb), sb, &beta, C, type, static_cast<int>(ldc), sc,
-                                               16, ct, CUBLAS_GEMM_DEFAULT));
+                                               batch, ct, CUBLAS_GEMM_DEFAULT));
     return CUDNN_STATUS_SUCCESS;
   }
 };
 
-template <class S>
+template <int Mt, class S>
 cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   using E = ComputeOf<S>;
   cudnnContext* h = a.handle;
@@ -279,6 +394,7 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   const bool dbl = std::is_same_v<E, double>;
   gemm.type = dbl ? CUDA_R_64F : CUDA_R_32F;
   gemm.ct = dbl ? CUBLAS_COMPUTE_64F : tf32_allowed(p) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  gemm.batch = (Mt + 2) * (Mt + 2);
   auto grid = [&](int64_t n) { return grid_size(n, kBlock, dev); };
   const E alpha = static_cast<E>(a.alpha), beta = static_cast<E>(a.beta);
   const View5 xv = view5(*p.x), yv = view5(*p.y), wv = view5(p.w->as_tensor);
@@ -290,20 +406,20 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
     const View5 iv = fwd ? xv : yv, ov = fwd ? yv : xv;
     const S* in = static_cast<const S*>(a.in);
     S* out = static_cast<S*>(a.out);
-    filter_transform_kernel<S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(
+    filter_transform_kernel<Mt, S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(
         wv, static_cast<const S*>(a.in2), s.cout, cin_g, cout_g, s.transpose, s.rot, U);
     FD_CUDA_LAUNCHED();
     const FusedDev f = fwd ? fused_dev(a.fused) : FusedDev{};
     for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
       const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
-      input_transform_kernel<S, E><<<grid(s.cin * T), kBlock, 0, st>>>(iv, in, n0, s.cin, s.hin, s.win, s.pad_h,
+      input_transform_kernel<Mt, S, E><<<grid(s.cin * T), kBlock, 0, st>>>(iv, in, n0, s.cin, s.hin, s.win, s.pad_h,
                                                                        s.pad_w, s.th, s.tw, T, V);
       FD_CUDA_LAUNCHED();
       // M_e (T x cout_g, per group) = V_e (T x cin_g) * U_e (cin_g x cout_g)
       for (int64_t g = 0; g < G; ++g)
         FD_TRY(gemm(CUBLAS_OP_N, T, cout_g, cin_g, V + g * cin_g * T, T, s.cin * T, U + g * cout_g * cin_g, cin_g,
                     s.cout * cin_g, E(0), M + g * cout_g * T, T, s.cout * T));
-      output_transform_kernel<S, E><<<grid(s.cout * T), kBlock, 0, st>>>(M, n0, s.cout, s.hout, s.wout, s.th, s.tw,
+      output_transform_kernel<Mt, S, E><<<grid(s.cout * T), kBlock, 0, st>>>(M, n0, s.cout, s.hout, s.wout, s.th, s.tw,
                                                                          T, ov, out, alpha, beta, f);
       FD_CUDA_LAUNCHED();
     }
@@ -312,10 +428,10 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   // backward filter: s is the forward shape (x in, dy = the output tiles)
   for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
     const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
-    input_transform_kernel<S, E><<<grid(s.cin * T), kBlock, 0, st>>>(xv, static_cast<const S*>(a.in), n0, s.cin, s.hin,
+    input_transform_kernel<Mt, S, E><<<grid(s.cin * T), kBlock, 0, st>>>(xv, static_cast<const S*>(a.in), n0, s.cin, s.hin,
                                                                      s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
     FD_CUDA_LAUNCHED();
-    dy_transform_kernel<S, E><<<grid(s.cout * T), kBlock, 0, st>>>(yv, static_cast<const S*>(a.in2), n0, s.cout,
+    dy_transform_kernel<Mt, S, E><<<grid(s.cout * T), kBlock, 0, st>>>(yv, static_cast<const S*>(a.in2), n0, s.cout,
                                                                    s.hout, s.wout, s.th, s.tw, T, M);
     FD_CUDA_LAUNCHED();
     // P_e (cin_g x cout_g, per group) (+)= V_e^T (cin_g x T) * Z_e (T x cout_g)
@@ -323,7 +439,7 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
       FD_TRY(gemm(CUBLAS_OP_T, cin_g, cout_g, T, V + g * cin_g * T, T, s.cin * T, M + g * cout_g * T, T, s.cout * T,
                   E(n0 == 0 ? 0 : 1), U + g * cout_g * cin_g, cin_g, s.cout * cin_g));
   }
-  filter_grad_kernel<S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(U, s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv,
+  filter_grad_kernel<Mt, S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(U, s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv,
                                                                     static_cast<S*>(a.out), alpha, beta);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
@@ -346,10 +462,10 @@ class Winograd final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     using V = fd::conv::Verdict;
-    if (p.nsp != 2) return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(2x2,3x3) is 2-D only"};
-    if (p.kh != 3 || p.kw != 3) return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(2x2,3x3) needs a 3x3 filter"};
+    if (p.nsp != 2) return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(m x m, 3x3) is 2-D only"};
+    if (p.kh != 3 || p.kw != 3) return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(m x m, 3x3) needs a 3x3 filter"};
     if (p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1)
-      return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(2x2,3x3) needs stride 1 and dilation 1"};
+      return V{CUDNN_STATUS_NOT_SUPPORTED, "Winograd F(m x m, 3x3) needs stride 1 and dilation 1"};
     const bool floatish = p.xdt == CUDNN_DATA_FLOAT || p.xdt == CUDNN_DATA_DOUBLE || p.xdt == CUDNN_DATA_HALF ||
                           p.xdt == CUDNN_DATA_BFLOAT16;
     if (!floatish || p.wdt != p.xdt || p.ydt != p.xdt)
@@ -371,15 +487,19 @@ class Winograd final : public fd::conv::ConvImpl {
     const double tiles = static_cast<double>(p.mb * s.th * s.tw);
     const double e = static_cast<double>(compute_size(p));
     // transforms: the input read and V written, M (or Z) written and read, the output written
-    const double bytes = e * (static_cast<double>(p.mb * s.cin * s.hin * s.win) + 16.0 * tiles * (s.cin + 2.0 * s.cout) +
+    const double pts = points(), m = tile_m();
+    const double bytes = e * (static_cast<double>(p.mb * s.cin * s.hin * s.win) + pts * tiles * (s.cin + 2.0 * s.cout) +
                               static_cast<double>(p.mb * s.cout * s.hout * s.wout));
     const double chunks = static_cast<double>((p.mb + l.chunk - 1) / l.chunk);
-    return p.flops() / 2.25 / 150e12 + bytes / 3e12 + chunks * static_cast<double>(2 + p.g) * 4e-6 + 4e-6;
+    const double saving = 9.0 * m * m / pts;  // products of direct over Winograd per output tile: 2.25 or 4
+    return p.flops() / saving / 150e12 + bytes / 3e12 + chunks * static_cast<double>(2 + p.g) * 4e-6 + 4e-6;
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:winograd called without a handle");
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-    const bool known = with_float_storage(p.xdt, [&](auto tag) { st = run_typed<decltype(tag)>(p, a); });
+    const bool known = with_float_storage(p.xdt, [&](auto tag) {
+      st = tile_m() == 2 ? run_typed<2, decltype(tag)>(p, a) : run_typed<4, decltype(tag)>(p, a);
+    });
     FD_CHECK_SUPPORTED(known, "cuda:winograd has no kernels for %s", dtype_short_name(p.xdt));
     return st;
   }
