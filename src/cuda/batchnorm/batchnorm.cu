@@ -71,6 +71,80 @@ Geo make_geo(const NormCall& c) {
 
 __device__ __forceinline__ bool mask_bit(const uint32_t* mask, int64_t i) { return (mask[i >> 5] >> (i & 31)) & 1u; }
 
+// The arithmetic every batch norm kernel shares. nvcc contracts a product into a later add of the same basic block,
+// and what shares a block depends on the kernel the code is inlined into (unrolling, a branch on alpha == 1
+// duplicated or not): one expression could round one way in bn_coop and another in the three-kernel path. So
+// wherever a product meets an add the rounding is spelled out: mul_rn / add_rn (the __f*_rn / __d*_rn intrinsics,
+// never contracted) or fma_rn (one rounding wherever it is inlined).
+template <class C>
+__device__ __forceinline__ C mul_rn(C a, C b) {
+  if constexpr (std::is_same_v<C, double>) return __dmul_rn(a, b);
+  else return __fmul_rn(a, b);
+}
+template <class C>
+__device__ __forceinline__ C add_rn(C a, C b) {
+  if constexpr (std::is_same_v<C, double>) return __dadd_rn(a, b);
+  else return __fadd_rn(a, b);
+}
+template <class C>
+__device__ __forceinline__ C fma_rn(C a, C b, C c) {
+  if constexpr (std::is_same_v<C, double>) return __fma_rn(a, b, c);
+  else return __fmaf_rn(a, b, c);
+}
+
+// 1 / sqrt(var + eps): training, inference, apply_fwd's inline coefficients. The division and the square root are
+// IEEE (nvcc's default -prec-div / -prec-sqrt): correctly rounded, so the same bits in every kernel.
+template <class C>
+__device__ __forceinline__ C bn_inv_std(C var, C eps) {
+  return C(1) / sqrt(add_rn(var, eps));
+}
+
+// Forward coefficients: y = A x + B with A = scale * inv, B = bias - A * mean.
+template <class C>
+__device__ __forceinline__ void bn_fwd_coefs(C scale, C bias, C mean, C inv, C* A, C* B) {
+  const C a = mul_rn(scale, inv);
+  *A = a;
+  *B = fma_rn(-a, mean, bias);
+}
+
+// The forward output of one element before the blend: A x + B (+ z), then the ReLU; pos: its mask bit.
+template <class C>
+__device__ __forceinline__ C bn_fwd_value(C A, C B, C x, bool has_z, C z, bool relu, bool keep_nan, bool* pos) {
+  C r = fma_rn(A, x, B);
+  if (has_z) r += z;
+  *pos = false;
+  if (relu) {
+    *pos = r > C(0);
+    if (!*pos && !(keep_nan && isnan(r))) r = C(0);
+  }
+  return r;
+}
+
+// dx of one element before the blend, from the backward coefficients (finalize_stat) and the masked dy' = d:
+// A (d - Dm - (x - M) I Dx).
+template <class C>
+__device__ __forceinline__ C bn_bwd_value(C A, C M, C Dm, C Dx, C I, C x, C d) {
+  const C xhat = (x - M) * I;
+  return mul_rn(A, fma_rn(-xhat, Dx, d - Dm));
+}
+
+// alpha * v + beta * p[k] stored at p for V elements (p read only when beta != 0): alpha * v rounded, then one fma;
+// every batch norm output but the parameter gradients (blend_store) goes through it.
+template <class S, int V>
+__device__ __forceinline__ void bn_store(S* p, const Comp<S>* v, double alpha, double beta) {
+  using C = Comp<S>;
+  C r[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) r[k] = alpha == 1.0 ? v[k] : mul_rn(static_cast<C>(alpha), v[k]);
+  if (beta != 0.0) {
+    C old[V];
+    load_vec<S, V>(p, old);
+#pragma unroll
+    for (int k = 0; k < V; ++k) r[k] = fma_rn(static_cast<C>(beta), old[k], r[k]);
+  }
+  store_vec<S, V>(p, r);
+}
+
 // Pass 1: per block of (statistics, split of the m reduced elements), the shifted sums
 //   q0 = sum(x - K), q1 = sum((x - K)^2) and, backward, q2 = sum(dy'), q3 = sum(dy' * (x - K)),
 // dy' = dy masked by the ReLU. partial[(q * splits + split) * s + k].
@@ -165,10 +239,11 @@ struct FinalArgs {
   double eps = 0, factor = 0, alpha_param = 1, beta_param = 0;
 };
 
+// bn_store for the parameter gradients (compute-type arrays).
 template <class C>
 __device__ __forceinline__ void blend_store(C* p, int64_t off, C v, double alpha, double beta) {
-  C r = alpha == 1.0 ? v : C(alpha) * v;
-  if (beta != 0.0) r += C(beta) * p[off];
+  C r = alpha == 1.0 ? v : mul_rn(C(alpha), v);
+  if (beta != 0.0) r = fma_rn(C(beta), p[off], r);
   p[off] = r;
 }
 
@@ -190,39 +265,37 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   if (a.dir == 0) {
     mean = a.est_mean[mo];
     var = a.est_var[mo];
-    inv = C(1) / sqrt(var + static_cast<C>(a.eps));
+    inv = bn_inv_std(var, static_cast<C>(a.eps));
   } else if (a.dir == 2 && a.saved_mean != nullptr) {
     mean = a.saved_mean[mo];
     inv = a.saved_inv[mo];
     var = 0;
   } else {
     const C K = shift0();
-    const C d = q[0] * rm;
-    mean = K + d;
-    var = (q[1] - q[0] * d) * rm;
+    const C d = mul_rn(q[0], rm);  // mean - K
+    mean = add_rn(K, d);
+    var = mul_rn(fma_rn(-q[0], d, q[1]), rm);
     if (var < C(0)) var = C(0);
-    inv = C(1) / sqrt(var + static_cast<C>(a.eps));
+    inv = bn_inv_std(var, static_cast<C>(a.eps));
   }
   const C sc = a.scale[po];
   if (a.dir == 2) {
     // shift K of pass 1: the saved mean, or x[0,k,0]
     const C K = a.saved_mean != nullptr ? mean : shift0();
     const C sdy = q[2];
-    const C sdyx = q[3] - (mean - K) * q[2];
-    const C ds = sdyx * inv;
-    co[0] = sc * inv;
+    const C sdyx = fma_rn(K - mean, q[2], q[3]);  // sum dy' (x - mean)
+    const C ds = mul_rn(sdyx, inv);
+    co[0] = mul_rn(sc, inv);
     co[cs] = mean;
-    co[2 * cs] = sdy * rm;
-    co[3 * cs] = ds * rm;
+    co[2 * cs] = mul_rn(sdy, rm);
+    co[3 * cs] = mul_rn(ds, rm);
     co[4 * cs] = inv;
     if (!outputs) return;
     blend_store(a.dscale, po, ds, a.alpha_param, a.beta_param);
     blend_store(a.dbias, po, sdy, a.alpha_param, a.beta_param);
     return;
   }
-  const C A = sc * inv;
-  co[0] = A;
-  co[cs] = a.bias[po] - A * mean;
+  bn_fwd_coefs(sc, a.bias[po], mean, inv, co, co + cs);
   if (a.dir != 1 || !outputs) return;
   if (a.save_mean != nullptr) {
     a.save_mean[mo] = mean;
@@ -230,14 +303,14 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   }
   if (a.running_mean != nullptr) {
     const C unbias = g.m > 1 ? static_cast<C>(g.m) / static_cast<C>(g.m - 1) : C(1);
-    const C uv = var * unbias;
+    const C uv = mul_rn(var, unbias);
     if (a.factor == 1.0) {
       a.running_mean[mo] = mean;
       a.running_var[mo] = uv;
     } else {
       const C f = static_cast<C>(a.factor);
-      a.running_mean[mo] = (C(1) - f) * a.running_mean[mo] + f * mean;
-      a.running_var[mo] = (C(1) - f) * a.running_var[mo] + f * uv;
+      a.running_mean[mo] = fma_rn(f, mean, mul_rn(C(1) - f, a.running_mean[mo]));
+      a.running_var[mo] = fma_rn(f, uv, mul_rn(C(1) - f, a.running_var[mo]));
     }
   }
 }
@@ -360,7 +433,6 @@ __global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S
                                                     const Comp<S>* coef, bool relu, bool keep_nan, uint32_t* mask,
                                                     bool mask_by_offset, double alpha, double beta) {
   using C = Comp<S>;
-  const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; (i & ~int64_t(31)) < g.count; i += stride) {
     bool pos = false;
@@ -370,19 +442,12 @@ __global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S
       const int64_t k = g.inner_div.div(r);
       const int64_t j = r - k * g.inner;
       const int64_t xo = mp.x.off(n, k, j);
-      C v = coef[k] * Storage<S>::load(x, xo) + coef[g.s + k];
-      if (z != nullptr) v += Storage<S>::load(z, mp.z.off(n, k, j));
-      if (relu) {
-        pos = v > C(0);
-        if (!pos && !(keep_nan && isnan(v))) v = C(0);
-      }
+      const C v = bn_fwd_value(coef[k], coef[g.s + k], Storage<S>::load(x, xo), z != nullptr,
+                               z != nullptr ? Storage<S>::load(z, mp.z.off(n, k, j)) : C(0), relu, keep_nan, &pos);
       // mask bits at x's offsets (packed x): set with atomics into the zeroed mask. Only training writes a mask:
       // inference with a fused ReLU has pos set but no reserve space (mask == nullptr).
       if (mask != nullptr && mask_by_offset && pos) atomicOr(mask + (xo >> 5), 1u << (xo & 31));
-      const int64_t yo = mp.y.off(n, k, j);
-      C out = alpha == 1.0 ? v : al * v;
-      if (beta != 0.0) out += be * Storage<S>::load(y, yo);
-      Storage<S>::store(y, yo, out);
+      bn_store<S, 1>(y + mp.y.off(n, k, j), &v, alpha, beta);
     }
     if (mask != nullptr && !mask_by_offset) store_mask(mask, i & ~int64_t(31), pos, g.count);
   }
@@ -393,7 +458,6 @@ __global__ void __launch_bounds__(kBlock) bwd_apply(Geo g, ApplyMaps mp, const S
                                                     const Comp<S>* coef, const uint32_t* mask, bool mask_by_offset,
                                                     double alpha, double beta) {
   using C = Comp<S>;
-  const C al = static_cast<C>(alpha), be = static_cast<C>(beta);
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.count; i += stride) {
     const int64_t n = g.per_n_div.div(i);
@@ -402,18 +466,10 @@ __global__ void __launch_bounds__(kBlock) bwd_apply(Geo g, ApplyMaps mp, const S
     const int64_t j = r - k * g.inner;
     C d = Storage<S>::load(dy, mp.z.off(n, k, j));
     if (mask != nullptr && !mask_bit(mask, mask_by_offset ? mp.x.off(n, k, j) : i)) d = C(0);
-    if (dz != nullptr) {
-      const int64_t zo = mp.dz.off(n, k, j);
-      C out = alpha == 1.0 ? d : al * d;
-      if (beta != 0.0) out += be * Storage<S>::load(dz, zo);
-      Storage<S>::store(dz, zo, out);
-    }
-    const C xhat = (Storage<S>::load(x, mp.x.off(n, k, j)) - coef[g.s + k]) * coef[4 * g.s + k];
-    const C v = coef[k] * (d - coef[2 * g.s + k] - xhat * coef[3 * g.s + k]);
-    const int64_t xo = mp.y.off(n, k, j);
-    C out = alpha == 1.0 ? v : al * v;
-    if (beta != 0.0) out += be * Storage<S>::load(dx, xo);
-    Storage<S>::store(dx, xo, out);
+    if (dz != nullptr) bn_store<S, 1>(dz + mp.dz.off(n, k, j), &d, alpha, beta);
+    const C v = bn_bwd_value(coef[k], coef[g.s + k], coef[2 * g.s + k], coef[3 * g.s + k], coef[4 * g.s + k],
+                             Storage<S>::load(x, mp.x.off(n, k, j)), d);
+    bn_store<S, 1>(dx + mp.y.off(n, k, j), &v, alpha, beta);
   }
 }
 

@@ -116,19 +116,19 @@ __global__ void __launch_bounds__(kBlock) channel_block(FinalArgs<Comp<S>> fa, G
       if (!ok[u]) continue;
       if (!bwd) {
 #pragma unroll
-        for (int t = 0; t < V; ++t) v[u][t] = A * v[u][t] + B;
+        for (int t = 0; t < V; ++t) v[u][t] = fma_rn(A, v[u][t], B);
       } else {
         if (mask != nullptr) {
           const unsigned bits = mask_bits<V>(mask, k * sk + off[u]);
 #pragma unroll
           for (int t = 0; t < V; ++t)
             if (!((bits >> t) & 1u)) d[u][t] = C(0);
-          if (dzk != nullptr) blend_store_vec<S, V>(dzk + off[u], d[u], alpha, beta);
+          if (dzk != nullptr) bn_store<S, V>(dzk + off[u], d[u], alpha, beta);
         }
 #pragma unroll
-        for (int t = 0; t < V; ++t) v[u][t] = A * (d[u][t] - Dm - (v[u][t] - B) * I * Dx);
+        for (int t = 0; t < V; ++t) v[u][t] = bn_bwd_value(A, B, Dm, Dx, I, v[u][t], d[u][t]);
       }
-      blend_store_vec<S, V>(yk + off[u], v[u], alpha, beta);
+      bn_store<S, V>(yk + off[u], v[u], alpha, beta);
     }
   }
 }

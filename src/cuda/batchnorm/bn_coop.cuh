@@ -19,9 +19,10 @@
 //            as the separate kernels do, coefficients through scratch, a second grid barrier;
 //   3. the apply pass over the block's own strip, rows in reverse order (the rows read last in pass 1 are the
 //      likeliest still in L2), 16-byte accesses, z and the ReLU mask bits (forward), the mask and dz (backward),
-//      apply_fwd / apply_bwd's arithmetic.
+//      apply_fwd / apply_bwd's element functions (bn_fwd_value, bn_bwd_value, bn_store).
 // Same bits as the three-kernel path whenever the splits agree (this kernel's resident wave is not below
-// stats_rows_w's, or the size bounds the splits first).
+// stats_rows_w's, or the size bounds the splits first): every formula is a shared function with its roundings
+// explicit (batchnorm.cu), so no kernel's surroundings can contract it differently.
 // Bytes per element (E elements of sizeof(S)): forward x read twice, y written (+ z, + 1/8 byte of mask): 3E moved,
 // the second x read from L2 when x fits there, so DRAM sees 2E; backward x and dy read twice, dx written (+ dz):
 // 5E moved, 3E from DRAM. 7x7x2048 f16 forward (E = 6.4M): 38.5 MB moved, 10.8 us at 85 % of 4.2 TB/s; the DRAM
@@ -185,28 +186,24 @@ __global__ void __launch_bounds__(kBlock, coop_min_blocks(bwd, V)) bn_coop(CoopA
 #pragma unroll
           for (int t = 0; t < V; ++t)
             if (!((mb[u] >> t) & 1u)) d[t] = C(0);
-          if (p.dz != nullptr) blend_store_vec<S, V>(p.dz + off, d, p.alpha, p.beta);
+          if (p.dz != nullptr) bn_store<S, V>(p.dz + off, d, p.alpha, p.beta);
         }
 #pragma unroll
-        for (int t = 0; t < V; ++t) {
-          const C xhat = (raw_elem<S, V>(xv[u], t) - co[1][t]) * co[4][t];
-          v[t] = co[0][t] * (d[t] - co[2][t] - xhat * co[3][t]);
-        }
+        for (int t = 0; t < V; ++t)
+          v[t] = bn_bwd_value(co[0][t], co[1][t], co[2][t], co[3][t], co[4][t], raw_elem<S, V>(xv[u], t), d[t]);
       } else {
         unsigned bits = 0;
+        const bool has_z = p.z != nullptr;
 #pragma unroll
         for (int t = 0; t < V; ++t) {
-          C r = co[0][t] * raw_elem<S, V>(xv[u], t) + co[1][t];
-          if (p.z != nullptr) r += raw_elem<S, V>(ov[u], t);
-          if (p.relu) {
-            if (r > C(0)) bits |= 1u << t;
-            else if (!(p.keep_nan && isnan(r))) r = C(0);
-          }
-          v[t] = r;
+          bool pos;
+          v[t] = bn_fwd_value(co[0][t], co[1][t], raw_elem<S, V>(xv[u], t), has_z,
+                              has_z ? raw_elem<S, V>(ov[u], t) : C(0), p.relu, p.keep_nan, &pos);
+          if (pos) bits |= 1u << t;
         }
         if (p.mask_out != nullptr) put_row_mask<V>(p.mask_out, off, bits, tc);
       }
-      blend_store_vec<S, V>(p.out + off, v, p.alpha, p.beta);
+      bn_store<S, V>(p.out + off, v, p.alpha, p.beta);
     }
   }
 }
@@ -250,13 +247,15 @@ int64_t coop_wave(int rv, bool bwd, int device) {
 }
 
 // Whether the rows plan (rv, cw, rs) of this call may run as bn_coop, before the grid size is known. Knobs:
-// FREEDNN_BN_NO_COOP=1 never (the three-kernel path); FREEDNN_BN_COOP_MAX_MB=n (read at every call, default 40)
-// only where x (+ dy) takes at most n MiB, what stays in the H200's L2 between the two passes (0: never).
+// FREEDNN_BN_NO_COOP=1 never (the three-kernel path); FREEDNN_BN_COOP_MAX_MB=n (read at every call) only where x
+// (+ dy) takes at most n MiB (40: what stays in the H200's L2 between the two passes). Default 0, never: at 40 it
+// gained nothing on the ops batch (run 11: 0.99-1.00x the three kernels' time); on every size the 16-bit backward
+// of 51-103 MB tensors took 0.92-0.94x, to be weighed once its bit identity has run on the GPU.
 bool coop_wanted(int device, const NormCall& c, size_t elem_bytes, int rv, int cw, int64_t rs, bool writes_mask) {
   static const bool off = env_flag("FREEDNN_BN_NO_COOP");
   if (off) return false;
   const bool bwd = c.dir == NormDir::backward;
-  const long long max_mb = env_int("FREEDNN_BN_COOP_MAX_MB", 40);
+  const long long max_mb = env_int("FREEDNN_BN_COOP_MAX_MB", 0);
   const double bytes = double(c.x_desc->element_count()) * double(elem_bytes) * (bwd ? 2.0 : 1.0);
   if (max_mb <= 0 || bytes > double(max_mb) * double(1 << 20)) return false;
   if (!coop_device_ok(device)) return false;

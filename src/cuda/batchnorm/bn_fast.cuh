@@ -188,10 +188,7 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
       coef_load<C, V>(ic.mean, cm.mode, ch, me);
       coef_load<C, V>(ic.var, cm.mode, ch, va);
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        a[k] = a[k] * (C(1) / sqrt(va[k] + ic.eps));
-        b[k] = b[k] - a[k] * me[k];
-      }
+      for (int k = 0; k < V; ++k) bn_fwd_coefs(a[k], b[k], me[k], bn_inv_std(va[k], ic.eps), &a[k], &b[k]);
     } else {
       coef_load<C, V>(coef, cm.mode, ch, a);
       coef_load<C, V>(coef + s, cm.mode, ch, b);
@@ -211,15 +208,11 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
       if (z != nullptr) load_vec<S, V>(z + i * V, zz);
 #pragma unroll
       for (int k = 0; k < V; ++k) {
-        C r = a[k] * v[k] + b[k];
-        if (z != nullptr) r += zz[k];
-        if (relu) {
-          if (r > C(0)) bits |= 1u << k;
-          else if (!(keep_nan && isnan(r))) r = C(0);
-        }
-        v[k] = r;
+        bool pos;
+        v[k] = bn_fwd_value(a[k], b[k], v[k], z != nullptr, z != nullptr ? zz[k] : C(0), relu, keep_nan, &pos);
+        if (pos) bits |= 1u << k;
       }
-      blend_store_vec<S, V>(y + i * V, v, alpha, beta);
+      bn_store<S, V>(y + i * V, v, alpha, beta);
     }
     if (mask != nullptr) put_mask_bits<V>(mask, i * V, bits, valid);
   }
@@ -258,14 +251,11 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
 #pragma unroll
       for (int k = 0; k < V; ++k)
         if (!((bits >> k) & 1u)) d[k] = C(0);
-      if (dz != nullptr) blend_store_vec<S, V>(dz + i * V, d, alpha, beta);
+      if (dz != nullptr) bn_store<S, V>(dz + i * V, d, alpha, beta);
     }
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      const C xhat = (xv[k] - M[k]) * I[k];
-      xv[k] = A[k] * (d[k] - Dm[k] - xhat * Dx[k]);
-    }
-    blend_store_vec<S, V>(dx + i * V, xv, alpha, beta);
+    for (int k = 0; k < V; ++k) xv[k] = bn_bwd_value(A[k], M[k], Dm[k], Dx[k], I[k], xv[k], d[k]);
+    bn_store<S, V>(dx + i * V, xv, alpha, beta);
   }
 }
 
