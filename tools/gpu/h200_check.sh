@@ -5,7 +5,7 @@
 # side with NVIDIA's cuDNN 9 (found in PyTorch's Python packages). Results go to $OUT (or ./gpu-out).
 # Usage: tools/gpu/h200_check.sh [tests|bench|conv|ab|profile|diagnose|sanitize|all]...  (several modes may be
 # given; conv, ab, profile, diagnose and sanitize only when named; ab: tools/gpu/ab_pending.sh; diagnose: ncu's
-# sections for the cases of tools/bench/batches/profile_run10.txt). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
+# sections for the cases of tools/bench/batches/profile_run11.txt). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
 # profile writes per-kernel times (tools/gpu/kernel_times.sh); everything is also archived in gpu-results.tgz.
 # Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
@@ -69,7 +69,7 @@ fi
 if [[ "$modes" == *" diagnose "* ]]; then
   # Why the slowest cases are slow: ncu's speed-of-light, memory, occupancy and stall sections per kernel.
   BENCH=$build/tools/bench/freednn-bench COUNT=6 DETAIL=1 timeout "${DIAGNOSE_TIMEOUT:-240}" tools/gpu/kernel_times.sh \
-    "${DIAGNOSE_BATCH:-tools/bench/batches/profile_run10.txt}" > "$out/diagnose.txt" 2>&1
+    "${DIAGNOSE_BATCH:-tools/bench/batches/profile_run11.txt}" > "$out/diagnose.txt" 2>&1
   echo "diagnose: $(grep -c '^==' "$out/diagnose.txt") cases"
 fi
 if [[ "$modes" == *" sanitize "* ]]; then
