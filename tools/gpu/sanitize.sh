@@ -3,9 +3,10 @@
 # Copyright 2026 The freednn Authors
 # compute-sanitizer over the unit suite on the CUDA backend, one gtest suite at a time, so that the whole suite
 # can be covered across several short GPU calls: each suite gets its own time limit, its log and a line in the
-# summary; suites already in the summary are skipped (run it again with the same OUT to go on; delete a TIMEOUT
-# line to give that suite another try with a larger SUITE_TIMEOUT). The suite can be tried here without a GPU:
-# every GPU test then skips, which checks the listing and the bookkeeping.
+# summary; suites already in the summary are skipped (run it again with the same OUT to go on). A suite that ran
+# past its limit is split on the next call: its tests run one by one, each with its own line ("<tool> Suite.Test
+# ..."), so a long suite is covered across calls too (PER_TEST=1 splits every suite from the start). The suite can
+# be tried here without a GPU: every GPU test then skips, which checks the listing and the bookkeeping.
 # Usage: tools/gpu/sanitize.sh [memcheck|racecheck|synccheck|initcheck]   (default memcheck)
 # Environment: OUT (default ./gpu-out), TESTS (default build/h200/tests/freednn_tests), SUITES (a regex of suite
 # names, default all), SUITE_TIMEOUT (seconds per suite, default 120), BUDGET (seconds for this call, default 480).
@@ -20,22 +21,33 @@ touch "$summary"
 start=$(date +%s)
 extra=()
 [ "$tool" = memcheck ] && extra=(--leak-check no)
-# Suite lines are "Name." (gtest_main's banner and the tests' own output are not).
-suites=$("$tests" --gtest_list_tests | grep -E '^[A-Za-z_][A-Za-z0-9_/]*\.$' | sed 's/\.$//' | grep -E "${SUITES:-.}")
-for s in $suites; do
-  grep -q "^$tool $s " "$summary" && continue
+# The units to run, in listing order: "Suite" (the whole suite) or, for a suite that timed out before (or every
+# suite with PER_TEST=1), "Suite.Test" for each of its tests. Listing: suite lines "Name.", test lines indented
+# (a value-parameterized test's "  # GetParam() = ..." comment dropped); gtest_main's banner matches neither.
+units=$("$tests" --gtest_list_tests | awk -v tool="$tool" -v summary="$summary" -v per_test="${PER_TEST:-0}" \
+  -v pick="${SUITES:-.}" '
+  BEGIN { while ((getline l < summary) > 0) { split(l, f, " "); if (f[1] == tool) seen[f[2]] = f[3] } }
+  /^[A-Za-z_][A-Za-z0-9_\/]*\.$/ { suite = substr($0, 1, length($0) - 1); keep = suite ~ pick
+    split_it = keep && (per_test == 1 || seen[suite] == "TIMEOUT")
+    if (keep && !split_it) print suite
+    next }
+  /^  [A-Za-z_]/ { if (split_it) { t = $1; print suite "." t } }')
+for u in $units; do
+  awk -v k="$tool $u " 'index($0, k) == 1 { found = 1 } END { exit !found }' "$summary" && continue  # done before
   left=$(( ${BUDGET:-480} - ($(date +%s) - start) ))
   [ "$left" -lt 20 ] && { echo "budget spent; run again to go on"; break; }
   limit=$(( left < ${SUITE_TIMEOUT:-120} ? left : ${SUITE_TIMEOUT:-120} ))
+  filter=$u
+  [[ "$u" != *.* ]] && filter="$u.*"
   t0=$(date +%s)
   FREEDNN_BACKEND=cuda timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
-    "$tests" --gtest_filter="$s.*" --gtest_brief=1 > "$out/${tool}_$s.txt" 2>&1
+    "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$out/${tool}_$u.txt" 2>&1
   rc=$?
-  errs=$(grep -o "ERROR SUMMARY: [0-9]* error" "$out/${tool}_$s.txt" | tail -1)
+  errs=$(grep -o "ERROR SUMMARY: [0-9]* error" "$out/${tool}_$u.txt" | tail -1)
   case $rc in
     0) verdict=PASS ;;
     124) verdict=TIMEOUT ;;
     *) verdict="FAIL rc=$rc" ;;
   esac
-  echo "$tool $s $verdict $(( $(date +%s) - t0 )) s ${errs:-}" | tee -a "$summary"
+  echo "$tool $u $verdict $(( $(date +%s) - t0 )) s ${errs:-}" | tee -a "$summary"
 done
