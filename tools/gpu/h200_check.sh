@@ -11,7 +11,8 @@
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
 # default "f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
-# tools/bench/batches/resnet50.txt), TORCH=0 to skip PyTorch; for sanitize SANITIZE_BUDGET / RACE_BUDGET (seconds)
+# tools/bench/batches/resnet50.txt), CONV_ALGO (default any: Find; v7 times the heuristic's first choice), TORCH=0
+# to skip PyTorch; for sanitize SANITIZE_BUDGET / RACE_BUDGET (seconds)
 # and RACE_SUITES (see tools/gpu/sanitize.sh).
 set -uo pipefail
 modes=" ${*:-all} "
@@ -42,9 +43,9 @@ fi
 if [[ "$modes" == *" conv "* ]]; then
   # Convolutions: both libraries choose with Find (--algo=any), same math type; then PyTorch (cudnn.benchmark).
   for cfg in ${CONV_CONFIGS:-f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma}; do
-    IFS=: read -r dt layout math <<< "$cfg"; tag=${dt}_${layout}_${math}
+    IFS=: read -r dt layout math <<< "$cfg"; tag=${dt}_${layout}_${math}${CONV_ALGO:+_$CONV_ALGO}
     FREEDNN_FIND_LOG="$out/findlog_$tag.txt" \
-      timeout "${CONV_TIMEOUT:-200}" $build/tools/bench/freednn-bench --mode=P --algo=any --dt="$dt" --layout="$layout" \
+      timeout "${CONV_TIMEOUT:-200}" $build/tools/bench/freednn-bench --mode=P --algo="${CONV_ALGO:-any}" --dt="$dt" --layout="$layout" \
       --math="$math" --max-ms="${MAX_MS:-20}" --vs="$nv/libcudnn.so.9" --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" \
       --json="$out/conv_$tag.json" > "$out/conv_$tag.txt" 2>&1
     echo "conv $tag rc=$?"; grep -E "^tests:" "$out/conv_$tag.txt"
