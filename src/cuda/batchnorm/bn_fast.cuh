@@ -194,25 +194,57 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
       coef_load<C, V>(coef + s, cm.mode, ch, b);
     }
   };
+  // One vector: the loads (x, z), then y and the mask bits of its V elements.
+  auto load = [&](int64_t i, C* v, C* zz) {
+    load_vec<S, V>(x + i * V, v);
+    if (z != nullptr) load_vec<S, V>(z + i * V, zz);
+  };
+  auto finish = [&](int64_t i, C* v, const C* zz) {
+    unsigned bits = 0;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      bool pos;
+      v[k] = bn_fwd_value(a[k], b[k], v[k], z != nullptr, z != nullptr ? zz[k] : C(0), relu, keep_nan, &pos);
+      if (pos) bits |= 1u << k;
+    }
+    bn_store<S, V>(y + i * V, v, alpha, beta);
+    return bits;
+  };
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  if constexpr (V > 1) {
+    if (cm.fixed) {
+      // Two vectors in flight per thread (i and i + stride share the channels), as apply_bwd: at 54-64 registers
+      // (4 blocks of 256 per SM) one 16-byte load per thread left the pass latency-bound (run 11: batch-norm
+      // inference at 48-78 % of the copy bandwidth in 16-bit NHWC). The mask writes stay warp-collective: the
+      // second vector's bound j - lane < nvec is warp-uniform like the first's.
+      if (first < nvec) coefs(first);  // threads past the end have nothing to load
+      for (int64_t i = first; i - lane < nvec; i += 2 * stride) {
+        const int64_t j = i + stride;
+        const bool va = i < nvec, vb = j < nvec;
+        C xa[V], za[V], xb[V], zb[V];
+        if (va) load(i, xa, za);
+        if (vb) load(j, xb, zb);
+        const unsigned ba = va ? finish(i, xa, za) : 0u;
+        if (mask != nullptr) put_mask_bits<V>(mask, i * V, ba, va);
+        if (j - lane < nvec) {
+          const unsigned bb = vb ? finish(j, xb, zb) : 0u;
+          if (mask != nullptr) put_mask_bits<V>(mask, j * V, bb, vb);
+        }
+      }
+      return;
+    }
+  }
   if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
-  for (int64_t i = first; i - (threadIdx.x & 31) < nvec; i += stride) {
+  for (int64_t i = first; i - lane < nvec; i += stride) {
     const bool valid = i < nvec;
     unsigned bits = 0;
     if (valid) {
       if (!cm.fixed) coefs(i);
-      C v[V];
-      load_vec<S, V>(x + i * V, v);
-      C zz[V];
-      if (z != nullptr) load_vec<S, V>(z + i * V, zz);
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        bool pos;
-        v[k] = bn_fwd_value(a[k], b[k], v[k], z != nullptr, z != nullptr ? zz[k] : C(0), relu, keep_nan, &pos);
-        if (pos) bits |= 1u << k;
-      }
-      bn_store<S, V>(y + i * V, v, alpha, beta);
+      C v[V], zz[V];
+      load(i, v, zz);
+      bits = finish(i, v, zz);
     }
     if (mask != nullptr) put_mask_bits<V>(mask, i * V, bits, valid);
   }
@@ -239,14 +271,13 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
     coef_load<C, V>(coef + 3 * s, cm.mode, ch, Dx);
     coef_load<C, V>(coef + 4 * s, cm.mode, ch, I);
   };
-  const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
-  for (int64_t i = first; i < nvec; i += int64_t(gridDim.x) * blockDim.x) {
-    if (!cm.fixed) coefs(i);
-    C xv[V], d[V];
+  // One vector: the loads (x, dy, the mask bits), then dy' = masked dy, dz, dx.
+  auto load = [&](int64_t i, C* xv, C* d, unsigned* bits) {
     load_vec<S, V>(x + i * V, xv);
     load_vec<S, V>(dy + i * V, d);
-    const unsigned bits = mask != nullptr ? mask_bits<V>(mask, i * V) : 0u;
+    *bits = mask != nullptr ? mask_bits<V>(mask, i * V) : 0u;
+  };
+  auto finish = [&](int64_t i, C* xv, C* d, unsigned bits) {
     if (mask != nullptr) {
 #pragma unroll
       for (int k = 0; k < V; ++k)
@@ -256,6 +287,35 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
 #pragma unroll
     for (int k = 0; k < V; ++k) xv[k] = bn_bwd_value(A[k], M[k], Dm[k], Dx[k], I[k], xv[k], d[k]);
     bn_store<S, V>(dx + i * V, xv, alpha, beta);
+  };
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if constexpr (V > 1) {
+    if (cm.fixed) {
+      // The coefficients stay in registers (5 x V of them: 90 registers for 16-bit V = 8, 2 blocks of 256 per SM),
+      // so each thread keeps two vectors of x and dy in flight (i and i + stride share the channels) to cover the
+      // memory latency that the low occupancy leaves uncovered (102 registers then, still 2 blocks; f32 V = 4:
+      // 52 -> 62, 4 blocks). The scalar V = 1 kernels keep one vector: there it would cost occupancy.
+      if (first < nvec) coefs(first);  // threads past the end have nothing to load
+      for (int64_t i = first; i < nvec; i += 2 * stride) {
+        const int64_t j = i + stride;
+        C xa[V], da[V], xb[V], db[V];
+        unsigned ba = 0, bb = 0;
+        load(i, xa, da, &ba);
+        if (j < nvec) load(j, xb, db, &bb);
+        finish(i, xa, da, ba);
+        if (j < nvec) finish(j, xb, db, bb);
+      }
+      return;
+    }
+  }
+  if (cm.fixed && first < nvec) coefs(first);
+  for (int64_t i = first; i < nvec; i += stride) {
+    if (!cm.fixed) coefs(i);
+    C xv[V], d[V];
+    unsigned bits = 0;
+    load(i, xv, d, &bits);
+    finish(i, xv, d, bits);
   }
 }
 
