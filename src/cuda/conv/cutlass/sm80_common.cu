@@ -346,17 +346,17 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
 }
 
 Verdict Sm80ConvImpl::applicable(const ConvProblem& p) const {
-  if (p.dir != dir()) return no("serves one direction only");
+  if (p.dir != dir_) return no("serves one direction only");
   Plan plan;
-  return make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt());
+  return make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt_);
 }
 
 size_t Sm80ConvImpl::workspace_size(const ConvProblem& p) const {
   Plan plan;
-  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt()).ok()) return 0;
+  if (!make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt_).ok()) return 0;
   return plan.total <= kAlign ? 0 : plan.total;
 }
 
-cudnnStatus_t Sm80ConvImpl::run(const ConvProblem& p, const ConvArgs& a) const { return run_plan(p, a, simt()); }
+cudnnStatus_t Sm80ConvImpl::run(const ConvProblem& p, const ConvArgs& a) const { return run_plan(p, a, simt_); }
 
 }  // namespace fd::cuda::conv::sm80

@@ -50,22 +50,29 @@ double cost_estimate(const fd::ConvProblem& p, bool simt = false);
 // bwd_filter: x, dy, dw).
 cudnnStatus_t run_plan(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, bool simt = false);
 
-// The base of the six implementations: everything but the id, the algorithms served and the kernel family.
-class Sm80ConvImpl : public fd::conv::ConvImpl {
+// The six implementations (sm80_impls.cpp): cuda:cutlass_sm80_* and cuda:cutlass_simt_*, one per direction and
+// kernel family, differing only in their id, direction, algorithms served and the `simt` flag.
+class Sm80ConvImpl final : public fd::conv::ConvImpl {
  public:
+  Sm80ConvImpl(const char* id, fd::ConvDir dir, bool simt, int algo, int algo2 = -1)
+      : id_(id), dir_(dir), simt_(simt), algo_(algo), algo2_(algo2) {}
+  const char* id() const override { return id_; }
+  bool serves(fd::ConvDir d, int algo) const override { return d == dir_ && (algo == algo_ || algo == algo2_); }
   fd::Backend backend() const override { return fd::Backend::cuda; }
   fd::conv::Verdict applicable(const fd::ConvProblem& p) const override;
   size_t workspace_size(const fd::ConvProblem& p) const override;
   bool deterministic() const override { return true; }  // fixed summation orders, no atomics
   cudnnMathType_t math_type(const fd::ConvProblem&) const override {
-    return simt() ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+    return simt_ ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
   }
-  double cost_estimate(const fd::ConvProblem& p) const override { return sm80::cost_estimate(p, simt()); }
+  double cost_estimate(const fd::ConvProblem& p) const override { return sm80::cost_estimate(p, simt_); }
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override;
 
- protected:
-  virtual fd::ConvDir dir() const = 0;
-  virtual bool simt() const { return false; }  // the float FMA kernels (cuda:cutlass_simt_*)
+ private:
+  const char* id_;
+  fd::ConvDir dir_;
+  bool simt_;     // the float FMA kernels (cuda:cutlass_simt_*)
+  int algo_, algo2_;  // the algorithm enums served (-1: none)
 };
 
 }  // namespace fd::cuda::conv::sm80
