@@ -213,29 +213,6 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   const int lane = threadIdx.x & 31;
-  if constexpr (V > 1) {
-    if (cm.fixed) {
-      // Two vectors in flight per thread (i and i + stride share the channels), as apply_bwd: at 54-64 registers
-      // (4 blocks of 256 per SM) one 16-byte load per thread left the pass latency-bound (run 11: batch-norm
-      // inference at 48-78 % of the copy bandwidth in 16-bit NHWC). The mask writes stay warp-collective: the
-      // second vector's bound j - lane < nvec is warp-uniform like the first's.
-      if (first < nvec) coefs(first);  // threads past the end have nothing to load
-      for (int64_t i = first; i - lane < nvec; i += 2 * stride) {
-        const int64_t j = i + stride;
-        const bool va = i < nvec, vb = j < nvec;
-        C xa[V], za[V], xb[V], zb[V];
-        if (va) load(i, xa, za);
-        if (vb) load(j, xb, zb);
-        const unsigned ba = va ? finish(i, xa, za) : 0u;
-        if (mask != nullptr) put_mask_bits<V>(mask, i * V, ba, va);
-        if (j - lane < nvec) {
-          const unsigned bb = vb ? finish(j, xb, zb) : 0u;
-          if (mask != nullptr) put_mask_bits<V>(mask, j * V, bb, vb);
-        }
-      }
-      return;
-    }
-  }
   if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
   for (int64_t i = first; i - lane < nvec; i += stride) {
     const bool valid = i < nvec;
