@@ -42,10 +42,10 @@ double tol(const Problem& p) { return p.dt == CUDNN_DATA_FLOAT ? 5e-3 : ft::tole
 
 // Every direction of one problem, each forced to its CUTLASS implementation (ft_conv_check::check_directions:
 // beta != 0 blends with random prior data, beta == 0 poisons the output first).
-void check_all(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+void check_all(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
+               const std::string& tag = "cutlass_sm80") {
   OnlyImpl only(kSm80);
-  ft_conv_check::check_directions(h, p, {kFwdAlgo, kBwdDataAlgo, kBwdFilterAlgo}, rng, alpha, beta, tol(p),
-                                  "cutlass_sm80");
+  ft_conv_check::check_directions(h, p, {kFwdAlgo, kBwdDataAlgo, kBwdFilterAlgo}, rng, alpha, beta, tol(p), tag);
 }
 
 TEST(ConvCutlassSm80, NhwcHalfAndBf16ResNetShapes) {
@@ -166,38 +166,65 @@ TEST(ConvCutlassSm80, FusedPaddedChannels) {
                              {.alpha1 = 1.5, .alpha2 = 0.5, .nan = CUDNN_PROPAGATE_NAN});
 }
 
-// The strided forward with few input channels runs over space-to-depth copies of x and w (s2d_staging.h, the
-// few-channel kernels): strides 2 and 3, filters the stride does not divide (zero taps in w'), s * s * C from 4
-// to 16 (z's channels padded to a multiple of 4), unequal padding, CUDNN_CONVOLUTION (the flip in s2d_filter),
-// NCHW and padded NHWC x, alpha/beta, f16 / bf16 / TF32, and the fused epilogue on the stem.
+// The strided forward with few input channels runs over space-to-depth copies of x and w (s2d_staging.h):
+// strides 2 and 3, filters the stride does not divide (zero taps in w'), s * s * C from 4 to 16 (z's channels
+// padded), unequal padding, CUDNN_CONVOLUTION (the flip in s2d_filter), NCHW and padded NHWC x, alpha/beta, and the
+// fused epilogue on the stem. Every form FREEDNN_SM80_S2D selects for 16-bit data (1: few-channel kernels, z's
+// channels to a multiple of 4; 2: the regular kernels, to 8; 3: the regular kernels with the w taps folded into
+// the channels; unset is off for 16-bit), TF32 at its default (few-channel).
 TEST(ConvCutlassSm80, SpaceToDepthForward) {
   SKIP_UNLESS_CUTLASS_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   const Shape cases[] = {
-      {"s2_k5_c1", 3, 1, 8, 1, {13, 11}, {5, 5}, {2, 1}, {2, 2}, {1, 1}},  // z: 4 channels
-      {"s2_k3_c2", 2, 2, 16, 1, {10, 12}, {3, 3}, {1, 0}, {2, 2}, {1, 1}},  // 8
-      {"s2_k4_c4", 2, 4, 24, 1, {9, 9}, {4, 4}, {1, 2}, {2, 2}, {1, 1}},    // 16, R a multiple of the stride
-      {"s3_k7_c1", 2, 1, 8, 1, {20, 17}, {7, 7}, {3, 3}, {3, 3}, {1, 1}},   // 9 -> 12
-      {"stem", 2, 3, 64, 1, {23, 30}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},      // 12
+      {"s2_k5_c1", 3, 1, 8, 1, {13, 11}, {5, 5}, {2, 1}, {2, 2}, {1, 1}},  // z: 4 channels (wide 8, folded 3 x 4 -> 16)
+      {"s2_k3_c2", 2, 2, 16, 1, {10, 12}, {3, 3}, {1, 0}, {2, 2}, {1, 1}},  // 8 (folded 2 x 8)
+      {"s2_k4_c4", 2, 4, 24, 1, {9, 9}, {4, 4}, {1, 2}, {2, 2}, {1, 1}},    // 16 (folded 2 x 16), R a multiple of s
+      {"s3_k7_c1", 2, 1, 8, 1, {20, 17}, {7, 7}, {3, 3}, {3, 3}, {1, 1}},   // 9 -> 12 (wide 16, folded 3 x 9 -> 32)
+      {"stem", 2, 3, 64, 1, {23, 30}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},      // 12 (wide 16, folded 4 x 12 = 48)
   };
+  struct Form {
+    cudnnDataType_t t;
+    const char* knob;  // FREEDNN_SM80_S2D, nullptr: unset
+  };
+  const Form forms[] = {{CUDNN_DATA_HALF, "1"},     {CUDNN_DATA_BFLOAT16, "1"}, {CUDNN_DATA_HALF, "2"},
+                        {CUDNN_DATA_BFLOAT16, "2"}, {CUDNN_DATA_HALF, "3"},     {CUDNN_DATA_BFLOAT16, "3"},
+                        {CUDNN_DATA_FLOAT, nullptr}};
   int i = 0;
   for (const Shape& s : cases) {
-    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+    for (const Form& f : forms) {
+      ft::ScopedEnv form("FREEDNN_SM80_S2D", f.knob);
       const bool nhwc = i % 3 != 1, padded = nhwc && i % 4 == 3, conv_mode = i % 2 == 1;
-      Problem p(s, t, nhwc, padded, conv_mode, rng);
-      if (t == CUDNN_DATA_FLOAT) FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+      Problem p(s, f.t, nhwc, padded, conv_mode, rng);
+      if (f.t == CUDNN_DATA_FLOAT) {
+        FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+      }
       const double beta = i % 5 == 2 ? 0.5 : 0.0, alpha = i % 5 == 2 ? -0.75 : 1.0;
-      check_all(h, p, rng, alpha, beta);
+      check_all(h, p, rng, alpha, beta, std::string("cutlass_sm80 s2d=") + (f.knob != nullptr ? f.knob : "unset"));
       ++i;
     }
   }
   OnlyImpl only(kFprop);
-  for (int variant = 0; variant < 2; ++variant) {
-    Problem p(cases[4], CUDNN_DATA_HALF, variant == 0, false, false, rng);
-    ft_conv_check::check_fused(h, p, kFwdAlgo, rng, false, ft::tolerance(CUDNN_DATA_HALF) * 4, "cutlass_sm80 s2d",
-                               {.alpha1 = 0.5, .alpha2 = -1.25, .nan = CUDNN_PROPAGATE_NAN});
+  for (const char* knob : {"1", "2", "3"}) {
+    ft::ScopedEnv form("FREEDNN_SM80_S2D", knob);
+    for (int variant = 0; variant < 2; ++variant) {
+      Problem p(cases[4], variant == 0 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, variant == 0, false, false, rng);
+      ft_conv_check::check_fused(h, p, kFwdAlgo, rng, false, ft::tolerance(p.dt) * 4,
+                                 std::string("cutlass_sm80 s2d=") + knob,
+                                 {.alpha1 = 0.5, .alpha2 = -1.25, .nan = CUDNN_PROPAGATE_NAN});
+    }
   }
+  // The knob reaches the plan: the stem's workspace (w' and z) grows from the few-channel form (z 15 x 18 x 12
+  // here) to the wide one (15 x 18 x 16) to the folded one (15 x 15 x 48).
+  Problem stem(cases[4], CUDNN_DATA_HALF, true, false, false, rng);
+  size_t ws[3] = {0, 0, 0};
+  for (int form = 0; form < 3; ++form) {
+    ft::ScopedEnv knob("FREEDNN_SM80_S2D", std::to_string(form + 1).c_str());
+    FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, stem.xd, stem.wd, stem.cd, stem.yd,
+                                                  static_cast<cudnnConvolutionFwdAlgo_t>(kFwdAlgo), &ws[form]));
+  }
+  EXPECT_LT(ws[0], ws[1]);
+  EXPECT_LT(ws[1], ws[2]);
 }
 
 // Forced onto problems outside their kernels, every direction reports NOT_SUPPORTED (and does not run).

@@ -8,6 +8,9 @@
 // unpadded, cross-correlation over ceil(R / s) x ceil(S / s) taps of s * s * C channels. The GEMM-K of the stem
 // becomes 4 x 4 x 12 = 192 in three full 64-deep tiles, and every (pixel, tap) load reads s * s * C contiguous
 // channels instead of C (sm80_common.cu picks it; docs/perf/conv-h200.md run 11 has the stem's numbers before).
+// Folded: the a_w taps also move into the channels, z[n][u][q][a_w * s * s * C + j] = the z above at (u, q + a_w),
+// a ceil(R / s) x 1 filter over ceil(S / s) * s * s * C channels (the stem: 4 x 1 taps of 48), for kernels that
+// spend a whole K tile on every tap (CUTLASS's kOptimized ones): 4 K tiles instead of 16.
 #pragma once
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -18,17 +21,25 @@
 
 namespace fd::cuda::conv {
 
-// The derived problem's sizes.
+// s2d_input's limit on z's channels (its per-channel table lives in shared memory).
+constexpr int64_t kS2dMaxChannels = 256;
+
+// The derived problem's sizes. z's channel t is channel t % Cg of folded tap t / Cg; channels of taps >= taps_w,
+// and channels j >= s * s * C of a tap, are zero padding.
 struct S2dShape {
-  int s = 1;          // the stride (the same both ways)
-  int64_t U = 0, V = 0;  // z's height and width: P + ceil(R / s) - 1, Q + ceil(S / s) - 1
-  int64_t Rs = 0, Ss = 0;  // ceil(R / s), ceil(S / s)
-  int64_t Cz = 0;        // z's channels: s * s * C rounded up to `channel_multiple`
+  int s = 1;               // the stride (the same both ways)
+  int64_t U = 0, V = 0;    // z's height and width: P + ceil(R / s) - 1, Q + ceil(S / s) - 1 (folded: Q)
+  int64_t Rs = 0, Ss = 0;  // the derived filter: ceil(R / s) x ceil(S / s) (folded: ceil(R / s) x 1)
+  int64_t Cz = 0;          // z's channels: taps_w * Cg rounded up to `channel_multiple`
+  int64_t taps_w = 1;      // a_w taps folded into the channels (folded: ceil(S / s))
+  int64_t Cg = 0;          // channels per folded tap (folded: s * s * C; otherwise Cz)
 };
 
-S2dShape s2d_shape(int64_t C, int64_t R, int64_t S, int64_t P, int64_t Q, int s, int64_t channel_multiple);
+S2dShape s2d_shape(int64_t C, int64_t R, int64_t S, int64_t P, int64_t Q, int s, int64_t channel_multiple,
+                   bool fold_w = false);
 
 // z (packed N x U x V x Cz, 16-byte aligned) from x (N, C, H, W through its strides; any 4-D layout).
+// sh.Cz <= kS2dMaxChannels.
 cudnnStatus_t s2d_input(cudaStream_t st, int dev, cudnnDataType_t dt, const cudnnTensorStruct& x, const void* src,
                         const S2dShape& sh, int64_t pad_h, int64_t pad_w, void* z);
 

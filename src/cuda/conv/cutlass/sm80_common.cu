@@ -35,9 +35,9 @@ Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count, bool simt, bool s2d) {
+const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_count, bool simt, S2d s2d) {
   const bool h = p.xdt == CUDNN_DATA_HALF, bf = p.xdt == CUDNN_DATA_BFLOAT16;
-  if (s2d && !simt) return h ? fprop_f16_few() : bf ? fprop_bf16_few() : fprop_tf32_few();
+  if (s2d == S2d::few && !simt) return h ? fprop_f16_few() : bf ? fprop_bf16_few() : fprop_tf32_few();
   if (simt) {
     switch (p.dir) {
       case ConvDir::fwd: return simt_fprop_f32();
@@ -50,9 +50,10 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
     case ConvDir::fwd: {
       if (!h && !bf) return fprop_tf32_128();
       if (s.C == 4) return h ? fprop_f16_fixed4() : fprop_bf16_fixed4();  // make_plan pads C <= 4 to 4
-      // The 64x64 tiles when the 128x128 ones would leave SMs idle.
+      // The 64x64 tiles when the 128x128 ones would leave SMs idle, or (space-to-depth, the stem's K = 64) half of
+      // every tile empty.
       const int64_t tiles = ceil_div(int64_t{s.N} * s.P * s.Q, 128) * ceil_div(s.K, 128);
-      if (tiles < sm_count) return h ? fprop_f16_64() : fprop_bf16_64();
+      if (tiles < sm_count || (s2d != S2d::off && s.K <= 64)) return h ? fprop_f16_64() : fprop_bf16_64();
       return h ? fprop_f16_128() : fprop_bf16_128();
     }
     case ConvDir::bwd_data:
@@ -66,13 +67,28 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
 }
 
 // Space-to-depth for a forward with stride s >= 2 (the same both ways), no dilation and s * s * C <= 16 (the
-// stem: 12): 16 taps of 12 channels fill the K tiles of the few-channel kernels, where the kOptimized kernels
-// spend a whole K tile on each of the 49 taps of 3 (TF32: 4 padded) channels; the SIMT kernel runs 2 half-full
-// 8-deep tiles per tap on 16 taps instead of one 3/8-full tile on 49. FREEDNN_SM80_S2D=0 turns it off (A/B).
-bool wants_s2d(const ConvProblem& p) {
-  static const bool off = fd::env_int("FREEDNN_SM80_S2D", 1) == 0;
-  return !off && p.dir == ConvDir::fwd && p.x->nb_dims == 4 && p.sh == p.sw && p.sh >= 2 && p.dh == 1 &&
-         p.dw == 1 && p.ic * p.sh * p.sw <= 16;
+// stem: 12). FREEDNN_SM80_S2D (read per plan, so that tests can switch it):
+//   0  off everywhere;
+//   1  S2d::few: 16 taps of 12 channels fill the K tiles of the few-channel kernels, where the kOptimized kernels
+//      spend a whole K tile on each of the 49 taps of 3 (TF32: 4 padded) channels; the SIMT kernel runs 2
+//      half-full 8-deep tiles per tap on 16 taps instead of one 3/8-full tile on 49. TF32 2.4x faster (run 12),
+//      16-bit 1.2x slower than its fixed-4-channel kernel (the few-channel kernel: 457 us for the stem);
+//   2  16-bit S2d::wide: 16 taps of 16 channels on the regular kernels (16 K tiles, each a quarter data: they
+//      run one K tile per tap);
+//   3  16-bit S2d::folded: 4 taps of 48 channels on the regular kernels (4 K tiles, each three quarters data; z
+//      2.9x the size of 2's); 2 where the folded channels would exceed s2d_input's table;
+//   other values as 1. Unset: off for 16-bit (until an A/B says otherwise), 1 for TF32 and SIMT, which 2 and 3
+//   leave at 1.
+S2d s2d_form(const ConvProblem& p, bool simt) {
+  if (p.dir != ConvDir::fwd || p.x->nb_dims != 4 || p.sh != p.sw || p.sh < 2 || p.dh != 1 || p.dw != 1 ||
+      p.ic * p.sh * p.sw > 16)
+    return S2d::off;
+  const bool b16 = !simt && (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16);
+  const long long knob = fd::env_int("FREEDNN_SM80_S2D", b16 ? 0 : 1);
+  if (knob == 0) return S2d::off;
+  if (!b16 || (knob != 2 && knob != 3)) return S2d::few;
+  const int64_t folded = ceil_div(ceil_div(p.kw, p.sw) * p.sh * p.sw * p.ic, 8) * 8;
+  return knob == 3 && folded <= kS2dMaxChannels ? S2d::folded : S2d::wide;
 }
 
 // Split-K slices for wgrad: its GEMM is (K) x (R*S*C) with a reduction over N*P*Q, so it has few output tiles; the
@@ -142,12 +158,15 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   }
   // The kernels load 16-byte vectors along C and K: channels are padded with zeros up to multiples of 8 (16-bit) or
   // 4 (TF32) in staged copies. The 16-bit forward with C <= 4 pads to 4 channels for the fixed-channel kernel. The
-  // SIMT kernels load single elements: no padding. Space-to-depth: z's channels to a multiple of 4 (the
-  // few-channel kernels' accesses).
+  // SIMT kernels load single elements: no padding. Space-to-depth: z's channels to a multiple of 4 for the
+  // few-channel kernels' accesses (none for SIMT), of 8 for the regular 16-bit ones.
   const int64_t align = simt ? 1 : dt == CUDNN_DATA_FLOAT ? 4 : 8;
-  const bool s2d = wants_s2d(p);
-  plan->s2d = s2d;
-  if (s2d) plan->s2d_shape = s2d_shape(p.ic, p.kh, p.kw, p.oh, p.ow, p.sh, simt ? 1 : 4);
+  const S2d form = s2d_form(p, simt);
+  const bool s2d = form != S2d::off;
+  plan->s2d = form;
+  if (s2d)
+    plan->s2d_shape = s2d_shape(p.ic, p.kh, p.kw, p.oh, p.ow, p.sh, form != S2d::few ? 8 : simt ? 1 : 4,
+                                form == S2d::folded);
   const S2dShape& zs = plan->s2d_shape;
   const bool fixed4 = !s2d && !simt && p.dir == ConvDir::fwd && dt != CUDNN_DATA_FLOAT && p.ic <= 4;
   const int64_t Cp = s2d ? zs.Cz : fixed4 ? 4 : ceil_div(p.ic, align) * align, Kp = ceil_div(p.oc, align) * align;
@@ -177,7 +196,7 @@ Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* pla
   if (p.dir == ConvDir::bwd_data && (p.sh > 1 || p.sw > 1) && (p.dh > 1 || p.dw > 1))
     return no("strided backward data with dilation > 1 (CUTLASS's strided dgrad kernel has no dilation)");
 
-  const KernelOps& k = pick_kernel(p, s, sm_count, simt, s2d);
+  const KernelOps& k = pick_kernel(p, s, sm_count, simt, form);
   plan->ops = &k;
 
   // Staging: which operands go through the workspace (not packed NHWC / KRSC, or channels to pad).
@@ -237,16 +256,19 @@ double cost_estimate(const ConvProblem& p, bool simt) {
   const double rs = double(s.R) * s.S;
   double waste = 1;
   switch (p.dir) {
-    case ConvDir::fwd:  // (space-to-depth: the few-channel kernels pack (r, s, c) like the fixed-channel one)
-      waste = plan.s2d && !simt ? up(rs * s.C, k.tile_k) / (double(p.kh) * p.kw * p.ic)
-              : plan.s2d        ? up(s.C, k.tile_k) * rs / (double(p.kh) * p.kw * p.ic)
+    case ConvDir::fwd:  // (space-to-depth: the few-channel kernels pack (r, s, c) like the fixed-channel one; the
+                        // SIMT and regular kernels run whole K tiles per derived tap: the stem's GEMM-K is 1024
+                        // wide, 256 folded, 192 few, for 7 x 7 x 3 = 147 products)
+      waste = plan.s2d == S2d::few && !simt ? up(rs * s.C, k.tile_k) / (double(p.kh) * p.kw * p.ic)
+              : plan.s2d != S2d::off        ? up(s.C, k.tile_k) * rs / (double(p.kh) * p.kw * p.ic)
               : s.C == 4 && p.xdt != CUDNN_DATA_FLOAT ? up(rs * s.C, k.tile_k) / (rs * double(p.ic))
                                                       : up(s.C, k.tile_k) / double(p.ic);
       break;
     case ConvDir::bwd_data: waste = up(s.K, k.tile_k) / double(p.oc); break;
     case ConvDir::bwd_filter: waste = double(s.K) / double(p.oc) * double(s.C) / double(p.ic); break;
   }
-  if (plan.stage_x) bytes += 2 * xs * es, launches += 1;
+  const double xin = plan.s2d != S2d::off ? double(p.mb) * p.ic * p.ih * p.iw : xs;  // s2d: reads x, writes z
+  if (plan.stage_x) bytes += (xin + xs) * es, launches += 1;
   if (plan.stage_y) bytes += 2 * ys * es, launches += 1;
   if (plan.stage_w) bytes += 2 * ws * es, launches += 1;
   if (p.dir == ConvDir::bwd_filter) bytes += 2.0 * plan.size.split_k * ws * 4, launches += 1;
@@ -280,12 +302,12 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
   const void* y = y_in;
   // Staged inputs: packed NHWC / KRSC with C padded to s.C and K to s.K (zeros).
   if (x_in != nullptr && plan.stage_x) {
-    if (plan.s2d) FD_TRY(s2d_input(st, dev, dt, *p.x, x_in, plan.s2d_shape, p.ph, p.pw, ws + plan.off_x));
+    if (plan.s2d != S2d::off) FD_TRY(s2d_input(st, dev, dt, *p.x, x_in, plan.s2d_shape, p.ph, p.pw, ws + plan.off_x));
     else FD_TRY(to_nhwc(st, dev, dt, *p.x, x_in, ws + plan.off_x, p.mb, s.C));
     x = ws + plan.off_x;
   }
   if (w_in != nullptr && plan.stage_w) {
-    if (plan.s2d)
+    if (plan.s2d != S2d::off)
       FD_TRY(s2d_filter(st, dev, dt, wt(p), w_in, plan.s2d_shape, s.K, p.mode == CUDNN_CONVOLUTION, ws + plan.off_w));
     else FD_TRY(to_nhwc(st, dev, dt, wt(p), w_in, ws + plan.off_w, s.K, s.C));
     w = ws + plan.off_w;

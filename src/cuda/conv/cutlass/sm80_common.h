@@ -18,6 +18,12 @@
 
 namespace fd::cuda::conv::sm80 {
 
+// The space-to-depth forms of a strided forward with few input channels (FREEDNN_SM80_S2D picks one, see
+// sm80_common.cu): z's channels s * s * C rounded up to 4 on the few-channel kernels (unpadded on the SIMT one);
+// rounded up to 8 on the regular (kOptimized) kernels, a whole K tile per tap; or with the w taps folded into the
+// channels (rounded up to 8) on the regular kernels, ceil(R / s) taps.
+enum class S2d { off, few, wide, folded };
+
 struct Plan {
   const KernelOps* ops = nullptr;
   ConvSize size;
@@ -28,7 +34,7 @@ struct Plan {
   // size holds the padded C and K the kernel sees.
   // s2d: a strided forward with few input channels runs as a stride-1 forward over space-to-depth copies of x and
   // w (s2d_staging.h; both staged, size is the derived problem's).
-  bool s2d = false;
+  S2d s2d = S2d::off;
   S2dShape s2d_shape;
   bool stage_x = false, stage_w = false, stage_y = false;
   size_t off_x = 0, off_w = 0, off_y = 0, off_part = 0;  // byte offsets from the 256-byte aligned workspace start

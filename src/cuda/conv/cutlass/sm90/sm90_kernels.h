@@ -41,6 +41,10 @@ struct Operands {
   void* workspace = nullptr;
   size_t workspace_size = 0;
   cudaStream_t stream = nullptr;
+  // The float-partial wgrad kernels (*_f32out) only: the reduction cut into `splits` ranges (at most one per K
+  // tile of N*P*Q rows), range z's partial dw at d + z * d_split_stride floats.
+  int splits = 1;
+  int64_t d_split_stride = 0;
 };
 
 enum class RunStatus { ok, not_implementable, init_failed, launch_failed };
@@ -69,7 +73,7 @@ const Kernel& wgrad_f16_128x128();
 const Kernel& wgrad_f16_64x128();
 const Kernel& wgrad_bf16_128x128();
 const Kernel& wgrad_bf16_64x128();
-// Float partial sums d = alpha * dw, no source (beta must be 0): the slices of the batch-split wgrad.
+// Float partial sums d = alpha * dw, no source (beta must be 0), split-K (Operands::splits): the split wgrad.
 const Kernel& wgrad_f16_128x128_f32out();
 const Kernel& wgrad_f16_64x128_f32out();
 const Kernel& wgrad_bf16_128x128_f32out();

@@ -2,8 +2,8 @@
 // Copyright 2026 The freednn Authors
 // cuda:cutlass_sm90_wgrad: backward filter (dw, a GEMM over N*P*Q) on Hopper tensor cores (CUTLASS 3.x implicit
 // GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1.
-// Kernels: 128x128x64 tiles, 64x128x64 when K <= 64. A dw of few tiles runs batch-split (wgrad_split.h): the kernel
-// once per slice of the batch on its own stream, float partial sums, one deterministic pass adding them. Float data
+// Kernels: 128x128x64 tiles, 64x128x64 when K <= 64. A dw of few tiles runs split (wgrad_split.h): split-K in one
+// launch (or batch slices on streams), float partial sums, one deterministic pass adding them. Float data
 // (TF32 where allowed) runs as a forward over transposed copies of x and dy, in slices of dy's rows (wgrad_tf32.h);
 // FREEDNN_SM90_WGRAD_NO_TF32=1 declines float (the sm80 and other implementations serve it, as before).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
@@ -41,7 +41,7 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
 
   // These kernels give each dw tile one CTA that walks the whole N*P*Q reduction (no split-K in CUTLASS 3.x's
   // convolutions). Measured on the H200 (docs/perf/conv-h200.md, ResNet-50 at N=64): 336-618 TFLOP/s with 64-144
-  // tiles, 5-65 TFLOP/s with 1-9 tiles, where most of the 132 SMs idle. Below kMinTiles the batch-split plan runs
+  // tiles, 5-65 TFLOP/s with 1-9 tiles, where most of the 132 SMs idle. Below kMinTiles the split plan runs
   // (wgrad_split.h) when its model says splitting pays; otherwise (and with FREEDNN_SM90_WGRAD_NO_SPLIT=1) the
   // problem is declined and the split-K cuda:cutlass_sm80_wgrad, which serves the same algorithm, takes it.
   // FREEDNN_SM90_WGRAD_MIN_TILES overrides the threshold (the tests set 1, or a huge value to force the split).
@@ -65,6 +65,10 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
                 "serves it");
     const sm90::Kernel& k = partial_kernel(p);
     sm90::Geometry g = sm90::geometry(p, sm90::staging(p));
+    if (sp.in_kernel) {
+      if (!k.can_implement(g)) return no(few + std::string(": CUTLASS ") + k.name + " cannot implement it");
+      return {};
+    }
     for (const int n : {sp.n0(1) - sp.n0(0), sp.n0(sp.slices) - sp.n0(sp.slices - 1)}) {  // both slice sizes
       g.n = n;
       if (!k.can_implement(g))
@@ -93,8 +97,8 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
       return aux_streams(h, plan.slices - 1, &pool);
     }
     sm90::WgradSplit sp;
-    if (!split(p, &sp)) return CUDNN_STATUS_SUCCESS;
-    return aux_streams(h, sp.slices - 1, &pool);
+    if (!split(p, &sp) || sp.aux_streams() == 0) return CUDNN_STATUS_SUCCESS;
+    return aux_streams(h, sp.aux_streams(), &pool);
   }
 
   double cost_estimate(const fd::ConvProblem& p) const override {
@@ -135,7 +139,7 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
     return sm90::tf32_wgrad_plan(p, current_sm_count(), plan);
   }
 
-  // Whether p runs batch-split (the plan in *sp): few tiles, the split not turned off, more than one slice. The
+  // Whether p runs split (the plan in *sp): few tiles, the split not turned off, more than one slice. The
   // problem checks come first so that the query of a declined problem stays 0. The SM count: the current device's
   // (the query and the call are made with the handle's device current).
   bool split(const fd::ConvProblem& p, sm90::WgradSplit* sp) const {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// The batch-split sm90 wgrad (wgrad_split.h has the design): the slice-count model, the fork/join launch of the
-// slices and the pass that sums their partial dw.
+// The split sm90 wgrad (wgrad_split.h has the design): the split-count model, the split-K launch or the fork/join
+// launch of the batch slices, and the pass that sums their partial dw.
 #include "cuda/conv/cutlass/sm90/wgrad_split.h"
 
 #include <cuda_bf16.h>
@@ -22,16 +22,18 @@
 namespace fd::cuda::conv::sm90 {
 namespace {
 
-// Model constants (guesses to calibrate on the H200). Per-SM rates of one CTA: the 128x128 kernel reached ~5e12
-// flop/s per SM on ResNet-50's 512-channel 3x3 and 2048x1024 1x1 layers (one or two full waves, run 10); the 64-row
-// tile issues half-height wgmma from one warpgroup, assumed slower per SM. Host time per slice: CUTLASS's
-// TMA descriptors (three encodes), its shared-memory attribute call and the launch.
-constexpr double kSmFlops128 = 5.0e12, kSmFlops64 = 3.5e12;
-constexpr double kHostPerSlice = 4e-6;
+// Model constants. Per-SM rates of one CTA: the 128x128 kernel reached ~5e12 flop/s per SM on ResNet-50's
+// 512-channel 3x3 and 2048x1024 1x1 layers (one or two full waves, run 10) and 7.9e12 in each 9-CTA slice of the
+// 28x28 128-channel layer (ncu, run 12), so 6.5e12 between them; the 64-row tile issues half-height wgmma from one
+// warpgroup, assumed slower per SM (not yet measured). Host time per batch slice: ~10 us, inferred in run 12
+// from the slices' kernel times (ncu) against the layer's time and the slice-count sweep of run 11.
+constexpr double kSmFlops128 = 6.5e12, kSmFlops64 = 3.5e12;
+constexpr double kHostPerSlice = 10e-6;
 constexpr double kLaunch = 3e-6;  // the finish kernel
 constexpr double kDramBytes = 3.5e12;
 
 constexpr int kVec = 8;  // dw elements per thread of the finish pass: one 16-byte store of 16-bit data
+constexpr int64_t kTileRows = 64;  // reduction rows per K tile (128 bytes of 16-bit data)
 
 int tile_m(const ConvProblem& p) { return p.oc <= 64 ? 64 : 128; }
 
@@ -61,6 +63,24 @@ __global__ void wgrad_split_finish_kernel(const float* __restrict__ part, int sl
   }
 }
 
+// The pass adding the partial dw of the splits (in order) into dw, on the handle's stream.
+cudnnStatus_t finish_splits(const ConvProblem& p, const fd::conv::ConvArgs& a, const WgradSplit& sp, char* parts) {
+  cudnnContext* h = a.handle;
+  const int64_t count = p.oc * p.ksp() * p.ic, vecs = count / kVec;
+  const int64_t stride = static_cast<int64_t>(sp.part_bytes / sizeof(float));
+  const int grid = grid_size(vecs, kBlock, h->device);
+  const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  const auto* part = reinterpret_cast<const float*>(parts);
+  if (p.xdt == CUDNN_DATA_HALF)
+    wgrad_split_finish_kernel<__half><<<grid, kBlock, 0, h->stream>>>(part, sp.slices, stride, vecs,
+                                                                      static_cast<__half*>(a.out), alpha, beta);
+  else
+    wgrad_split_finish_kernel<__nv_bfloat16><<<grid, kBlock, 0, h->stream>>>(
+        part, sp.slices, stride, vecs, static_cast<__nv_bfloat16*>(a.out), alpha, beta);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 int64_t wgrad_tiles(const ConvProblem& p) {
@@ -68,13 +88,17 @@ int64_t wgrad_tiles(const ConvProblem& p) {
   return (p.oc + tm - 1) / tm * ((p.ic * p.ksp() + 127) / 128);
 }
 
-double wgrad_split_seconds(const ConvProblem& p, int sm_count, int slices) {
+int64_t wgrad_k_tiles(const ConvProblem& p) { return (p.mb * p.osp() + kTileRows - 1) / kTileRows; }
+
+double wgrad_split_seconds(const ConvProblem& p, int sm_count, int slices, bool in_kernel) {
   const int64_t tm = tile_m(p), tiles = wgrad_tiles(p), sms = std::max(sm_count, 1);
   const int64_t waves = (tiles * slices + sms - 1) / sms;
-  const int64_t biggest = (p.mb + slices - 1) / slices;  // images of the largest slice: it sets a wave's length
+  // The reduction rows of the largest split: it sets a wave's length.
+  const int64_t kt = wgrad_k_tiles(p);
+  const int64_t biggest = in_kernel ? (kt + slices - 1) / slices * kTileRows : (p.mb + slices - 1) / slices * p.osp();
   const double rate = tm == 64 ? kSmFlops64 : kSmFlops128;
-  const double gpu = static_cast<double>(waves * biggest * p.osp()) * 2.0 * static_cast<double>(tm) * 128.0 / rate;
-  const double host = kHostPerSlice * slices;
+  const double gpu = static_cast<double>(waves * biggest) * 2.0 * static_cast<double>(tm) * 128.0 / rate;
+  const double host = kHostPerSlice * (in_kernel ? 1 : slices);
   const double es = static_cast<double>(dtype_size(p.xdt)), dw = static_cast<double>(p.oc * p.ksp() * p.ic);
   double bytes = static_cast<double>(p.mb * p.ic * p.isp() + p.mb * p.oc * p.osp()) * es + dw * es;
   if (slices > 1) bytes += 2.0 * slices * dw * sizeof(float);  // partials written, then read by the finish pass
@@ -85,20 +109,23 @@ WgradSplit wgrad_split_plan(const ConvProblem& p, int sm_count) {
   WgradSplit sp;
   sp.n = static_cast<int>(p.mb);
   sp.tiles = wgrad_tiles(p);
+  sp.in_kernel = env_int("FREEDNN_SM90_WGRAD_SPLITK", 1) != 0;
+  const int64_t rows = p.mb * p.osp(), kt = wgrad_k_tiles(p);
+  const int64_t units = sp.in_kernel ? kt : p.mb;  // a split holds at least one K tile, or one image
   const long long forced = env_int("FREEDNN_SM90_WGRAD_SPLITS", 0);
   if (forced > 0) {
-    sp.slices = static_cast<int>(std::min<long long>({forced, p.mb, kMaxSlices}));
+    sp.slices = static_cast<int>(std::min<long long>({forced, units, kMaxSlices}));
   } else {
-    const int64_t rows = p.mb * p.osp();
-    const int most =
-        static_cast<int>(std::min<int64_t>({p.mb, kMaxAutoSlices, std::max<int64_t>(1, rows / kMinSliceRows)}));
-    double best = wgrad_split_seconds(p, sm_count, 1);
+    const int64_t most = sp.in_kernel
+                             ? std::min<int64_t>({units, kMaxAutoSplitK, std::max<int64_t>(1, rows / kMinSplitRows)})
+                             : std::min<int64_t>({units, kMaxAutoSlices, std::max<int64_t>(1, rows / kMinSliceRows)});
+    double best = wgrad_split_seconds(p, sm_count, 1, sp.in_kernel);
     for (int s = 2; s <= most; ++s) {
-      const double t = wgrad_split_seconds(p, sm_count, s);
-      if (t < best) best = t, sp.slices = s;  // ties keep fewer slices
+      const double t = wgrad_split_seconds(p, sm_count, s, sp.in_kernel);
+      if (t < best) best = t, sp.slices = s;  // ties keep fewer splits
     }
   }
-  sp.seconds = wgrad_split_seconds(p, sm_count, sp.slices);
+  sp.seconds = wgrad_split_seconds(p, sm_count, sp.slices, sp.in_kernel);
   if (sp.slices > 1) {
     sp.part_bytes = partial_bytes(p);
     sp.workspace = static_cast<size_t>(sp.slices) * sp.part_bytes + kWsAlign;
@@ -124,6 +151,25 @@ cudnnStatus_t run_wgrad_split(const ConvProblem& p, const fd::conv::ConvArgs& a,
   const size_t x_image = static_cast<size_t>(p.ih * p.iw * p.ic) * es;
   const size_t dy_image = static_cast<size_t>(p.osp() * p.oc) * es;
   const Geometry whole = geometry(p, staging(p));
+
+  if (sp.in_kernel) {
+    Operands o;
+    o.a = a.in2;  // CUTLASS's wgrad: A = dy, B = x
+    o.b = a.in;
+    o.d = parts;
+    o.alpha = 1.0f, o.beta = 0.0f;
+    o.stream = h->stream;
+    o.splits = sp.slices;
+    o.d_split_stride = static_cast<int64_t>(sp.part_bytes / sizeof(float));
+    const RunStatus r = partial.run(whole, o);
+    if (r == RunStatus::not_implementable)
+      FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement %d K splits of %s", id, partial.name,
+              sp.slices, p.to_string().c_str());
+    if (r != RunStatus::ok)
+      FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to launch %d K splits (CUDA: %s)", id,
+              partial.name, sp.slices, cudaGetErrorName(cudaGetLastError()));
+    return finish_splits(p, a, sp, parts);
+  }
 
   AuxStreams* pool = nullptr;
   const int aux = sp.slices - 1;  // slice 0 runs on the handle's stream
@@ -154,20 +200,7 @@ cudnnStatus_t run_wgrad_split(const ConvProblem& p, const fd::conv::ConvArgs& a,
     FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to initialize or launch slice %d (CUDA: %s)", id,
             partial.name, failed_slice, cudaGetErrorName(launch_error));
   FD_TRY(joined);
-
-  const int64_t count = p.oc * p.ksp() * p.ic, vecs = count / kVec;
-  const int64_t stride = static_cast<int64_t>(sp.part_bytes / sizeof(float));
-  const int grid = grid_size(vecs, kBlock, h->device);
-  const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
-  const auto* part = reinterpret_cast<const float*>(parts);
-  if (p.xdt == CUDNN_DATA_HALF)
-    wgrad_split_finish_kernel<__half><<<grid, kBlock, 0, h->stream>>>(part, sp.slices, stride, vecs,
-                                                                      static_cast<__half*>(a.out), alpha, beta);
-  else
-    wgrad_split_finish_kernel<__nv_bfloat16><<<grid, kBlock, 0, h->stream>>>(
-        part, sp.slices, stride, vecs, static_cast<__nv_bfloat16*>(a.out), alpha, beta);
-  FD_CUDA_LAUNCHED();
-  return CUDNN_STATUS_SUCCESS;
+  return finish_splits(p, a, sp, parts);
 }
 
 }  // namespace fd::cuda::conv::sm90

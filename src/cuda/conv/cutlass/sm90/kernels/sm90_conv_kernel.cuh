@@ -28,7 +28,9 @@ namespace fd::cuda::conv::sm90 {
 // channels (64 16-bit, 32 float; for wgrad the N mode is (C,S,R), hence the nested shape); CM CTAs along M per
 // cluster (they share the B tile by TMA multicast). TOut: the type of d (T, or float for wgrad's split partial sums);
 // TC: the type of c, void for a kernel without a source (beta must be 0; no smem or TMA load spent on c).
-template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM, class TOut = T, class TC = TOut>
+// StrideOut: the output's CuTe stride type instead of the layout's default (void), e.g. one with a batch mode.
+template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM, class TOut = T, class TC = TOut,
+          class StrideOut = void>
 struct Sm90Conv {
   static constexpr bool kWgrad = Op == cutlass::conv::Operator::kWgrad;
   using TileN = std::conditional_t<kWgrad, cute::Shape<cute::Int<TN>>, cute::Int<TN>>;
@@ -36,7 +38,8 @@ struct Sm90Conv {
   using TileShape = cute::Shape<cute::Int<TM>, TileN, cute::Shape<cute::Int<kTileK>>>;
   using ClusterShape = cute::Shape<cute::Int<CM>, cute::_1, cute::_1>;
   using LayoutIn = cutlass::layout::TensorNHWC;
-  using LayoutOut = std::conditional_t<kWgrad, cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
+  using LayoutDefault = std::conditional_t<kWgrad, cutlass::layout::TensorKCSR, cutlass::layout::TensorNHWC>;
+  using LayoutOut = std::conditional_t<std::is_void_v<StrideOut>, LayoutDefault, StrideOut>;
   static constexpr int kAlign = 128 / cutlass::sizeof_bits<T>::value;  // 8 halves, 4 floats: the 16 bytes TMA needs
   static constexpr int kAlignOut = 128 / cutlass::sizeof_bits<TOut>::value;
 
@@ -80,13 +83,21 @@ struct Sm90Conv {
     return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, act_st, flt, flt_st, lo, hi, stride, dil, 1);
   }
 
+  // A wgrad output stride (K, (1, S, R)[, batch]) from dw's KRSC strides; a batch mode is left as it is.
+  template <class St>
+  static void for_krsc(St& st, const typename ProblemShape::TensorStride& krsc) {
+    cute::get<0>(st) = krsc[0];
+    cute::get<1, 1>(st) = krsc[2];
+    cute::get<1, 2>(st) = krsc[1];
+  }
+
   static typename Conv::Arguments arguments(const Geometry& g, const Operands& o) {
     const ProblemShape ps = problem(g);
     StrideC dC{};
     StrideD dD{};
-    if constexpr (kWgrad) {  // dw: (K, (C,S,R)), packed
-      dC = cutlass::make_cute_packed_stride(StrideC{}, ps.shape_C, ps.stride_C, Op);
-      dD = cutlass::make_cute_packed_stride(StrideD{}, ps.shape_C, ps.stride_C, Op);
+    if constexpr (kWgrad) {  // dw: (K, (C,S,R)) from the KRSC strides (C's stride is a static 1)
+      for_krsc(dC, ps.stride_C);
+      for_krsc(dD, ps.stride_C);
     } else {  // y / dx: ((W,H,N), C) from the NHWC strides
       cute::for_each(cute::make_seq<cute::rank<0>(StrideC{})>{}, [&](auto i) {
         cute::get<0, i>(dC) = ps.stride_C[ProblemShape::RankT - 2 - i];
@@ -147,13 +158,4 @@ struct Sm90Conv {
 #define FD_SM90_CONV(NAME, OP, T, TM, TN, CM)                                                   \
   namespace fd::cuda::conv::sm90 {                                                              \
   const Kernel& NAME() { return Sm90Conv<cutlass::conv::Operator::OP, T, TM, TN, CM>::instance(#NAME); } \
-  }
-
-// A wgrad kernel that writes float partial sums d = alpha * dw of its (batch slice of the) problem, no source:
-// FD_SM90_WGRAD_F32OUT(wgrad_f16_64x128_f32out, cutlass::half_t, 64, 128).
-#define FD_SM90_WGRAD_F32OUT(NAME, T, TM, TN)                                                             \
-  namespace fd::cuda::conv::sm90 {                                                                        \
-  const Kernel& NAME() {                                                                                  \
-    return Sm90Conv<cutlass::conv::Operator::kWgrad, T, TM, TN, 1, float, void>::instance(#NAME);         \
-  }                                                                                                       \
   }
