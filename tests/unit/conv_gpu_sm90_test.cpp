@@ -464,6 +464,54 @@ TEST(ConvSm90, HalfForwardStagedLayouts) {
       }
 }
 
+// The forward workspace of IMPLICIT_PRECOMP_GEMM (the staged copies).
+size_t fwd_workspace(cudnnHandle_t h, const Problem& p) {
+  size_t ws = 0;
+  EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws),
+            CUDNN_STATUS_SUCCESS);
+  return ws;
+}
+
+// Stem-like forwards for space-to-depth: the stem, odd sizes and filters that are not a multiple of the stride
+// (z's zero taps), stride 4 over one channel.
+std::vector<Shape> stem_like_shapes() {
+  return {
+      {"stem", 2, 3, 64, 1, {32, 32}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"stem_odd", 3, 3, 24, 1, {23, 30}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"c4_3x3", 2, 4, 16, 1, {15, 17}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"c3_5x5", 2, 3, 40, 1, {19, 20}, {5, 5}, {2, 2}, {2, 2}, {1, 1}},
+      {"c1_s4", 2, 1, 8, 1, {33, 31}, {8, 8}, {2, 2}, {4, 4}, {1, 1}},
+  };
+}
+
+// FREEDNN_SM90_S2D=1: stem-like forwards (stride s >= 2, s * s * C <= 16) through folded space-to-depth copies
+// (x -> z of ceil(S / s) * s * s * C channels, a ceil(R / s) x 1 filter), stem_like_shapes; packed NHWC and NCHW
+// x / y, f16 and bf16, alpha/beta. The staged z and w' change the workspace from the plain staging's.
+TEST(ConvSm90, SpaceToDepthStemForward) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  const std::vector<Shape> shapes = stem_like_shapes();
+  int i = 0;
+  for (const Shape& s : shapes)
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16})
+      for (bool nhwc : {true, false}) {
+        Problem p(s, t, nhwc, false, false, rng);
+        size_t plain = 0;
+        {
+          ft::ScopedEnv off("FREEDNN_SM90_S2D", nullptr);
+          plain = fwd_workspace(h, p);
+        }
+        ft::ScopedEnv on("FREEDNN_SM90_S2D", "1");
+        EXPECT_NE(fwd_workspace(h, p), plain) << "the knob must reach the plan (z and w' staged): " << p.str();
+        const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
+        ++i;
+        check_forward(h, p, rng, alpha, beta);
+      }
+}
+
 // ---- float data on TF32 tensor cores (forward only) ----------------------------------------------------------
 
 // TF32 products keep 10 mantissa bits (the tensor cores read the operands' top 19 bits): the same bound as the sm80
@@ -480,14 +528,6 @@ struct Tf32Problem : Problem {
 
 void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
   check_forward(h, p, rng, alpha, beta, kTf32Tol);
-}
-
-size_t fwd_workspace(cudnnHandle_t h, const Problem& p) {
-  size_t ws = 0;
-  EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, p.xd, p.wd, p.cd, p.yd,
-                                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ws),
-            CUDNN_STATUS_SUCCESS);
-  return ws;
 }
 
 // Packed NHWC float operands go to the kernel directly; NCHW ones are staged (workspace > 0). alpha/beta blending.
@@ -531,6 +571,21 @@ TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
     }
     ++i;
   }
+}
+
+// The same space-to-depth forwards with float data on TF32 tensor cores (z's channels padded to multiples of 4).
+TEST(ConvSm90, Tf32SpaceToDepthStemForward) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  ft::ScopedEnv on("FREEDNN_SM90_S2D", "1");
+  int i = 0;
+  for (const Shape& s : stem_like_shapes())
+    for (bool nhwc : {true, false}) {
+      Tf32Problem p(s, nhwc, false, rng);
+      check_tf32_forward(h, p, rng, 1.0, ++i % 2 ? 0.0 : -0.5);
+    }
 }
 
 // cudnnConvolutionBiasActivationForward with float data: packed NHWC y (z in the kernel's epilogue, z aliasing y),

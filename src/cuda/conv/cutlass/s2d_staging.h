@@ -18,8 +18,16 @@
 #include <cstdint>
 
 #include "core/tensor_desc.h"
+#include "problem/conv.h"
 
 namespace fd::cuda::conv {
+
+// Whether p has the shape space-to-depth serves: a 2-D forward with stride s >= 2 both ways, no dilation and
+// s * s * C <= 16 (ResNet's stem: 12); the implementations decide whether to use it.
+inline bool s2d_applies(const ConvProblem& p) {
+  return p.dir == ConvDir::fwd && p.x->nb_dims == 4 && p.sh == p.sw && p.sh >= 2 && p.dh == 1 && p.dw == 1 &&
+         p.ic * p.sh * p.sw <= 16;
+}
 
 // s2d_input's limit on z's channels (its per-channel table lives in shared memory).
 constexpr int64_t kS2dMaxChannels = 256;

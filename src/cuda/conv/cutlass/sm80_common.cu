@@ -80,9 +80,7 @@ const KernelOps& pick_kernel(const ConvProblem& p, const ConvSize& s, int sm_cou
 //   other values as 1. Unset: off for 16-bit (until an A/B says otherwise), 1 for TF32 and SIMT, which 2 and 3
 //   leave at 1.
 S2d s2d_form(const ConvProblem& p, bool simt) {
-  if (p.dir != ConvDir::fwd || p.x->nb_dims != 4 || p.sh != p.sw || p.sh < 2 || p.dh != 1 || p.dw != 1 ||
-      p.ic * p.sh * p.sw > 16)
-    return S2d::off;
+  if (!s2d_applies(p)) return S2d::off;
   const bool b16 = !simt && (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16);
   const long long knob = fd::env_int("FREEDNN_SM80_S2D", b16 ? 0 : 1);
   if (knob == 0) return S2d::off;

@@ -4,7 +4,7 @@
 // wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels:
 // 128x128x64 tiles in 2x1 clusters, 128x64x64 when K <= 64; float data as TF32 (where tf32_allowed): 128x128x32 in
 // 2x1 clusters, 128x64x32 when K <= 64. Operands in other layouts or channel counts are staged through the
-// workspace (run_staged).
+// workspace (run_staged), and so are the folded space-to-depth copies of a stem-like forward (FREEDNN_SM90_S2D=1).
 //
 // The fused epilogue of cudnnConvolutionBiasActivationForward, y = act(alpha1 conv + alpha2 z + bias): CUTLASS
 // writes alpha1 conv + alpha2 z into y (z as the epilogue's source when it has y's layout; that is also right
@@ -112,11 +112,13 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     const void* x = a.in;
     const void* w = a.in2;
     if (s.x) {
-      FD_TRY(to_nhwc(st, dev, dt, *p.x, a.in, ws + s.off_x, p.mb, s.c));
+      if (s.s2d) FD_TRY(s2d_input(st, dev, dt, *p.x, a.in, s.zs, p.ph, p.pw, ws + s.off_x));
+      else FD_TRY(to_nhwc(st, dev, dt, *p.x, a.in, ws + s.off_x, p.mb, s.c));
       x = ws + s.off_x;
     }
-    if (s.w) {
-      FD_TRY(to_nhwc(st, dev, dt, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
+    if (s.w) {  // (cross-correlation only here: check_problem, so the space-to-depth filter is not flipped)
+      if (s.s2d) FD_TRY(s2d_filter(st, dev, dt, p.w->as_tensor, a.in2, s.zs, s.k, false, ws + s.off_w));
+      else FD_TRY(to_nhwc(st, dev, dt, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
       w = ws + s.off_w;
     }
     const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);

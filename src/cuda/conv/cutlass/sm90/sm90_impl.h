@@ -14,7 +14,9 @@
 // - forward, every data type: any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose
 //   C / K is not a multiple of the 16-byte vector (4 floats, 8 halves) go through packed, channel-padded copies in
 //   the workspace and the output is written back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does). This
-//   is how ResNet's first layer (C=3) reaches the tensor cores: C padded to 8.
+//   is how ResNet's first layer (C=3) reaches the tensor cores: C padded to 8. With FREEDNN_SM90_S2D=1 a stem-like
+//   forward (s2d_applies) runs instead as the stride-1 forward over folded space-to-depth copies of x and w
+//   (s2d_staging.h: the stem becomes 4 x 1 taps of 48 channels, 4 K tiles instead of 49).
 // Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
 // in a fixed order (no split-K), the copies are elementwise: deterministic. The wgrad's batch split (wgrad_split.h)
 // and its float path's row slices (wgrad_tf32.h) sum their slices' float partials in slice order: deterministic too.
@@ -30,7 +32,9 @@
 #include "core/dtype.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "core/env.h"
 #include "cuda/conv/cutlass/nhwc_staging.h"
+#include "cuda/conv/cutlass/s2d_staging.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
 #include "cuda/conv/tf32.h"
 #include "dispatch/conv_registry.h"
@@ -48,6 +52,8 @@ using fd::cuda::conv::packed_nhwc;
 struct Staging {
   int64_t c = 0, k = 0;  // the channel counts the kernel sees
   bool x = false, w = false, y = false;
+  bool s2d = false;  // x and w as folded space-to-depth copies: the kernel runs the derived stride-1 problem
+  S2dShape zs;       // its shape (s2d only)
   // Byte offsets from the 256-byte aligned workspace start; the kernel's own workspace (if any) at off_kernel. The
   // caller provides off_kernel + the kernel's workspace + 256 bytes of alignment slack when anything is staged.
   size_t off_x = 0, off_w = 0, off_y = 0, off_kernel = 0;
@@ -57,20 +63,30 @@ struct Staging {
 constexpr size_t kWsAlign = 256;
 inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
 
+// FREEDNN_SM90_S2D=1: stem-like forwards through folded space-to-depth copies (read at every call, so that tests
+// can switch it; off by default until an A/B run on the H200 says otherwise).
+inline bool sm90_s2d(const ConvProblem& p, int64_t v, S2dShape* zs) {
+  if (fd::env_int("FREEDNN_SM90_S2D", 0) == 0 || !s2d_applies(p)) return false;
+  *zs = s2d_shape(p.ic, p.kh, p.kw, p.oh, p.ow, static_cast<int>(p.sh), v, /*fold_w=*/true);
+  return zs->Cz <= kS2dMaxChannels && p.mb * zs->U * zs->V * zs->Cz <= INT_MAX;
+}
+
 inline Staging staging(const ConvProblem& p) {
   Staging s;
   s.c = p.ic, s.k = p.oc;
   if (p.dir != ConvDir::fwd) return s;
   const int64_t v = 16 / static_cast<int64_t>(dtype_size(p.xdt));  // elements per 16 bytes
-  s.c = (p.ic + v - 1) / v * v, s.k = (p.oc + v - 1) / v * v;
+  s.s2d = sm90_s2d(p, v, &s.zs);
+  s.c = s.s2d ? s.zs.Cz : (p.ic + v - 1) / v * v, s.k = (p.oc + v - 1) / v * v;
   const bool pad_c = s.c != p.ic, pad_k = s.k != p.oc;
-  s.x = pad_c || !packed_nhwc(*p.x);
-  s.w = pad_c || pad_k || !packed_nhwc(p.w->as_tensor);
+  s.x = s.s2d || pad_c || !packed_nhwc(*p.x);
+  s.w = s.s2d || pad_c || pad_k || !packed_nhwc(p.w->as_tensor);
   s.y = pad_k || !packed_nhwc(*p.y);
   const size_t es = dtype_size(p.xdt);
+  const int64_t taps = s.s2d ? s.zs.Rs * s.zs.Ss : p.kh * p.kw, pixels = s.s2d ? s.zs.U * s.zs.V : p.ih * p.iw;
   size_t off = 0;
-  if (s.w) s.off_w = off, off += ws_align_up(static_cast<size_t>(s.k * p.kh * p.kw * s.c) * es);
-  if (s.x) s.off_x = off, off += ws_align_up(static_cast<size_t>(p.mb * p.ih * p.iw * s.c) * es);
+  if (s.w) s.off_w = off, off += ws_align_up(static_cast<size_t>(s.k * taps * s.c) * es);
+  if (s.x) s.off_x = off, off += ws_align_up(static_cast<size_t>(p.mb * pixels * s.c) * es);
   if (s.y) s.off_y = off, off += ws_align_up(static_cast<size_t>(p.mb * p.oh * p.ow * s.k) * es);
   s.off_kernel = off;
   return s;
@@ -83,6 +99,11 @@ inline Geometry geometry(const ConvProblem& p, const Staging& s) {
   g.r = static_cast<int>(p.kh), g.s = static_cast<int>(p.kw);
   g.p = static_cast<int>(p.oh), g.q = static_cast<int>(p.ow);
   g.pad_h = p.ph, g.pad_w = p.pw, g.stride_h = p.sh, g.stride_w = p.sw, g.dil_h = p.dh, g.dil_w = p.dw;
+  if (s.s2d) {  // the derived problem: z (U x V), w' (Rs x Ss), stride 1, no padding, the same output
+    g.h = static_cast<int>(s.zs.U), g.w = static_cast<int>(s.zs.V);
+    g.r = static_cast<int>(s.zs.Rs), g.s = static_cast<int>(s.zs.Ss);
+    g.pad_h = g.pad_w = 0, g.stride_h = g.stride_w = 1, g.dil_h = g.dil_w = 1;
+  }
   return g;
 }
 
@@ -142,8 +163,15 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     // channels (C = 3 padded to 8 in ResNet's stem) still costs a whole tile (measured: 1.7 ms on the stem).
     const int64_t tile_k = 128 / static_cast<int64_t>(dtype_size(p.xdt));
     const int64_t inner = dir_ == ConvDir::fwd ? p.ic : dir_ == ConvDir::bwd_data ? p.oc : tile_k;
-    const double waste = static_cast<double>((inner + tile_k - 1) / tile_k * tile_k) / static_cast<double>(inner);
-    return p.flops() * waste / rate + static_cast<double>(dtype_size(p.xdt)) * elems / 3.5e12;
+    double waste = static_cast<double>((inner + tile_k - 1) / tile_k * tile_k) / static_cast<double>(inner);
+    double moved = elems;
+    if (s.s2d) {  // K tiles of the derived taps against the 7 x 7 x 3 products; x read once, z written and read
+      const double zs = static_cast<double>(p.mb * s.zs.U * s.zs.V * s.c);
+      waste = static_cast<double>((s.c + tile_k - 1) / tile_k * tile_k * s.zs.Rs * s.zs.Ss) /
+              static_cast<double>(p.ic * p.ksp());
+      moved = xs + 2 * zs + 3 * ws + ys * (s.y ? 3 : 1);
+    }
+    return p.flops() * waste / rate + static_cast<double>(dtype_size(p.xdt)) * moved / 3.5e12;
   }
 
   cudnnStatus_t run(const ConvProblem& p, const fd::conv::ConvArgs& a) const override {
