@@ -4,7 +4,7 @@
 // wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels:
 // 128x128x64 tiles in 2x1 clusters, 128x64x64 when K <= 64; float data as TF32 (where tf32_allowed): 128x128x32 in
 // 2x1 clusters, 128x64x32 when K <= 64. Operands in other layouts or channel counts are staged through the
-// workspace (run_staged), and so are the folded space-to-depth copies of a stem-like forward (FREEDNN_SM90_S2D=1).
+// workspace (run_staged), and so are the folded space-to-depth copies of a stem-like forward (FREEDNN_SM90_S2D=0: off).
 //
 // The fused epilogue of cudnnConvolutionBiasActivationForward, y = act(alpha1 conv + alpha2 z + bias): CUTLASS
 // writes alpha1 conv + alpha2 z into y (z as the epilogue's source when it has y's layout; that is also right

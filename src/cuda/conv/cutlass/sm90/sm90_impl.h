@@ -14,9 +14,9 @@
 // - forward, every data type: any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose
 //   C / K is not a multiple of the 16-byte vector (4 floats, 8 halves) go through packed, channel-padded copies in
 //   the workspace and the output is written back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does). This
-//   is how ResNet's first layer (C=3) reaches the tensor cores: C padded to 8. With FREEDNN_SM90_S2D=1 a stem-like
-//   forward (s2d_applies) runs instead as the stride-1 forward over folded space-to-depth copies of x and w
-//   (s2d_staging.h: the stem becomes 4 x 1 taps of 48 channels, 4 K tiles instead of 49).
+//   is how a first layer with C=3 reaches the tensor cores: C padded to 8. A stem-like forward (s2d_applies: the
+//   ResNet stem) runs instead as the stride-1 forward over folded space-to-depth copies of x and w (s2d_staging.h:
+//   the stem becomes 4 x 1 taps of 48 channels, 4 K tiles instead of 49; FREEDNN_SM90_S2D=0 turns it off).
 // Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
 // in a fixed order (no split-K), the copies are elementwise: deterministic. The wgrad's batch split (wgrad_split.h)
 // and its float path's row slices (wgrad_tf32.h) sum their slices' float partials in slice order: deterministic too.
@@ -63,10 +63,11 @@ struct Staging {
 constexpr size_t kWsAlign = 256;
 inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
 
-// FREEDNN_SM90_S2D=1: stem-like forwards through folded space-to-depth copies (read at every call, so that tests
-// can switch it; off by default until an A/B run on the H200 says otherwise).
+// Stem-like forwards through folded space-to-depth copies; FREEDNN_SM90_S2D=0 turns it off (read at every call, so
+// that tests can switch it). Run 13 on the H200: the ResNet-50 stem at N=64 0.452 -> 0.319 ms in f16, 0.448 ->
+// 0.318 bf16, 0.608 -> 0.492 TF32 (Find's best with and without it).
 inline bool sm90_s2d(const ConvProblem& p, int64_t v, S2dShape* zs) {
-  if (fd::env_int("FREEDNN_SM90_S2D", 0) == 0 || !s2d_applies(p)) return false;
+  if (fd::env_int("FREEDNN_SM90_S2D", 1) == 0 || !s2d_applies(p)) return false;
   *zs = s2d_shape(p.ic, p.kh, p.kw, p.oh, p.ow, static_cast<int>(p.sh), v, /*fold_w=*/true);
   return zs->Cz <= kS2dMaxChannels && p.mb * zs->U * zs->V * zs->Cz <= INT_MAX;
 }
