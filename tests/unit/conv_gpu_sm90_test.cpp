@@ -269,12 +269,11 @@ struct ForcedSplit {
   explicit ForcedSplit(const char* s) : splits("FREEDNN_SM90_WGRAD_SPLITS", s) {}
 };
 
-// Both ways to split (split-K in one launch, the default, and batch slices: FREEDNN_SM90_WGRAD_SPLITK=0): splits
-// of unequal size (the K tiles or N not a multiple of the count, one K tile or image per split, fewer than asked
-// for: clamped), both tiles (K <= 64: 64x128, else 128x128; partial tiles in M and N), stride 2 and 1x1, f16 and
-// bf16, alpha/beta. The result must not depend on the run (fixed-order sums): a second run with beta = 0 is bitwise
-// the same. K tiles (64 reduction rows each): k64_n5 5*90 rows = 8 tiles in 3 ranges; k128_n7 7 in 4; k72_s2
-// 4*36 = 3, one each; one_each 3; 1x1_clamped 3 (5 asked); k64_deep 16*196 = 49 tiles in 7 ranges of 7.
+// Forced split-K ranges of unequal size (the K tiles not a multiple of the count, one K tile per range, fewer
+// tiles than asked for: clamped), both tiles (K <= 64: 64x128, else 128x128; partial tiles in M and N), stride 2 and
+// 1x1, f16 and bf16, alpha/beta. The result must not depend on the run (fixed-order sums): a second run with beta =
+// 0 is bitwise the same. K tiles (64 reduction rows each): k64_n5 5*90 rows = 8 tiles in 3 ranges; k128_n7 7 in 4;
+// k72_s2 4*36 = 3, one each; one_each 3; 1x1_clamped 3 (5 asked); k64_deep 16*196 = 49 tiles in 7 ranges of 7.
 TEST(ConvSm90, WgradSplitForced) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -284,40 +283,35 @@ TEST(ConvSm90, WgradSplitForced) {
     const char* splits;
   };
   const std::vector<Case> cases = {
-      {{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "3"},     // slices of 1, 2, 2 images
+      {{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "3"},     // K tiles 2, 3, 3
       {{"k128_n7", 7, 24, 128, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "4"},    // 1, 2, 2, 2
-      {{"k72_s2", 4, 40, 72, 1, {11, 12}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, "3"},    // 1, 1, 2
+      {{"k72_s2", 4, 40, 72, 1, {11, 12}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, "3"},    // 1, 1, 1
       {{"one_each", 3, 16, 48, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "3"},    // 1, 1, 1
-      {{"1x1_clamped", 2, 64, 136, 1, {10, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, "5"},  // 5 asked, 2 images
-      {{"k64_deep", 16, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "7"},    // 16 images: 2-3 each
+      {{"1x1_clamped", 2, 64, 136, 1, {10, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}, "5"},  // 5 asked, 3 tiles
+      {{"k64_deep", 16, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, "7"},    // 7 ranges of 7
   };
   int i = 0;
-  for (const char* splitk : {"1", "0"}) {
-    for (const Case& c : cases) {
-      ForcedSplit forced(c.splits);
-      ft::ScopedEnv mode("FREEDNN_SM90_WGRAD_SPLITK", splitk);
-      SCOPED_TRACE(std::string("FREEDNN_SM90_WGRAD_SPLITK=") + splitk);
-      for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
-        Problem p(c.s, t, true, false, false, rng);
-        EXPECT_GT(bwd_filter_workspace(h, p), 0u) << "the split's partial sums: " << p.str();
-        const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
-        ++i;
-        check_backward_filter(h, p, rng, alpha, beta);
-        // Determinism: the same inputs again, beta = 0 (dw is overwritten, so two runs must agree bit for bit).
-        p.w.poison();
-        ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
-        const std::vector<double> first = p.w.values();
-        p.w.poison();
-        ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
-        EXPECT_EQ(p.w.values(), first) << "two runs differ: " << p.str();
-      }
+  for (const Case& c : cases) {
+    ForcedSplit forced(c.splits);
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      Problem p(c.s, t, true, false, false, rng);
+      EXPECT_GT(bwd_filter_workspace(h, p), 0u) << "the split's partial sums: " << p.str();
+      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 2 ? -0.5 : 0.0;
+      ++i;
+      check_backward_filter(h, p, rng, alpha, beta);
+      // Determinism: the same inputs again, beta = 0 (dw is overwritten, so two runs must agree bit for bit).
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+      const std::vector<double> first = p.w.values();
+      p.w.poison();
+      ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(p.w.values(), first) << "two runs differ: " << p.str();
     }
   }
 }
 
 // A shape of two dw tiles with 5488 reduction rows (N = 7): by default (threshold 48 tiles, the model's choice) the
-// sm90 wgrad takes it split (split-K: about 10 ranges of 8-9 K tiles; batch slices: 3 and 4 images);
-// FREEDNN_SM90_WGRAD_NO_SPLIT=1 makes it decline.
+// sm90 wgrad takes it split (about 10 K ranges of 8-9 tiles); FREEDNN_SM90_WGRAD_NO_SPLIT=1 makes it decline.
 TEST(ConvSm90, WgradSplitByModel) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -341,8 +335,9 @@ TEST(ConvSm90, WgradSplitByModel) {
 }
 
 #ifdef FT_WITH_CUDA
-// The fork/join of the slices under stream capture (global mode): the call is captured from a user stream into a
-// graph, then the graph runs; the aux streams were made at the workspace query, before the capture.
+// A split backward filter under stream capture (global mode): the call is captured from a user stream into a graph,
+// then the graph runs (16-bit: the split-K launch and its finish pass; TF32: the row slices' fork and join on the
+// aux streams, made at the workspace query, before the capture).
 void check_wgrad_graph_capture(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double tolerance) {
   p.x.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
@@ -381,11 +376,8 @@ TEST(ConvSm90, WgradSplitGraphCapture) {
   auto rng = ft::make_rng();
   ForcedSplit forced("3");
   const Shape s{"k64_n5", 5, 32, 64, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
-  for (const char* splitk : {"1", "0"}) {  // one launch; the slices' fork and join
-    ft::ScopedEnv mode("FREEDNN_SM90_WGRAD_SPLITK", splitk);
-    Problem p(s, CUDNN_DATA_BFLOAT16, true, false, false, rng);
-    check_wgrad_graph_capture(h, p, rng, tol(p.dt));
-  }
+  Problem p(s, CUDNN_DATA_BFLOAT16, true, false, false, rng);
+  check_wgrad_graph_capture(h, p, rng, tol(p.dt));
 }
 #endif
 

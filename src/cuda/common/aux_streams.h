@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // A handle's auxiliary streams, for a call that spreads independent kernels over several streams so that they run
-// at once (the batch-split cuda:cutlass_sm90_wgrad: one small-grid kernel per slice of the batch).
+// at once (the TF32 path of cuda:cutlass_sm90_wgrad: one small-grid kernel per slice of dy's rows).
 //
 // Fork / join through events, never through the host: fork records one event on the handle's stream and each aux
 // stream waits on it; join records one event per aux stream and the handle's stream waits on all of them. Work

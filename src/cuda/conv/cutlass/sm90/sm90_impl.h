@@ -18,8 +18,8 @@
 //   ResNet stem) runs instead as the stride-1 forward over folded space-to-depth copies of x and w (s2d_staging.h:
 //   the stem becomes 4 x 1 taps of 48 channels, 4 K tiles instead of 49; FREEDNN_SM90_S2D=0 turns it off).
 // Results: out = alpha * conv + beta * out, out not read when beta == 0. Every output element is summed by one CTA
-// in a fixed order (no split-K), the copies are elementwise: deterministic. The wgrad's batch split (wgrad_split.h)
-// and its float path's row slices (wgrad_tf32.h) sum their slices' float partials in slice order: deterministic too.
+// in a fixed order, the copies are elementwise: deterministic. The wgrad's split-K (wgrad_split.h) and its float
+// path's row slices (wgrad_tf32.h) sum their float partials in a fixed order: deterministic too.
 #pragma once
 #include <cudnn.h>
 

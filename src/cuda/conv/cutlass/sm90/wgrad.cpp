@@ -3,7 +3,7 @@
 // cuda:cutlass_sm90_wgrad: backward filter (dw, a GEMM over N*P*Q) on Hopper tensor cores (CUTLASS 3.x implicit
 // GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1.
 // Kernels: 128x128x64 tiles, 64x128x64 when K <= 64. A dw of few tiles runs split (wgrad_split.h): split-K in one
-// launch (or batch slices on streams), float partial sums, one deterministic pass adding them. Float data
+// launch, float partial sums, one deterministic pass adding them. Float data
 // (TF32 where allowed) runs as a forward over transposed copies of x and dy, in slices of dy's rows (wgrad_tf32.h);
 // FREEDNN_SM90_WGRAD_NO_TF32=1 declines float (the sm80 and other implementations serve it, as before).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
@@ -25,7 +25,7 @@ sm90::KernelSet wgrad_kernels() {
           &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64, [](const fd::ConvProblem& p) { return p.oc; }};
 }
 
-// The float-output kernel of the split's slices: the tile of the unsplit kernel for the same problem.
+// The float-output kernel of the split's K ranges: the tile of the unsplit kernel for the same problem.
 const sm90::Kernel& partial_kernel(const fd::ConvProblem& p) {
   const bool small = p.oc <= 64;
   if (p.xdt == CUDNN_DATA_BFLOAT16)
@@ -60,21 +60,12 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
       return no(few + " and FREEDNN_SM90_WGRAD_NO_SPLIT is set: the split-K sm80 kernel serves it");
     const sm90::WgradSplit sp = sm90::wgrad_split_plan(p, current_sm_count());
     if (sp.slices < 2)
-      return no(few + " and the batch of " + std::to_string(p.mb) + " (" + std::to_string(p.mb * p.osp()) +
-                " reduction rows) gets one slice (the model, or FREEDNN_SM90_WGRAD_SPLITS): the split-K sm80 kernel "
+      return no(few + " and its " + std::to_string(p.mb * p.osp()) +
+                " reduction rows get one K range (the model, or FREEDNN_SM90_WGRAD_SPLITS): the split-K sm80 kernel "
                 "serves it");
     const sm90::Kernel& k = partial_kernel(p);
-    sm90::Geometry g = sm90::geometry(p, sm90::staging(p));
-    if (sp.in_kernel) {
-      if (!k.can_implement(g)) return no(few + std::string(": CUTLASS ") + k.name + " cannot implement it");
-      return {};
-    }
-    for (const int n : {sp.n0(1) - sp.n0(0), sp.n0(sp.slices) - sp.n0(sp.slices - 1)}) {  // both slice sizes
-      g.n = n;
-      if (!k.can_implement(g))
-        return no(few + std::string(": CUTLASS ") + k.name + " cannot implement a batch slice of " +
-                  std::to_string(n) + " images");
-    }
+    if (!k.can_implement(sm90::geometry(p, sm90::staging(p))))
+      return no(few + std::string(": CUTLASS ") + k.name + " cannot implement it");
     return {};
   }
 
@@ -87,18 +78,13 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
     return split(p, &sp) ? sp.workspace : Sm90ConvImpl::workspace_size(p);
   }
 
-  // The aux streams exist before the first call (a call under graph capture then creates nothing).
+  // The float path's aux streams exist before the first call (a call under graph capture then creates nothing).
   cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
-    if (h == nullptr || h->on_cpu()) return CUDNN_STATUS_SUCCESS;
+    if (h == nullptr || h->on_cpu() || p.xdt != CUDNN_DATA_FLOAT) return CUDNN_STATUS_SUCCESS;
+    sm90::Tf32WgradPlan plan;
+    if (!tf32_plan(p, &plan).ok() || plan.slices < 2) return CUDNN_STATUS_SUCCESS;
     AuxStreams* pool = nullptr;
-    if (p.xdt == CUDNN_DATA_FLOAT) {
-      sm90::Tf32WgradPlan plan;
-      if (!tf32_plan(p, &plan).ok() || plan.slices < 2) return CUDNN_STATUS_SUCCESS;
-      return aux_streams(h, plan.slices - 1, &pool);
-    }
-    sm90::WgradSplit sp;
-    if (!split(p, &sp) || sp.aux_streams() == 0) return CUDNN_STATUS_SUCCESS;
-    return aux_streams(h, sp.aux_streams(), &pool);
+    return aux_streams(h, plan.slices - 1, &pool);
   }
 
   double cost_estimate(const fd::ConvProblem& p) const override {
@@ -139,7 +125,7 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
     return sm90::tf32_wgrad_plan(p, current_sm_count(), plan);
   }
 
-  // Whether p runs split (the plan in *sp): few tiles, the split not turned off, more than one slice. The
+  // Whether p runs split (the plan in *sp): few tiles, the split not turned off, more than one K range. The
   // problem checks come first so that the query of a declined problem stays 0. The SM count: the current device's
   // (the query and the call are made with the handle's device current).
   bool split(const fd::ConvProblem& p, sm90::WgradSplit* sp) const {

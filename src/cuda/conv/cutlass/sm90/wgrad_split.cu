@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// The split sm90 wgrad (wgrad_split.h has the design): the split-count model, the split-K launch or the fork/join
-// launch of the batch slices, and the pass that sums their partial dw.
+// The split-K sm90 wgrad (wgrad_split.h has the design): the split-count model, the launch and the pass that sums
+// the ranges' partial dw.
 #include "cuda/conv/cutlass/sm90/wgrad_split.h"
 
 #include <cuda_bf16.h>
@@ -15,7 +15,6 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
-#include "cuda/common/aux_streams.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 
@@ -25,10 +24,9 @@ namespace {
 // Model constants. Per-SM rates of one CTA: the 128x128 kernel reached ~5e12 flop/s per SM on ResNet-50's
 // 512-channel 3x3 and 2048x1024 1x1 layers (one or two full waves, run 10) and 7.9e12 in each 9-CTA slice of the
 // 28x28 128-channel layer (ncu, run 12), so 6.5e12 between them; the 64-row tile issues half-height wgmma from one
-// warpgroup, assumed slower per SM (not yet measured). Host time per batch slice: ~10 us, inferred in run 12
-// from the slices' kernel times (ncu) against the layer's time and the slice-count sweep of run 11.
+// warpgroup, assumed slower per SM. Host time: CUTLASS's TMA descriptors, the attribute call and the launch.
 constexpr double kSmFlops128 = 6.5e12, kSmFlops64 = 3.5e12;
-constexpr double kHostPerSlice = 10e-6;
+constexpr double kHost = 10e-6;
 constexpr double kLaunch = 3e-6;  // the finish kernel
 constexpr double kDramBytes = 3.5e12;
 
@@ -90,42 +88,35 @@ int64_t wgrad_tiles(const ConvProblem& p) {
 
 int64_t wgrad_k_tiles(const ConvProblem& p) { return (p.mb * p.osp() + kTileRows - 1) / kTileRows; }
 
-double wgrad_split_seconds(const ConvProblem& p, int sm_count, int slices, bool in_kernel) {
+double wgrad_split_seconds(const ConvProblem& p, int sm_count, int slices) {
   const int64_t tm = tile_m(p), tiles = wgrad_tiles(p), sms = std::max(sm_count, 1);
   const int64_t waves = (tiles * slices + sms - 1) / sms;
-  // The reduction rows of the largest split: it sets a wave's length.
   const int64_t kt = wgrad_k_tiles(p);
-  const int64_t biggest = in_kernel ? (kt + slices - 1) / slices * kTileRows : (p.mb + slices - 1) / slices * p.osp();
+  const int64_t biggest = (kt + slices - 1) / slices * kTileRows;  // the largest range's rows set a wave's length
   const double rate = tm == 64 ? kSmFlops64 : kSmFlops128;
   const double gpu = static_cast<double>(waves * biggest) * 2.0 * static_cast<double>(tm) * 128.0 / rate;
-  const double host = kHostPerSlice * (in_kernel ? 1 : slices);
   const double es = static_cast<double>(dtype_size(p.xdt)), dw = static_cast<double>(p.oc * p.ksp() * p.ic);
   double bytes = static_cast<double>(p.mb * p.ic * p.isp() + p.mb * p.oc * p.osp()) * es + dw * es;
   if (slices > 1) bytes += 2.0 * slices * dw * sizeof(float);  // partials written, then read by the finish pass
-  return std::max(gpu, host) + bytes / kDramBytes + (slices > 1 ? kLaunch : 0.0);
+  return std::max(gpu, kHost) + bytes / kDramBytes + (slices > 1 ? kLaunch : 0.0);
 }
 
 WgradSplit wgrad_split_plan(const ConvProblem& p, int sm_count) {
   WgradSplit sp;
-  sp.n = static_cast<int>(p.mb);
   sp.tiles = wgrad_tiles(p);
-  sp.in_kernel = env_int("FREEDNN_SM90_WGRAD_SPLITK", 1) != 0;
-  const int64_t rows = p.mb * p.osp(), kt = wgrad_k_tiles(p);
-  const int64_t units = sp.in_kernel ? kt : p.mb;  // a split holds at least one K tile, or one image
+  const int64_t rows = p.mb * p.osp(), kt = wgrad_k_tiles(p);  // a range holds at least one K tile
   const long long forced = env_int("FREEDNN_SM90_WGRAD_SPLITS", 0);
   if (forced > 0) {
-    sp.slices = static_cast<int>(std::min<long long>({forced, units, kMaxSlices}));
+    sp.slices = static_cast<int>(std::min<long long>({forced, kt, kMaxSplits}));
   } else {
-    const int64_t most = sp.in_kernel
-                             ? std::min<int64_t>({units, kMaxAutoSplitK, std::max<int64_t>(1, rows / kMinSplitRows)})
-                             : std::min<int64_t>({units, kMaxAutoSlices, std::max<int64_t>(1, rows / kMinSliceRows)});
-    double best = wgrad_split_seconds(p, sm_count, 1, sp.in_kernel);
+    const int64_t most = std::min<int64_t>({kt, kMaxAutoSplits, std::max<int64_t>(1, rows / kMinSplitRows)});
+    double best = wgrad_split_seconds(p, sm_count, 1);
     for (int s = 2; s <= most; ++s) {
-      const double t = wgrad_split_seconds(p, sm_count, s, sp.in_kernel);
-      if (t < best) best = t, sp.slices = s;  // ties keep fewer splits
+      const double t = wgrad_split_seconds(p, sm_count, s);
+      if (t < best) best = t, sp.slices = s;  // ties keep fewer ranges
     }
   }
-  sp.seconds = wgrad_split_seconds(p, sm_count, sp.slices, sp.in_kernel);
+  sp.seconds = wgrad_split_seconds(p, sm_count, sp.slices);
   if (sp.slices > 1) {
     sp.part_bytes = partial_bytes(p);
     sp.workspace = static_cast<size_t>(sp.slices) * sp.part_bytes + kWsAlign;
@@ -136,70 +127,30 @@ WgradSplit wgrad_split_plan(const ConvProblem& p, int sm_count) {
 cudnnStatus_t run_wgrad_split(const ConvProblem& p, const fd::conv::ConvArgs& a, const WgradSplit& sp,
                               const Kernel& partial) {
   const char* id = "cuda:cutlass_sm90_wgrad";
-  FD_CHECK(a.handle != nullptr && sp.slices >= 2 && sp.slices <= kMaxSlices && sp.n == p.mb,
-           CUDNN_STATUS_INTERNAL_ERROR, "%s: a split plan of %d slices for N=%lld", id, sp.slices,
-           static_cast<long long>(p.mb));
+  FD_CHECK(a.handle != nullptr && sp.slices >= 2 && sp.slices <= kMaxSplits, CUDNN_STATUS_INTERNAL_ERROR,
+           "%s: a split plan of %d K ranges", id, sp.slices);
   FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= sp.workspace,
-                 "%s needs %zu bytes of workspace for %d slices' partial sums, got %zu", id, sp.workspace, sp.slices,
+                 "%s needs %zu bytes of workspace for %d ranges' partial sums, got %zu", id, sp.workspace, sp.slices,
                  a.workspace_size);
   FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.in2) && aligned16(a.out),
                      "%s needs 16-byte aligned x, dy and dw (TMA, vector stores)", id);
-  cudnnContext* h = a.handle;
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);
   char* parts = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
-  const size_t es = dtype_size(p.xdt);
-  const size_t x_image = static_cast<size_t>(p.ih * p.iw * p.ic) * es;
-  const size_t dy_image = static_cast<size_t>(p.osp() * p.oc) * es;
-  const Geometry whole = geometry(p, staging(p));
-
-  if (sp.in_kernel) {
-    Operands o;
-    o.a = a.in2;  // CUTLASS's wgrad: A = dy, B = x
-    o.b = a.in;
-    o.d = parts;
-    o.alpha = 1.0f, o.beta = 0.0f;
-    o.stream = h->stream;
-    o.splits = sp.slices;
-    o.d_split_stride = static_cast<int64_t>(sp.part_bytes / sizeof(float));
-    const RunStatus r = partial.run(whole, o);
-    if (r == RunStatus::not_implementable)
-      FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement %d K splits of %s", id, partial.name,
-              sp.slices, p.to_string().c_str());
-    if (r != RunStatus::ok)
-      FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to launch %d K splits (CUDA: %s)", id,
-              partial.name, sp.slices, cudaGetErrorName(cudaGetLastError()));
-    return finish_splits(p, a, sp, parts);
-  }
-
-  AuxStreams* pool = nullptr;
-  const int aux = sp.slices - 1;  // slice 0 runs on the handle's stream
-  FD_TRY(aux_streams(h, aux, &pool));
-  FD_TRY(aux_fork(h, *pool, aux));
-  // Every slice is queued before the join's records (aux_streams.h); a failed launch still joins the streams.
-  RunStatus failed = RunStatus::ok;
-  int failed_slice = -1;
-  for (int j = 0; j < sp.slices && failed == RunStatus::ok; ++j) {
-    const int n0 = sp.n0(j), n1 = sp.n0(j + 1);
-    Geometry g = whole;
-    g.n = n1 - n0;
-    Operands o;
-    o.a = static_cast<const char*>(a.in2) + dy_image * n0;  // CUTLASS's wgrad: A = dy, B = x
-    o.b = static_cast<const char*>(a.in) + x_image * n0;
-    o.d = parts + sp.part_bytes * j;
-    o.alpha = 1.0f, o.beta = 0.0f;
-    o.stream = j == 0 ? h->stream : aux_stream(*pool, j - 1);
-    failed = partial.run(g, o);
-    if (failed != RunStatus::ok) failed_slice = j;
-  }
-  const cudaError_t launch_error = failed == RunStatus::ok ? cudaSuccess : cudaGetLastError();
-  const cudnnStatus_t joined = aux_join(h, *pool, aux);
-  if (failed == RunStatus::not_implementable)
-    FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement slice %d (images %d..%d) of %s", id,
-            partial.name, failed_slice, sp.n0(failed_slice), sp.n0(failed_slice + 1) - 1, p.to_string().c_str());
-  if (failed != RunStatus::ok)
-    FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to initialize or launch slice %d (CUDA: %s)", id,
-            partial.name, failed_slice, cudaGetErrorName(launch_error));
-  FD_TRY(joined);
+  Operands o;
+  o.a = a.in2;  // CUTLASS's wgrad: A = dy, B = x
+  o.b = a.in;
+  o.d = parts;
+  o.alpha = 1.0f, o.beta = 0.0f;
+  o.stream = a.handle->stream;
+  o.splits = sp.slices;
+  o.d_split_stride = static_cast<int64_t>(sp.part_bytes / sizeof(float));
+  const RunStatus r = partial.run(geometry(p, staging(p)), o);
+  if (r == RunStatus::not_implementable)
+    FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement %d K ranges of %s", id, partial.name,
+            sp.slices, p.to_string().c_str());
+  if (r != RunStatus::ok)
+    FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to launch %d K ranges (CUDA: %s)", id,
+            partial.name, sp.slices, cudaGetErrorName(cudaGetLastError()));
   return finish_splits(p, a, sp, parts);
 }
 

@@ -16,7 +16,6 @@
 #include "cuda/common/index.cuh"
 #include "cuda/common/aux_streams.h"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
-#include "cuda/conv/cutlass/sm90/wgrad_split.h"
 
 namespace fd::cuda::conv::sm90 {
 namespace {
@@ -28,6 +27,7 @@ using fd::conv::Verdict;
 // (CUTLASS's TMA descriptors, its attribute call, the launch) and per plain launch.
 constexpr double kSmFlops128 = 2.2e12, kSmFlops64 = 1.6e12;
 constexpr double kHostPerSlice = 4e-6;
+constexpr int kMaxRowSlices = 32;  // the handle's stream + 31 aux streams
 constexpr double kLaunch = 3e-6;
 constexpr double kDramBytes = 3.5e12;
 constexpr int64_t kTileM = 128, kTileK = 32;  // the fprop_tf32 kernels' M and K tile (K: 32 floats of one tap)
@@ -274,7 +274,7 @@ Verdict tf32_wgrad_plan(const ConvProblem& p, int sm_count, Tf32WgradPlan* out) 
   // FREEDNN_SM90_WGRAD_NO_SPLIT takes the fewest, otherwise the model's best.
   const int64_t max_rows = kMaxSpan / p.sh + 1;
   const int least = static_cast<int>(ceil_div(p.oh, max_rows));
-  const int most = static_cast<int>(std::min<int64_t>(p.oh, kMaxSlices));
+  const int most = static_cast<int>(std::min<int64_t>(p.oh, kMaxRowSlices));
   if (least > most)
     return no("float wgrad: " + std::to_string(p.oh) + " dy rows at stride " + std::to_string(p.sh) + " need " +
               std::to_string(least) + " slices (more than " + std::to_string(most) + ")");
@@ -286,8 +286,8 @@ Verdict tf32_wgrad_plan(const ConvProblem& p, int sm_count, Tf32WgradPlan* out) 
   } else {
     pl.slices = least;
     double best = plan_seconds(p, pl, sm_count, least);
-    // Up to kMaxSlices (the 16-bit split stops at kMaxAutoSlices): a TF32 slice's reduction takes twice as long, so
-    // more launches pay before the host's per-slice cost binds; the model counts that cost.
+    // Up to kMaxRowSlices: a TF32 slice's reduction takes twice as long as a 16-bit one, so more launches pay
+    // before the host's per-slice cost binds; the model counts that cost.
     for (int s = least + 1; s <= most; ++s) {
       const double t = plan_seconds(p, pl, sm_count, s);
       if (t < best) best = t, pl.slices = s;  // ties keep fewer slices
@@ -315,7 +315,7 @@ Verdict tf32_wgrad_plan(const ConvProblem& p, int sm_count, Tf32WgradPlan* out) 
 
 cudnnStatus_t run_tf32_wgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, const Tf32WgradPlan& pl) {
   const char* id = "cuda:cutlass_sm90_wgrad";
-  FD_CHECK(a.handle != nullptr && pl.slices >= 1 && pl.slices <= kMaxSlices, CUDNN_STATUS_INTERNAL_ERROR,
+  FD_CHECK(a.handle != nullptr && pl.slices >= 1 && pl.slices <= kMaxRowSlices, CUDNN_STATUS_INTERNAL_ERROR,
            "%s: a float plan of %d slices", id, pl.slices);
   FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= pl.workspace,
                  "%s needs %zu bytes of workspace for the transposed x, dy and %d partial dw, got %zu", id,
