@@ -85,8 +85,8 @@ S2d s2d_form(const ConvProblem& p, bool simt) {
   const long long knob = fd::env_int("FREEDNN_SM80_S2D", b16 ? 0 : 1);
   if (knob == 0) return S2d::off;
   if (!b16 || (knob != 2 && knob != 3)) return S2d::few;
-  const int64_t folded = ceil_div(ceil_div(p.kw, p.sw) * p.sh * p.sw * p.ic, 8) * 8;
-  return knob == 3 && folded <= kS2dMaxChannels ? S2d::folded : S2d::wide;
+  const bool fits = s2d_shape(p.ic, p.kh, p.kw, p.oh, p.ow, static_cast<int>(p.sh), 8, true).Cz <= kS2dMaxChannels;
+  return knob == 3 && fits ? S2d::folded : S2d::wide;
 }
 
 // Split-K slices for wgrad: its GEMM is (K) x (R*S*C) with a reduction over N*P*Q, so it has few output tiles; the

@@ -35,6 +35,9 @@ constexpr int64_t kTileRows = 64;  // reduction rows per K tile (128 bytes of 16
 
 int tile_m(const ConvProblem& p) { return p.oc <= 64 ? 64 : 128; }
 
+// The reduction's K tiles (N*P*Q rows, 64 per tile): the most ranges.
+int64_t wgrad_k_tiles(const ConvProblem& p) { return (p.mb * p.osp() + kTileRows - 1) / kTileRows; }
+
 size_t partial_bytes(const ConvProblem& p) {
   return ws_align_up(static_cast<size_t>(p.oc * p.ksp() * p.ic) * sizeof(float));
 }
@@ -85,8 +88,6 @@ int64_t wgrad_tiles(const ConvProblem& p) {
   const int64_t tm = tile_m(p);
   return (p.oc + tm - 1) / tm * ((p.ic * p.ksp() + 127) / 128);
 }
-
-int64_t wgrad_k_tiles(const ConvProblem& p) { return (p.mb * p.osp() + kTileRows - 1) / kTileRows; }
 
 double wgrad_split_seconds(const ConvProblem& p, int sm_count, int slices) {
   const int64_t tm = tile_m(p), tiles = wgrad_tiles(p), sms = std::max(sm_count, 1);

@@ -39,9 +39,6 @@ struct WgradSplit {
 // The dw tiles of the sm90 wgrad kernel for p (64x128 when K <= 64, else 128x128; N mode = C*R*S).
 int64_t wgrad_tiles(const fd::ConvProblem& p);
 
-// The reduction's K tiles (N*P*Q rows, 64 per tile): the most ranges.
-int64_t wgrad_k_tiles(const fd::ConvProblem& p);
-
 // The model's time for `slices` ranges (1: the unsplit kernel) on a device of `sm_count` SMs.
 double wgrad_split_seconds(const fd::ConvProblem& p, int sm_count, int slices);
 
