@@ -72,6 +72,10 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cpu::conv::im2col_gemm_impl(),
       fd::cpu::conv::direct_impl(),
 #ifdef FREEDNN_WITH_CUDA
+      fd::cuda::conv::patch_fprop_impl(),  // few input channels only: ahead of the implicit GEMMs there
+      fd::cuda::conv::patch_fma_fprop_impl(),
+      fd::cuda::conv::patch_dgrad_impl(),
+      fd::cuda::conv::patch_wgrad_impl(),
 #if FREEDNN_WITH_CUTLASS_SM90
       fd::cuda::conv::cutlass_sm90_fprop_impl(),
       fd::cuda::conv::cutlass_sm90_dgrad_impl(),

@@ -486,6 +486,13 @@ TEST(BatchNorm, ExFastPathShapes) {
 
       HostTensor dy = bnt::make_tensor(rng, t, sh.dims, sh.layout), dx = dy, dz = dy;
       dy.fill_uniform(rng, -1, 1);
+      if (relu) {  // no gradient where the ReLU's input is ~0: float and double may disagree on its sign there
+        ref::BnFusion linear = fusion;  // (seed 2151650018 drew a pre-activation of 8.8e-9)
+        linear.relu = false;
+        const auto pre = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa, linear);
+        for (int64_t i = 0; i < pre.count(); ++i)
+          if (std::abs(pre[i]) < 1e-4) dy.set(i, 0.0);
+      }
       const auto [ad2, bd2] = bnt::random_blend(rng);
       const Scale alpha_d(ad2), beta_d(bd2);
       const auto prior_dx = bnt::prepare_output(rng, dx, bd2);
@@ -845,6 +852,81 @@ TEST(BatchNorm, CoopGridFinalizeMatchesThreeKernels) {
 TEST(BatchNorm, CoopOwnFinalizeMatchesThreeKernels) {
   ft::ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "own");
   expect_coop_matches_three_kernels();
+}
+
+// The lean inference kernels (FREEDNN_BN_INFER=2|4, bn_infer.cuh; read at every call) against the reference and,
+// bit for bit, against the default path (FREEDNN_BN_INFER=0: the same coefficient and output formulas), with z and
+// the ReLU (cudnnNormalizationForwardInference) and blends with beta != 0. Shapes: NHWC with C / 8 groups dividing
+// the block, cv = 3 (the grid a multiple of 3), cv = 257 (each block's table its threads' groups), C % 8 != 0
+// (scalar); NCHW planes of 64, of 49 and 9 (vectors across two planes), of 6 < 8 (scalar), C = 1; two large ones
+// whose threads loop (f16 NHWC, f32 NCHW with each block's run over several planes).
+TEST(BatchNorm, InferLeanKernels) {
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  BNT_REQUIRE_ACTIVATION(act);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  struct Shape {
+    cudnnDataType_t t;
+    std::vector<int> dims;
+    int layout;
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_HALF, {2, 64, 5, 7}, 1},        {CUDNN_DATA_BFLOAT16, {3, 24, 5, 5}, 1},
+      {CUDNN_DATA_HALF, {2, 2056, 3, 1}, 1},      {CUDNN_DATA_FLOAT, {3, 1028, 2, 1}, 1},
+      {CUDNN_DATA_HALF, {3, 12, 3, 5}, 1},        {CUDNN_DATA_FLOAT, {2, 5, 3, 3}, 1},
+      {CUDNN_DATA_HALF, {2, 3, 8, 8}, 0},         {CUDNN_DATA_FLOAT, {3, 5, 7, 7}, 0},
+      {CUDNN_DATA_BFLOAT16, {5, 7, 3, 3}, 0},     {CUDNN_DATA_HALF, {3, 5, 2, 3}, 0},
+      {CUDNN_DATA_FLOAT, {2, 1, 9, 9}, 0},        {CUDNN_DATA_DOUBLE, {2, 3, 4, 4}, 1},
+      {CUDNN_DATA_HALF, {16, 64, 72, 72}, 1},     {CUDNN_DATA_FLOAT, {12, 20, 120, 120}, 0},
+  };
+  const cudnnNormOps_t kOps[] = {CUDNN_NORM_OPS_NORM, CUDNN_NORM_OPS_NORM_ACTIVATION,
+                                 CUDNN_NORM_OPS_NORM_ADD_ACTIVATION};
+  for (const Shape& sh : shapes) {
+    const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
+    HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), z = x, prior = x;
+    x.fill_uniform(rng, -2, 3);
+    z.fill_uniform(rng, -1, 1);
+    prior.fill_uniform(rng, -1, 1);
+    HostTensor scale(pt, bnt::param_dims(sh.dims, false)), bias = scale, mean = scale, var = scale;
+    scale.fill_uniform(rng, 0.5, 1.5);
+    bias.fill_uniform(rng, -1, 1);
+    mean.fill_uniform(rng, -0.5, 0.5);
+    var.fill_uniform(rng, 0.5, 2);
+    TensorDesc xd(x), pd(scale);
+    const auto xr = bnt::to_ref(x), zr = bnt::to_ref(z);
+    for (cudnnNormOps_t ops : kOps) {
+      const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
+      const auto [a, b] = bnt::random_blend(rng);
+      const Scale alpha(a), beta(b);
+      auto infer = [&](const char* variant) {
+        ft::ScopedEnv knob("FREEDNN_BN_INFER", variant);
+        HostTensor y = prior;
+        if (b == 0) y.poison();
+        EXPECT_EQ(cudnnNormalizationForwardInference(
+                      h, CUDNN_NORM_PER_CHANNEL, ops, CUDNN_NORM_ALGO_STANDARD, alpha.ptr(t), beta.ptr(t), xd,
+                      x.data(), pd, scale.data(), bias.data(), pd, mean.data(), var.data(), add ? xd.d : nullptr,
+                      add ? z.data() : nullptr, ops == CUDNN_NORM_OPS_NORM ? nullptr : act.d, xd, y.data(), 1e-5, 1),
+                  CUDNN_STATUS_SUCCESS);
+        ft::sync_device();
+        return y;
+      };
+      const HostTensor base = infer("0");
+      ref::BnFusion fusion;
+      fusion.relu = ops != CUDNN_NORM_OPS_NORM;
+      fusion.z = add ? &zr : nullptr;
+      const auto r =
+          ref::bn_forward(xr, scale.values(), bias.values(), mean.values(), var.values(), 1e-5, false, fusion);
+      const auto want = ref::blend(r.v, prior.values(), a, b);
+      for (const char* variant : {"2", "4"}) {
+        const HostTensor y = infer(variant);
+        const std::string what = std::string(ft::type_name(t)) + " " + x.str() + " ops=" + std::to_string(ops) +
+                                 " alpha=" + std::to_string(a) + " beta=" + std::to_string(b) +
+                                 " FREEDNN_BN_INFER=" + variant;
+        EXPECT_TRUE(ft::near(y.values(), want, ft::tolerance(t), what));
+        EXPECT_TRUE(y.bytes == base.bytes) << "differs from the default path: " << what;
+      }
+    }
+  }
 }
 
 #ifdef FT_WITH_CUDA

@@ -423,7 +423,7 @@ TEST(ReduceTensor, ChannelColumns) {
 
 // MIN / MAX / AMAX without indices on the channel path: a channel of NaN only (NaN either way) and a channel with
 // one NaN (NaN only with PROPAGATE), through one block per output, the two-stage fold and the combine kernel.
-TEST(ReduceTensor, ChannelNan) {
+void run_channel_nan() {
   auto rng = ft::make_rng();
   ft::Handle h;
   const ChannelCase cases[] = {
@@ -445,6 +445,60 @@ TEST(ReduceTensor, ChannelNan) {
           if (ch == 1 && seen++ == per / 2) a.set(i, std::nan(""));
         }
         run_channel(h, rng, cs, k, prop, a, false);
+      }
+    }
+  }
+}
+
+TEST(ReduceTensor, ChannelNan) { run_channel_nan(); }
+
+// The columns plan on columns_wave (FREEDNN_REDUCE_COLUMNS=wave: one wave of blocks, then the combine kernel; fused:
+// one cooperative launch that combines after a grid barrier; read at every call): the columns cases and a few more
+// (I = 200: not a multiple of the 256-column tile; I = 1100: two tiles, the second partial; C % 8 != 0: scalar
+// loads; many parts) against the reference, the NaN rules, and the same bits from run to run and between the two
+// forms (the same parts added in the same order).
+TEST(ReduceTensor, ChannelColumnsWave) {
+  const ChannelCase cases[] = {
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {8, 64, 16, 16}, {1, 64, 1, 1}, true, false, false, "f16, parts"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {8, 64, 16, 16}, {1, 64, 1, 1}, true, true, false, "f16, shifted A"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 128, 16, 16}, {1, 128, 1, 1}, true, false, true, "f32, padded C"},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, {2, 37, 16, 16}, {1, 37, 1, 1}, true, false, false, "bf16, odd I"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, {4, 12, 32, 32}, {1, 12, 1, 1}, true, false, false, "I % V != 0"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {8, 4, 32, 32}, {1, 4, 1, 1}, true, false, false, "I = V: two-stage fold"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {4, 3, 16, 16}, {1, 3, 1, 1}, true, false, false, "I = 3: 85 row groups"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 16, 64, 32}, {2, 1, 1, 32}, false, false, false, "Q = 2"},
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, {1, 1024, 8, 8}, {1, 1024, 1, 1}, true, false, false, "f64, 2 tiles"},
+      {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, {4, 32, 16, 16}, {4, 32, 1, 1}, true, false, false, "Q = 4 images"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {4, 200, 9, 7}, {1, 200, 1, 1}, true, false, true, "f16, I = 200"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {3, 1100, 5, 5}, {1, 1100, 1, 1}, true, false, false, "f32, I = 1100"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {16, 64, 28, 28}, {1, 64, 1, 1}, true, false, false, "f16, many parts"},
+  };
+  for (const char* form : {"wave", "fused"}) {
+    ft::ScopedEnv knob("FREEDNN_REDUCE_COLUMNS", form);
+    run_channel_cases(cases, sizeof(cases) / sizeof(cases[0]));
+    run_channel_nan();
+  }
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const ChannelCase bits[] = {
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {16, 32, 16, 16}, {1, 32, 1, 1}, true, false, false, "f16"},
+      {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {8, 100, 20, 20}, {1, 100, 1, 1}, true, false, false, "f32, I = 100"},
+      {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {32, 256, 14, 14}, {1, 256, 1, 1}, true, false, false, "f16, I = 256"},
+  };
+  for (const ChannelCase& cs : bits) {
+    ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
+    a.fill_uniform(rng, -1, 1);
+    for (int k : {0, 7}) {  // ADD, NORM2
+      std::vector<double> first;
+      for (const char* form : {"wave", "wave", "fused", "fused"}) {
+        ft::ScopedEnv knob("FREEDNN_REDUCE_COLUMNS", form);
+        std::vector<double> out;
+        run_channel(h, rng, cs, k, false, a, false, false, &out);
+        if (first.empty()) first = out;
+        ASSERT_EQ(out.size(), first.size());
+        for (size_t i = 0; i < out.size(); ++i)
+          ASSERT_EQ(std::memcmp(&out[i], &first[i], sizeof(double)), 0)
+              << cs.note << " op " << k << " " << form << " output " << i;
       }
     }
   }

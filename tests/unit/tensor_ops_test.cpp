@@ -155,6 +155,39 @@ TEST(TensorOps, TransformTensorTransposeShapes) {
   transpose_case(rng, h, CUDNN_DATA_BFLOAT16, {6, 64, 32, 32}, 0, false, 0);
 }
 
+// The opt-in transpose kernels of the GPU backend (FREEDNN_TRANSFORM_NCHW2NHWC / _NHWC2NCHW = stream | wide | wider |
+// slab; raw copies of 2-, 4- and 8-byte types) in both directions: partial tiles of every tile shape (H*W = 400, C =
+// 96 or 520), the shapes and cases they decline (C or H*W off the vector, x off the 16-byte grid, blends), and
+// 40 x 64 x 56 x 56 (several tiles per block of the resident grid).
+void transpose_variant(const char* variant) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const std::vector<int> extra[] = {{3, 96, 20, 20}, {2, 520, 8, 8}, {1, 64, 2, 600}, {2, 24, 5, 5}};
+  ft::ScopedEnv to_nhwc("FREEDNN_TRANSFORM_NCHW2NHWC", variant), to_nchw("FREEDNN_TRANSFORM_NHWC2NCHW", variant);
+  int trial = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_DOUBLE}) {
+    if (t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF)  // the shared shapes for one type of each width class
+      for (const auto& dims : kTransposeShapes)
+        for (int dir = 0; dir < 2; ++dir, ++trial) transpose_case(rng, h, t, dims, dir, trial % 4 != 3, 0);
+    for (const auto& dims : extra)
+      for (int dir = 0; dir < 2; ++dir) transpose_case(rng, h, t, dims, dir, true, 0);
+  }
+  for (int dir = 0; dir < 2; ++dir) {
+    transpose_case(rng, h, CUDNN_DATA_INT32, {3, 96, 20, 20}, dir, true, 0);
+    transpose_case(rng, h, CUDNN_DATA_FLOAT, {8, 64, 56, 56}, dir, true, 0);  // several tiles per block
+    transpose_case(rng, h, CUDNN_DATA_HALF, {4, 128, 28, 28}, dir, true, 0);
+    transpose_case(rng, h, CUDNN_DATA_FLOAT, {2, 64, 8, 16}, dir, true, 1 + dir);
+  }
+}
+
+// The opt-in transpose kernels (FREEDNN_TRANSFORM_NCHW2NHWC / _NHWC2NCHW), one test each (a GPU run of all four in
+// one test ran past ctest's limit).
+TEST(TensorOps, TransformTransposeSlab) { transpose_variant("slab"); }
+TEST(TensorOps, TransformTransposeStream) { transpose_variant("stream"); }
+TEST(TensorOps, TransformTransposeWide) { transpose_variant("wide"); }
+TEST(TensorOps, TransformTransposeWider) { transpose_variant("wider"); }
+
 // INT8 / UINT8 in NCHW_VECT_C: vectors of 4 or 32 channels, the lanes past C zero.
 struct VectTensor {
   std::vector<int> dims;

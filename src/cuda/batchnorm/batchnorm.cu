@@ -4,7 +4,8 @@
 // C*spatial per activation) each reducing over N batch items and `inner` elements.
 //   training forward: stats (pass 1 over x: per block shifted sums) -> finalize (per statistic) -> apply (pass 2)
 //   backward:         stats (pass 1 over x, dy)                       -> finalize                -> apply (pass 2)
-//   inference:        finalize (coefficients from the estimates)       -> apply (one pass)
+//   inference:        finalize (coefficients from the estimates)       -> apply (one pass); FREEDNN_BN_INFER=2|4:
+//                     one lean kernel (bn_infer.cuh)
 // Shifted sums: each statistic k subtracts a shift K_k (x[0,k,0], or the saved mean in backward) before
 // summing, so that var = (S2 - S1^2/m)/m does not cancel catastrophically.
 #include <algorithm>
@@ -588,6 +589,7 @@ cudnnStatus_t run_channel_block(cudnnContext* h, const NormCall& c, const FinalA
 }  // namespace fd::cuda
 
 #include "cuda/batchnorm/bn_coop.cuh"
+#include "cuda/batchnorm/bn_infer.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -595,6 +597,11 @@ namespace {
 template <class S>
 cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   using C = Comp<S>;
+  if (c.dir == NormDir::inference) {  // FREEDNN_BN_INFER: the lean kernels of bn_infer.cuh
+    bool done = false;
+    FD_TRY(run_infer<S>(h, c, &done));
+    if (done) return CUDNN_STATUS_SUCCESS;
+  }
   const bool per_act = c.per_activation();
   const bool bwd = c.dir == NormDir::backward;
   const bool train = c.dir == NormDir::training;

@@ -35,6 +35,17 @@ struct Divider {
   }
 };
 
+// n / d for 0 <= n < 2^22 through a float reciprocal (a multiply and a conversion): (n + 0.5) / d is at least
+// 0.5 / d away from an integer and the float product's relative error is below 2^-23, so the truncation is exact
+// in that range. For shared-memory tile indices, which stay far below it.
+struct SmallDivider {
+  float inv = 1.f;
+  int d = 1;
+  SmallDivider() = default;
+  explicit SmallDivider(int divisor) : inv(1.f / float(divisor < 1 ? 1 : divisor)), d(divisor < 1 ? 1 : divisor) {}
+  __device__ __forceinline__ int div(int n) const { return static_cast<int>((static_cast<float>(n) + 0.5f) * inv); }
+};
+
 // Up to four dims (outermost first) with element strides, adjacent dims merged where the layout allows:
 // offset(i) of the row-major index i over these dims.
 struct DimGroup {

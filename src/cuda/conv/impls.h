@@ -20,6 +20,11 @@ const fd::conv::ConvImpl* cutlass_sm90_fprop_impl();  // cuda:cutlass_sm90_fprop
 const fd::conv::ConvImpl* cutlass_sm90_dgrad_impl();  // cuda:cutlass_sm90_dgrad
 const fd::conv::ConvImpl* cutlass_sm90_wgrad_impl();  // cuda:cutlass_sm90_wgrad
 #endif
+// Few input channels (the stem): mma.sync over an input patch in shared memory; f16, bf16, TF32 forward.
+const fd::conv::ConvImpl* patch_fprop_impl();  // cuda:patch_fprop
+const fd::conv::ConvImpl* patch_fma_fprop_impl();  // cuda:patch_fma_fprop (the same on float FMA)
+const fd::conv::ConvImpl* patch_dgrad_impl();  // cuda:patch_dgrad (dx of few channels, strides as phases)
+const fd::conv::ConvImpl* patch_wgrad_impl();  // cuda:patch_wgrad (partial dw per block, summed in order)
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
 const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1

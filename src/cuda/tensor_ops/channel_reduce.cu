@@ -6,11 +6,16 @@
 //   columns_kernel  one pass: each element of A read once, the same loads, the block's I-wide row of partial
 //                   results written once (parts * outputs * 4 bytes in all, a few % of A for 1xCx1x1);
 //   combine_kernel  reads the partials once (they are still in L2), writes each output of C once.
+//   columns_wave    (FREEDNN_REDUCE_COLUMNS=wave|fused) columns_kernel's pass as one wave of one unit per block, 8
+//                   loads in flight per thread; "fused" folds the partials after a grid barrier (one launch).
 // With one part per output (small problems) the first kernel writes C itself and no workspace is needed.
 // Every sum is in a fixed order set by the shape and the SM count: bitwise reproducible from run to run.
 #include "cuda/tensor_ops/channel_reduce.h"
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -218,10 +223,51 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// The fold of a columns block: thread (g, x) holds the V sums acc of row group g, vector column x; the G row groups
+// of each of the block's width = bc * V columns are folded in shared memory (G <= 32: one thread per output; more:
+// runs of about sqrt(G) row groups first, then the runs, both in order) and emit(o, v) gets column o < valid.
+template <class O, int V, class T, class Emit>
+__device__ __forceinline__ void fold_columns(const T* acc, int g, int x, int bc, int G, int valid, T* red, T* red2,
+                                             Emit emit) {
+  const int width = bc * V;
+  int subs = 1;  // runs of about sqrt(G) row groups when G is large (tiny I)
+  if (G > 32 && width < kBlock) {
+    while (subs * subs < G) ++subs;
+    subs = min(subs, kBlock / width);
+  }
+  const int run = (G + subs - 1) / subs;
+  __syncthreads();  // the previous unit's reads of red / red2 are done
+  if (g < G) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) red[g * width + x * V + i] = acc[i];
+  }
+  __syncthreads();
+  if (subs == 1) {
+    for (int o = threadIdx.x; o < valid; o += kBlock) {
+      T v = red[o];
+      for (int k = 1; k < G; ++k) v = O::comb(v, red[k * width + o]);
+      emit(o, v);
+    }
+  } else {
+    if (int(threadIdx.x) < width * subs) {
+      const int o = threadIdx.x % width, s = threadIdx.x / width;
+      const int k1 = min(G, (s + 1) * run);
+      T v = O::identity();
+      for (int k = s * run; k < k1; ++k) v = O::comb(v, red[k * width + o]);
+      red2[s * width + o] = v;
+    }
+    __syncthreads();
+    if (int(threadIdx.x) < valid) {
+      T v = red2[threadIdx.x];
+      for (int s = 1; s < subs; ++s) v = O::comb(v, red2[s * width + threadIdx.x]);
+      emit(threadIdx.x, v);
+    }
+  }
+}
+
 // Columns: A is [Q][R][IV] vectors. Unit u = (part p, q, column tile ct), ct fastest: rows [p * chunk, ...) of
 // the bc vector columns ct * bc + x. Thread (g, x) (x fastest: a warp reads consecutive 16-byte words) sums rows
-// g, g + G, ... of column x; the G row groups are folded in shared memory (G <= 32: one thread per output; more:
-// runs of about sqrt(G) row groups first, then the runs, both in order). Output j = q * I + i: C itself (parts == 1) or
+// g, g + G, ... of column x, then fold_columns. Output j = q * I + i: C itself (parts == 1) or
 // partial[j * parts + p].
 template <class S, int V, class O>
 __global__ void __launch_bounds__(kBlock)
@@ -235,12 +281,6 @@ __global__ void __launch_bounds__(kBlock)
   const int x = static_cast<int>(threadIdx.x) % bc, g = static_cast<int>(threadIdx.x) / bc;
   const bool active = g < G;
   const int width = bc * V;
-  int subs = 1;  // runs of about sqrt(G) row groups when G is large (tiny I)
-  if (G > 32 && width < kBlock) {
-    while (subs * subs < G) ++subs;
-    subs = min(subs, kBlock / width);
-  }
-  const int run = (G + subs - 1) / subs;
   const int64_t units = ct_count * Q * parts, I = IV * V;
   const int64_t step = int64_t(G) * I;  // elements from one of a thread's rows to its next
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
@@ -270,53 +310,26 @@ __global__ void __launch_bounds__(kBlock)
         }
       }
     }
-    __syncthreads();  // the previous unit's reads of red / red2 are done
-    if (active) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) red[g * width + x * V + i] = acc[i];
-    }
-    __syncthreads();
     const int64_t j0 = q * I + ct * bc * V;  // output of tile element 0
     const int valid = static_cast<int>(min(int64_t(width), I - ct * bc * V));
-    auto emit = [&](int o, T v) {
+    fold_columns<O, V>(acc, g, x, bc, G, valid, red, red2, [&](int o, T v) {
       if (parts == 1) fin.put(j0 + o, v);
       else partial[(j0 + o) * parts + p] = v;
-    };
-    if (subs == 1) {
-      for (int o = threadIdx.x; o < valid; o += kBlock) {
-        T v = red[o];
-        for (int k = 1; k < G; ++k) v = O::comb(v, red[k * width + o]);
-        emit(o, v);
-      }
-    } else {
-      if (int(threadIdx.x) < width * subs) {
-        const int o = threadIdx.x % width, s = threadIdx.x / width;
-        const int k1 = min(G, (s + 1) * run);
-        T v = O::identity();
-        for (int k = s * run; k < k1; ++k) v = O::comb(v, red[k * width + o]);
-        red2[s * width + o] = v;
-      }
-      __syncthreads();
-      if (int(threadIdx.x) < valid) {
-        T v = red2[threadIdx.x];
-        for (int s = 1; s < subs; ++s) v = O::comb(v, red2[s * width + threadIdx.x]);
-        emit(threadIdx.x, v);
-      }
-    }
+    });
   }
 }
 
 // partial is [M][parts]: tp = a power of two <= min(parts, kBlock) adjacent threads read the parts of one output
-// (coalesced), a block takes kBlock / tp outputs; fixed-order fold (shuffles, then the warps of one output).
+// (coalesced), a block takes kBlock / tp outputs, tiles first, first + step, ...; fixed-order fold (shuffles, then
+// the warps of one output).
 template <class O, class T>
-__global__ void __launch_bounds__(kBlock)
-    combine_kernel(const T* __restrict__ partial, int64_t M, int64_t parts, int tp, Fin<T> fin) {
-  __shared__ T smem[kBlock / 32];
+__device__ __forceinline__ void combine_tiles(const T* __restrict__ partial, int64_t M, int64_t parts, int tp,
+                                              const Fin<T>& fin, T* smem, int64_t first, int64_t step) {
   const int per_block = kBlock / tp;
   const int o = threadIdx.x / tp, s = threadIdx.x % tp;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t tiles = (M + per_block - 1) / per_block;
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  for (int64_t tile = first; tile < tiles; tile += step) {
     const int64_t j = tile * per_block + o;
     T acc = O::identity();
     if (j < M) {
@@ -344,6 +357,67 @@ __global__ void __launch_bounds__(kBlock)
       fin.put(j, acc);
     }
   }
+}
+
+template <class O, class T>
+__global__ void __launch_bounds__(kBlock)
+    combine_kernel(const T* __restrict__ partial, int64_t M, int64_t parts, int tp, Fin<T> fin) {
+  __shared__ T smem[kBlock / 32];
+  combine_tiles<O>(partial, M, parts, tp, fin, smem, blockIdx.x, gridDim.x);
+}
+
+// Columns in one wave (FREEDNN_REDUCE_COLUMNS): block u is unit u = (part p, q, column tile ct), ct fastest, and every
+// unit is resident at once (the grid is at most one wave: no tail of half-busy SMs, no per-unit fold between runs
+// of loads). The rows of part p are [R p / parts, R (p + 1) / parts) (parts differ by at most one row), kWaveUnroll
+// 16-byte loads in flight per thread. Partials as columns_kernel's. fused (a cooperative launch): after a grid
+// barrier the grid runs combine_kernel's fold itself, the same sums in the same order (the same bits), one launch.
+constexpr int kWaveUnroll = 8;
+
+template <class S, int V, class O>
+__global__ void __launch_bounds__(kBlock)
+    columns_wave(const S* __restrict__ a, int64_t Q, int64_t R, int64_t IV, int bc, int G, int64_t ct_count,
+                 int64_t parts, Comp<S>* __restrict__ partial, Fin<Comp<S>> fin, bool fused, int tp) {
+  using T = Comp<S>;
+  using W = Vec<S, V>;
+  constexpr int U = V == 1 ? 2 * kWaveUnroll : kWaveUnroll;
+  __shared__ T red[kBlock * V];
+  __shared__ T red2[kBlock];
+  const int x = static_cast<int>(threadIdx.x) % bc, g = static_cast<int>(threadIdx.x) / bc;
+  const int64_t I = IV * V, step = int64_t(G) * I;
+  const int64_t u = blockIdx.x;
+  const int64_t rest = uint32_t(u) / uint32_t(ct_count), ct = u - rest * ct_count;
+  const int64_t p = uint32_t(rest) / uint32_t(Q), q = rest - p * Q;
+  const int64_t col = ct * bc + x;
+  const int64_t r0 = p * R / parts, r1 = (p + 1) * R / parts;
+  T acc[V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc[i] = O::identity();
+  const int rows = g < G && col < IV && r0 + g < r1 ? static_cast<int>((r1 - r0 - g + G - 1) / G) : 0;
+  const S* ptr = a + (q * R + r0 + g) * I + col * V;
+  for (int r = 0; r < rows; r += U, ptr += U * step) {
+    typename W::Raw w[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+      if (r + k < rows) w[k] = W::load(ptr + k * step);
+#pragma unroll
+    for (int k = 0; k < U; ++k) {
+      if (r + k < rows) {
+        T e[V];
+        W::unpack(w[k], e);
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[i] = O::comb(acc[i], O::map(e[i]));
+      }
+    }
+  }
+  const int64_t j0 = q * I + ct * bc * V;
+  const int valid = static_cast<int>(min(int64_t(bc * V), I - ct * bc * V));
+  fold_columns<O, V>(acc, g, x, bc, G, valid, red, red2, [&](int o, T v) {
+    if (parts == 1) fin.put(j0 + o, v);
+    else partial[(j0 + o) * parts + p] = v;
+  });
+  if (!fused) return;
+  cooperative_groups::this_grid().sync();  // every partial written and visible
+  combine_tiles<O>(partial, Q * I, parts, tp, fin, red, blockIdx.x, gridDim.x);
 }
 
 bool float_storage(cudnnDataType_t t) {
@@ -385,6 +459,50 @@ bool channel_disabled() {
   return off;
 }
 
+// FREEDNN_REDUCE_COLUMNS (read at every call): 1 "wave" (columns_wave, then combine_kernel), 2 "fused" (columns_wave
+// with its combine, one cooperative launch); 0 "legacy" or unknown: columns_kernel. Unset: wave for 2-byte types
+// (run 14 on the H200: 0.91-0.92x the time of columns_kernel on the 103 MB f16 NHWC reductions to 1xCx1x1),
+// columns_kernel for the others (not measured).
+int columns_variant(size_t esize) {
+  const std::string v = fd::env_string("FREEDNN_REDUCE_COLUMNS");
+  if (v.empty()) return esize == 2 ? 1 : 0;
+  return v == "fused" ? 2 : v == "wave" ? 1 : 0;
+}
+
+// Threads per output of combine_kernel: a power of two <= min(parts, kBlock).
+int combine_tp(int64_t parts) {
+  int tp = 1;
+  while (tp * 2 <= std::min<int64_t>(parts, kBlock)) tp *= 2;
+  return tp;
+}
+
+// columns_wave fused, as a cooperative launch (cudaLaunchKernelEx with the attribute; a stream capture records a
+// cooperative kernel node). *launched = false when the driver refuses it (no cooperative launch, or fewer SMs than the
+// occupancy query saw): the caller runs the two launches instead.
+template <class S, int V, class O>
+cudnnStatus_t launch_fused(cudaStream_t stream, int64_t grid, const S* a, const ChannelPlan& pl, int64_t iv, int bc,
+                           int G, int64_t ct, int64_t parts, Comp<S>* partial, const Fin<Comp<S>>& fin,
+                           bool* launched) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim = dim3(kBlock);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  const cudaError_t e = cudaLaunchKernelEx(&cfg, columns_wave<S, V, O>, a, pl.q, pl.r, iv, bc, G, ct, parts, partial,
+                                           fin, true, combine_tp(parts));
+  *launched = e == cudaSuccess;
+  if (e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    return CUDNN_STATUS_SUCCESS;
+  }
+  FD_CUDA_CHECK(e);
+  return CUDNN_STATUS_SUCCESS;
+}
+
 template <class S, class O>
 cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const S* a, const Fin<Comp<S>>& fin,
                   Comp<S>* partial) {
@@ -392,6 +510,14 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
   constexpr int kV = 16 / sizeof(S);
   const int64_t sms = std::max(1, device_info(device).sm_count);
   const bool vec = reinterpret_cast<uintptr_t>(a) % 16 == 0 && (pl.planes ? pl.l : pl.i) % kV == 0;
+  auto combine = [&](int64_t parts) -> cudnnStatus_t {
+    const int tp = combine_tp(parts);
+    const int64_t tiles = cdiv(pl.outputs, kBlock / tp);
+    const int64_t grid = std::min(tiles, sms * kBlocksPerSm);
+    combine_kernel<O, T><<<static_cast<int>(grid), kBlock, 0, stream>>>(partial, pl.outputs, parts, tp, fin);
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  };
   auto go = [&](auto vtag) -> cudnnStatus_t {
     constexpr int V = decltype(vtag)::value;
     int64_t parts = 1;
@@ -407,6 +533,21 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
       const int64_t iv = pl.i / V;
       const int bc = static_cast<int>(std::min<int64_t>(iv, kBlock)), G = kBlock / bc;
       const int64_t ct = cdiv(iv, bc);
+      const int variant = columns_variant(sizeof(S));
+      const void* kw = reinterpret_cast<const void*>(columns_wave<S, V, O>);
+      const int64_t wave = variant != 0 ? sms * resident_blocks(kw, kBlock, 0, device) : 0;
+      if (ct * pl.q <= wave) {  // every column tile at least one block of the wave
+        parts = std::clamp<int64_t>(wave / (ct * pl.q), 1, pl.parts);  // pl.parts: the workspace, >= 16 rows a thread
+        const int64_t grid = ct * pl.q * parts;
+        bool launched = false;
+        if (variant == 2 && parts > 1)
+          FD_TRY((launch_fused<S, V, O>(stream, grid, a, pl, iv, bc, G, ct, parts, partial, fin, &launched)));
+        if (launched) return CUDNN_STATUS_SUCCESS;
+        columns_wave<S, V, O><<<static_cast<int>(grid), kBlock, 0, stream>>>(a, pl.q, pl.r, iv, bc, G, ct, parts,
+                                                                            partial, fin, false, 1);
+        FD_CUDA_LAUNCHED();
+        return parts > 1 ? combine(parts) : CUDNN_STATUS_SUCCESS;
+      }
       const int64_t chunk = cdiv(pl.r, pl.parts);
       parts = cdiv(pl.r, chunk);
       const void* k = reinterpret_cast<const void*>(columns_kernel<S, V, O>);
@@ -415,15 +556,7 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
                                                                              parts, partial, fin);
     }
     FD_CUDA_LAUNCHED();
-    if (parts > 1) {
-      int tp = 1;
-      while (tp * 2 <= std::min<int64_t>(parts, kBlock)) tp *= 2;
-      const int64_t tiles = cdiv(pl.outputs, kBlock / tp);
-      const int64_t grid = std::min(tiles, sms * kBlocksPerSm);
-      combine_kernel<O, T><<<static_cast<int>(grid), kBlock, 0, stream>>>(partial, pl.outputs, parts, tp, fin);
-      FD_CUDA_LAUNCHED();
-    }
-    return CUDNN_STATUS_SUCCESS;
+    return parts > 1 ? combine(parts) : CUDNN_STATUS_SUCCESS;
   };
   return vec ? go(std::integral_constant<int, kV>{}) : go(std::integral_constant<int, 1>{});
 }

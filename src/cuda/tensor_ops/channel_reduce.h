@@ -9,7 +9,8 @@
 // partial results in the caller's workspace and a second deterministic kernel that combines them in a fixed
 // order (no atomics: bitwise reproducible). Compute in float (double for DOUBLE data). MIN / MAX / AMAX follow
 // the NaN rules of the other paths (PROPAGATE: a NaN wins; NOT_PROPAGATE: numbers win, NaN only if all are).
-// FREEDNN_REDUCE_NO_CHANNEL=1 turns the path off (A/B timing against the generic plans).
+// FREEDNN_REDUCE_NO_CHANNEL=1 turns the path off (A/B timing against the generic plans); FREEDNN_REDUCE_COLUMNS=
+// wave|fused runs the columns form on one wave of blocks (channel_reduce.cu, columns_wave).
 #pragma once
 #include <cuda_runtime_api.h>
 #include <cudnn.h>

@@ -4,9 +4,12 @@
 // Paths: a device-to-device copy (same packed layout and type, alpha 1, beta 0); a dense blend (same packed
 // layout and type); a tiled shared-memory transpose for packed NCHW <-> NHWC (both reads and writes coalesced;
 // with C and H*W multiples of 16 bytes' elements and the data aligned, 16-byte accesses: bank-conflict-free slab
-// tiles or transpose_vec, a raw-copy instance for alpha 1, beta 0; else 32 x 32 scalar tiles); and a generic strided kernel for everything
+// tiles or transpose_vec, a raw-copy instance for alpha 1, beta 0, and opt-in variants of the raw copy behind
+// FREEDNN_TRANSFORM_NCHW2NHWC / _NHWC2NCHW; else 32 x 32 scalar tiles); and a generic strided kernel for everything
 // else (any types, vector layouts, padding, folding).
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -234,6 +237,28 @@ __global__ void __launch_bounds__(kVBlock) transpose_vec(const S* in, S* out, in
   }
 }
 
+// V raw words R (one per 4- or 8-byte cell) packed into 16 bytes, lowest address first, and stored as one 16-byte
+// store. Copied through a local array reinterpreted as uint4 (or built with make_uint4), the compiler split
+// transpose_slab's raw-copy stores into 4-byte ones (PTX: 16 st.global.u32 per thread for f32, 8 st.global.v2.u16
+// for 16-bit types); the inline store keeps them whole (nothing in these kernels reads y, so no memory clobber).
+template <class R, class Cell>
+__device__ __forceinline__ uint4 pack16(const Cell* o) {
+  if constexpr (sizeof(R) == 4) {
+    return make_uint4(o[0], o[1], o[2], o[3]);
+  } else if constexpr (sizeof(R) == 2) {
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) w[i] = (uint32_t(o[2 * i]) & 0xffffu) | uint32_t(o[2 * i + 1]) << 16;
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  } else {
+    return make_uint4(static_cast<uint32_t>(o[0]), static_cast<uint32_t>(o[0] >> 32), static_cast<uint32_t>(o[1]),
+                      static_cast<uint32_t>(o[1] >> 32));
+  }
+}
+__device__ __forceinline__ void st_global16(void* p, uint4 w) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w));
+}
+
 // Batched transpose, second version, for 2-, 4- and 8-byte types: 64 x 64 element tiles, 256 threads, 16-byte
 // global accesses of V = 16 / sizeof(S) elements (rows and cols multiples of V, pointers 16-byte aligned). A warp
 // moves one slab per step: on the way in RL tile rows x (32 / RL) vectors, on the way out RL output rows x (32 / RL)
@@ -252,11 +277,14 @@ __global__ void __launch_bounds__(kVBlock) transpose_vec(const S* in, S* out, in
 // take it (a cp.async pipeline of resident blocks, transpose_pipe, measured 1.15-1.30x slower than this kernel
 // on f32 to NHWC and 1.2-2x slower on 16-bit types, run 11, was removed);
 // FREEDNN_TRANSFORM_SLAB_ALL=1 sends every 2-, 4- and 8-byte case here, FREEDNN_TRANSFORM_NO_TILED2=1 none.
+// Those timings are of raw-copy stores split into 4-byte pieces (see pack16) and, for 16-bit types, 2-way bank
+// conflicts on the way in (the swizzle swaps values, not store columns); kSt16 (opt-in, FREEDNN_TRANSFORM_NCHW2NHWC /
+// _NHWC2NCHW=slab) fixes both.
 template <class S>
 constexpr int slab_rows() {
   return sizeof(S) == 2 ? 4 : 16 / static_cast<int>(sizeof(S));
 }
-template <class S, bool kPlain>
+template <class S, bool kPlain, bool kSt16 = false>
 __global__ void __launch_bounds__(kVBlock) transpose_slab(const S* in, S* out, int64_t batch, int64_t rows,
                                                         int64_t cols, int64_t tiles_r, double alpha, double beta) {
   using R = typename RawUint<sizeof(S)>::T;
@@ -298,11 +326,19 @@ __global__ void __launch_bounds__(kVBlock) transpose_slab(const S* in, S* out, i
       const int r = (s % (TR / RL)) * RL + sub, c = (s / (TR / RL)) * SC + vec * V;
       if (r0 + r < rows && c0 + c < cols) {
         alignas(16) R raw[V];
-        uint4 w = v[u];
-        if (swz(r, c) != 0) w = make_uint4(w.z, w.w, w.x, w.y);  // element k goes to column c + (k ^ 4)
-        *reinterpret_cast<uint4*>(raw) = w;
+        if constexpr (kSt16) {
+          // element k at column c + (k ^ sw), each store's column swizzled per lane (see transpose_stream)
+          *reinterpret_cast<uint4*>(raw) = v[u];
+          const int sw = swz(r, c);
 #pragma unroll
-        for (int k = 0; k < V; ++k) tile[r][c + k] = static_cast<Cell>(raw[k]);
+          for (int k = 0; k < V; ++k) tile[r][k < 4 ? c + sw + k : c - sw + k] = static_cast<Cell>(raw[k]);
+        } else {
+          uint4 w = v[u];
+          if (swz(r, c) != 0) w = make_uint4(w.z, w.w, w.x, w.y);  // element k goes to column c + (k ^ 4)
+          *reinterpret_cast<uint4*>(raw) = w;
+#pragma unroll
+          for (int k = 0; k < V; ++k) tile[r][c + k] = static_cast<Cell>(raw[k]);
+        }
       }
     }
     __syncthreads();
@@ -316,7 +352,9 @@ __global__ void __launch_bounds__(kVBlock) transpose_slab(const S* in, S* out, i
 #pragma unroll
         for (int k = 0; k < V; ++k) o[k] = static_cast<R>(tile[orr + k][col]);
         S* p = dst + (c0 + oc) * rows + r0 + orr;
-        if constexpr (kPlain) {
+        if constexpr (kPlain && kSt16) {
+          st_global16(p, pack16<R>(o));
+        } else if constexpr (kPlain) {
           *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(o);
         } else {
           Comp<S> val[V];
@@ -327,6 +365,112 @@ __global__ void __launch_bounds__(kVBlock) transpose_slab(const S* in, S* out, i
       }
     }
     __syncthreads();
+  }
+}
+
+// Opt-in variant of transpose_slab for raw copies (alpha 1, beta 0) of 2-, 4- and 8-byte types (R: the raw word):
+// FREEDNN_TRANSFORM_NCHW2NHWC / FREEDNN_TRANSFORM_NHWC2NCHW = stream | wide | wider, read at every call; written
+// 2026-12-02, not yet run on a GPU. The slab lanes and bank layout of transpose_slab on TR x TC tiles (multiples of
+// the slab width; cells in dynamic shared memory). A grid of resident blocks walks the tiles; each thread issues its
+// loads of the block's next tile as soon as the current one is in shared memory, so they are in flight while the
+// current tile is written out. Channel tiles vary fastest, so consecutive tiles cover whole NHWC rows (transpose_slab
+// to NHWC and transpose_vec to NCHW walk that way, each the faster one there), and the NCHW side, where a tile
+// touches one row segment per channel, gets the longer extent (wide: 128 elements, 512 B of f32).
+struct StreamGrid {
+  int64_t rows = 0, cols = 0;
+  uint32_t tiles_r = 0, tiles_c = 0, tiles = 0;
+  bool c_rows = false;  // rows are the channels (to NHWC): row tiles vary fastest, else column tiles
+};
+
+template <class R, int TR, int TC>
+__global__ void __launch_bounds__(kVBlock) transpose_stream(const R* in, R* out, StreamGrid g) {
+  using Cell = std::conditional_t<sizeof(R) == 8, uint64_t, uint32_t>;
+  constexpr int V = 16 / sizeof(R);
+  constexpr int RL = sizeof(R) == 2 ? 4 : V;  // rows per slab
+  constexpr int SC = 32 / RL * V;             // columns per slab
+  constexpr bool kSwz = sizeof(R) == 2;
+  constexpr int kWarps = kVBlock / 32;
+  constexpr int A = TR / RL / kWarps, B = TC / RL / kWarps;  // slabs per warp down a column of slabs, in and out
+  constexpr int kPer = A * (TC / SC);
+  static_assert(sizeof(R) >= 2 && TR % SC == 0 && TC % SC == 0 && A >= 1 && B >= 1 && A * kWarps * RL == TR &&
+                    B * kWarps * RL == TC && kPer == B * (TR / SC),
+                "tile / block shape");
+  extern __shared__ __align__(16) unsigned char stream_smem[];
+  Cell(*tile)[TC + 1] = reinterpret_cast<Cell(*)[TC + 1]>(stream_smem);
+  auto swz = [](int r, int c) { return kSwz ? (((c >> 5) ^ (r >> 5)) & 1) << 2 : 0; };
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  // Slab u of this warp: tile row r1 + kWarps * RL * (u % A), column c1 + u / A * SC on the way in; output row (tile
+  // column) r1 + kWarps * RL * (u % B), column (tile row) c1 + u / B * SC on the way out.
+  const int r1 = warp * RL + lane % RL, c1 = lane / RL * V;
+  const int64_t plane = g.rows * g.cols;
+  struct Tile {
+    int64_t in = 0, out = 0;  // offsets of the tile's first element
+    int nr = 0, nc = 0;       // rows and columns inside the matrix
+  };
+  auto locate = [&](uint32_t t) {
+    const uint32_t nf = g.c_rows ? g.tiles_r : g.tiles_c, ns = g.c_rows ? g.tiles_c : g.tiles_r;
+    const uint32_t q = t / nf, f = t - q * nf, b = q / ns, s = q - b * ns;
+    const int64_t r0 = int64_t(g.c_rows ? f : s) * TR, c0 = int64_t(g.c_rows ? s : f) * TC;
+    Tile x;
+    x.in = b * plane + r0 * g.cols + c0;
+    x.out = b * plane + c0 * g.rows + r0;
+    x.nr = static_cast<int>(std::min<int64_t>(g.rows - r0, TR));
+    x.nc = static_cast<int>(std::min<int64_t>(g.cols - c0, TC));
+    return x;
+  };
+  auto load = [&](const Tile& x, uint4* v) {
+    const R* p = in + x.in + r1 * g.cols + c1;
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int drow = kWarps * RL * (u % A), dcol = u / A * SC;
+      if (r1 + drow < x.nr && c1 + dcol < x.nc) v[u] = *reinterpret_cast<const uint4*>(p + drow * g.cols + dcol);
+    }
+  };
+  uint32_t t = blockIdx.x;
+  if (t >= g.tiles) return;
+  Tile cur = locate(t);
+  uint4 v[kPer];
+  load(cur, v);
+  for (;;) {
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int r = r1 + kWarps * RL * (u % A), c = c1 + u / A * SC;
+      if (r < cur.nr && c < cur.nc) {
+        // Element k at column c + (k ^ sw): the swizzle moves each store's address, not just its value (swapping the
+        // halves of the vector instead, as transpose_slab does, leaves lanes c and c + 32 on one bank: 2-way
+        // conflicts on the way in for 16-bit types).
+        alignas(16) R raw[V];
+        *reinterpret_cast<uint4*>(raw) = v[u];
+        const int sw = swz(r, c);
+#pragma unroll
+        for (int k = 0; k < V; ++k) tile[r][k < 4 ? c + sw + k : c - sw + k] = static_cast<Cell>(raw[k]);  // k ^ sw
+      }
+    }
+    __syncthreads();
+    const uint32_t nt = t + gridDim.x;
+    const bool more = nt < g.tiles;
+    Tile nxt;
+    if (more) {
+      nxt = locate(nt);
+      load(nxt, v);
+    }
+    R* p = out + cur.out + r1 * g.rows + c1;
+#pragma unroll
+    for (int u = 0; u < kPer; ++u) {
+      const int drow = kWarps * RL * (u % B), dcol = u / B * SC;
+      const int oc = r1 + drow, orr = c1 + dcol;  // output row c0 + oc, columns r0 + orr ..
+      if (oc < cur.nc && orr < cur.nr) {
+        const int col = oc ^ swz(orr, oc);
+        Cell o[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) o[k] = tile[orr + k][col];
+        st_global16(p + drow * g.rows + dcol, pack16<R>(o));
+      }
+    }
+    if (!more) break;
+    __syncthreads();
+    t = nt;
+    cur = nxt;
   }
 }
 
@@ -344,6 +488,78 @@ bool needs_double(cudnnDataType_t t) {
   return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
 }
 
+// transpose_stream<R, TR, TC> over `batch` rows x cols matrices on a grid of resident blocks (as many as fit, spread
+// so that every block takes the same number of tiles give or take one). NOT_SUPPORTED, nothing queued and nothing
+// logged, when the tile count overflows 32 bits.
+template <class R, int TR, int TC>
+cudnnStatus_t launch_stream(cudaStream_t stream, int device, const void* xp, void* yp, int64_t batch, int64_t rows,
+                            int64_t cols, bool c_rows) {
+  using Cell = std::conditional_t<sizeof(R) == 8, uint64_t, uint32_t>;
+  const int64_t tr = (rows + TR - 1) / TR, tc = (cols + TC - 1) / TC;
+  if (batch * tr * tc > INT32_MAX) return CUDNN_STATUS_NOT_SUPPORTED;
+  StreamGrid g;
+  g.rows = rows;
+  g.cols = cols;
+  g.tiles_r = static_cast<uint32_t>(tr);
+  g.tiles_c = static_cast<uint32_t>(tc);
+  g.tiles = static_cast<uint32_t>(batch * tr * tc);
+  g.c_rows = c_rows;
+  const auto kern = transpose_stream<R, TR, TC>;
+  const size_t smem = sizeof(Cell) * TR * (TC + 1);
+  FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(kern), smem, device));
+  const int64_t resident = int64_t(resident_blocks(reinterpret_cast<const void*>(kern), kVBlock, smem, device)) *
+                           std::max(1, device_info(device).sm_count);
+  const int64_t rounds = (g.tiles + resident - 1) / resident;
+  const auto grid = static_cast<unsigned>((g.tiles + rounds - 1) / rounds);
+  kern<<<grid, kVBlock, smem, stream>>>(static_cast<const R*>(xp), static_cast<R*>(yp), g);
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The kernel FREEDNN_TRANSFORM_NCHW2NHWC (to_nhwc) / FREEDNN_TRANSFORM_NHWC2NCHW asks for: 4 "slab" (transpose_slab
+// with whole 16-byte stores), or transpose_stream tiles of channels x spatial positions: 1 "stream" 64 x 64, 2 "wide"
+// 64 x 128, 3 "wider" 32 x 256 (64 x 256 for 16-bit types, whose slabs are 64 wide); 0 for "legacy" or an unknown
+// name (the kernels below). Unset: "slab" for 4-byte types to NHWC (run 14 on the H200: 0.86x the time of the old
+// default on the four large ResNet-50 shapes, 96 % of the copy bandwidth), the kernels below otherwise.
+int transpose_variant(bool to_nhwc, size_t esize) {
+  const char* v = std::getenv(to_nhwc ? "FREEDNN_TRANSFORM_NCHW2NHWC" : "FREEDNN_TRANSFORM_NHWC2NCHW");
+  if (v == nullptr) return to_nhwc && esize == 4 ? 4 : 0;
+  const char* names[] = {"stream", "wide", "wider", "slab"};
+  for (int i = 0; i < 4; ++i)
+    if (std::strcmp(v, names[i]) == 0) return i + 1;
+  return 0;
+}
+
+template <int N>
+using Int = std::integral_constant<int, N>;
+
+// The opt-in kernel `variant` (transpose_variant) for a raw copy of S; NOT_SUPPORTED (nothing queued) when it
+// declines.
+template <class S>
+cudnnStatus_t launch_variant(cudaStream_t stream, int device, int variant, const void* xp, void* yp, int64_t batch,
+                             int64_t rows, int64_t cols, bool to_nhwc) {
+  using R = typename RawUint<sizeof(S)>::T;
+  if (variant == 4) {
+    const int64_t tr = (rows + kVTile - 1) / kVTile, tc = (cols + kVTile - 1) / kVTile;
+    if (tr * tc > INT32_MAX) return CUDNN_STATUS_NOT_SUPPORTED;
+    const dim3 grid(static_cast<unsigned>(tr * tc), static_cast<unsigned>(std::min<int64_t>(batch, 65535)));
+    transpose_slab<S, true, true><<<grid, kVBlock, 0, stream>>>(static_cast<const S*>(xp), static_cast<S*>(yp), batch,
+                                                                rows, cols, tr, 1.0, 0.0);
+    FD_CUDA_LAUNCHED();
+    return CUDNN_STATUS_SUCCESS;
+  }
+  auto go = [&](auto tr, auto tc) {
+    return launch_stream<R, decltype(tr)::value, decltype(tc)::value>(stream, device, xp, yp, batch, rows, cols,
+                                                                        to_nhwc);
+  };
+  using Narrow = Int<sizeof(R) == 2 ? 64 : 32>;
+  // rows are the channels to NHWC, the spatial positions to NCHW
+  switch (variant) {
+    case 1: return go(Int<64>{}, Int<64>{});
+    case 2: return to_nhwc ? go(Int<64>{}, Int<128>{}) : go(Int<128>{}, Int<64>{});
+    default: return to_nhwc ? go(Narrow{}, Int<256>{}) : go(Int<256>{}, Narrow{});
+  }
+}
 }  // namespace
 
 cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTensorTransformStruct* t,
@@ -386,6 +602,17 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
       const int64_t vt_r = (rows + kVTile - 1) / kVTile, vt_c = (cols + kVTile - 1) / kVTile;
       const bool vec_ok = vw > 0 && rows % vw == 0 && cols % vw == 0 && reinterpret_cast<uintptr_t>(xp) % 16 == 0 &&
                           reinterpret_cast<uintptr_t>(yp) % 16 == 0;
+      // Raw copies on transpose_variant's kernel (read at every call so that tests can switch them).
+      const int variant = vec_ok && alpha == 1.0 && beta == 0.0 ? transpose_variant(to_nhwc, esize) : 0;
+      if (variant != 0) {
+        cudnnStatus_t st = CUDNN_STATUS_NOT_SUPPORTED;
+        with_storage_type(y.dtype, [&](auto tag) {
+          using S = decltype(tag);
+          if constexpr (sizeof(S) >= 2)
+            st = launch_variant<S>(stream, device, variant, xp, yp, batch, rows, cols, to_nhwc);
+        });
+        if (st != CUDNN_STATUS_NOT_SUPPORTED) return st;
+      }
       static const bool no_tiled2 = fd::env_flag("FREEDNN_TRANSFORM_NO_TILED2");
       static const bool slab_all = fd::env_flag("FREEDNN_TRANSFORM_SLAB_ALL");
       // transpose_slab: 4-byte types to NHWC-like output by default (see its comment), every 2-, 4- and 8-byte case

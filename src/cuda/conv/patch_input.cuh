@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The input patch of cuda:patch_fprop and cuda:patch_wgrad: the x values a tile of 16 x 16 output pixels reads
+// (rows p0 * sh - ph .. + PH, columns q0 * sw - pw .. + PW, all C channels), staged in shared memory as
+// [PH][PW][C] operand bits, zero outside x, followed by a zero region. Output pixel (pp, qq) of the tile starts at
+// element pp * sh * pitch + qq * sw * C; filter tap k = (r * S + s) * C + c sits tap_offset(k) further. The zero
+// region covers any base plus any tap offset, so a padded GEMM column or an out-of-range pixel can read zeros
+// there instead of masking its values (0 * Inf would be NaN).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda/common/index.cuh"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/mma_sync.cuh"
+#include "problem/conv.h"
+
+namespace fd::cuda::conv {
+
+constexpr int kPatchTileP = 16, kPatchTileQ = 16;  // output pixels per tile: rows x columns
+
+struct InputPatch {
+  int64_t C = 1, H = 1, W = 1;
+  int R = 1, S = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int PH = 0, PW = 0, pitch = 0;  // rows, columns, elements per row (PW * C)
+  int elems = 0, zero_elems = 0;  // the patch, and the zero region after it
+  int64_t xs[4] = {0, 0, 0, 0};   // x's strides: n, c, h, w
+  bool rows_packed = false;       // c stride 1 and w stride C: a patch row is one run of x
+  SmallDivider div_pitch, div_pw, div_c;
+
+  __host__ __device__ int tap_offset(int k) const {
+    const int rs = k / int(C), c = k - rs * int(C), r = rs / S, s = rs - r * S;
+    return r * dh * pitch + s * dw * int(C) + c;
+  }
+  __host__ __device__ int pixel_base(int pp, int qq) const { return pp * sh * pitch + qq * sw * int(C); }
+  // Where a read of "nothing" starts: base + any tap offset stays inside the zero region.
+  __host__ __device__ int zero_base() const { return elems; }
+};
+
+// The patch geometry of p (2-D, 4-D x); false and why when it is too large for shared memory indices.
+inline bool make_input_patch(const ConvProblem& p, InputPatch* out, const char** why) {
+  InputPatch in;
+  in.C = p.ic, in.H = p.ih, in.W = p.iw;
+  in.R = int(p.kh), in.S = int(p.kw), in.sh = p.sh, in.sw = p.sw, in.ph = p.ph, in.pw = p.pw, in.dh = p.dh,
+  in.dw = p.dw;
+  const int64_t PH = int64_t(kPatchTileP - 1) * in.sh + int64_t(in.R - 1) * in.dh + 1;
+  const int64_t PW = int64_t(kPatchTileQ - 1) * in.sw + int64_t(in.S - 1) * in.dw + 1;
+  const int64_t elems = PH * PW * in.C;
+  const int64_t max_base = int64_t(kPatchTileP - 1) * in.sh * PW * in.C + int64_t(kPatchTileQ - 1) * in.sw * in.C;
+  const int64_t max_off = int64_t(in.R - 1) * in.dh * PW * in.C + int64_t(in.S - 1) * in.dw * in.C + in.C - 1;
+  const int64_t zero = std::max(max_base, max_off) + 1;
+  if (elems + zero > (int64_t{1} << 21)) {  // also keeps patch indices in SmallDivider's range
+    *why = "the input patch is too large (strides or dilations)";
+    return false;
+  }
+  in.PH = int(PH), in.PW = int(PW), in.pitch = int(PW * in.C);
+  in.elems = int(elems), in.zero_elems = int(zero);
+  for (int i = 0; i < 4; ++i) in.xs[i] = p.x->strides[i];
+  in.rows_packed = in.xs[1] == 1 && in.xs[3] == in.C;
+  in.div_pitch = SmallDivider(in.pitch), in.div_pw = SmallDivider(in.PW), in.div_c = SmallDivider(int(in.C));
+  *out = in;
+  return true;
+}
+
+// Zeroes the region after the patch (once per block: staging never writes there). T: the patch's element type.
+template <class T, int kThreads>
+__device__ __forceinline__ void zero_patch_tail(const InputPatch& in, T* patch) {
+  for (int i = threadIdx.x; i < in.zero_elems; i += kThreads) patch[in.elems + i] = T(0);
+}
+
+// x's value as the patch holds it: T = Bits<S> for the mma kernels (TF32-rounded float), T = S for FMA kernels.
+template <class T, class S>
+__device__ __forceinline__ T patch_value(S v) {
+  if constexpr (std::is_same_v<T, S>) {
+    return v;
+  } else {
+    return operand_bits(v);
+  }
+}
+
+// Stages the patch of output tile (n, p0.., q0..). Each thread issues kBatch loads before storing any of them,
+// so a patch takes a few memory round trips, not one per element (kBatch: what the caller's registers allow).
+template <class S, int kThreads, int kBatch = 9, class T = Bits<S>>
+__device__ __forceinline__ void stage_input_patch(const InputPatch& in, const S* __restrict__ x, T* patch, int64_t n,
+                                                  int64_t p0, int64_t q0) {
+  const int tid = threadIdx.x;
+  const int64_t h0 = p0 * in.sh - in.ph, w0 = q0 * in.sw - in.pw;
+  if (in.rows_packed) {  // patch index i = r * pitch + e reads x row h0 + r at element w0 * C + e
+    const int total = in.PH * in.pitch;
+    const int64_t lo = std::max<int64_t>(0, -w0 * in.C), hi = std::min<int64_t>(in.pitch, (in.W - w0) * in.C);
+    const S* xn = x + n * in.xs[0] + w0 * in.C;
+    for (int i0 = 0; i0 < total; i0 += kThreads * kBatch) {
+      T v[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int i = i0 + j * kThreads + tid, r = in.div_pitch.div(i), e = i - r * in.pitch;
+        const int64_t h = h0 + r;
+        const bool ok = i < total && h >= 0 && h < in.H && e >= lo && e < hi;
+        v[j] = patch_value<T>(ok ? xn[h * in.xs[2] + e] : zero_of<S>());
+      }
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j)
+        if (i0 + j * kThreads + tid < total) patch[i0 + j * kThreads + tid] = v[j];
+    }
+  } else {  // any strides: i over (r, c, e), e fastest (x's w runs for NCHW)
+    const int total = in.PH * int(in.C) * in.PW;
+    for (int i0 = 0; i0 < total; i0 += kThreads * kBatch) {
+      T v[kBatch];
+      int dst[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int i = i0 + j * kThreads + tid, rc = in.div_pw.div(i), e = i - rc * in.PW;
+        const int r = in.div_c.div(rc), c = rc - r * int(in.C);
+        const int64_t h = h0 + r, wi = w0 + e;
+        const bool ok = i < total && h >= 0 && h < in.H && wi >= 0 && wi < in.W;
+        v[j] = patch_value<T>(ok ? x[n * in.xs[0] + c * in.xs[1] + h * in.xs[2] + wi * in.xs[3]] : zero_of<S>());
+        dst[j] = r * in.pitch + e * int(in.C) + c;
+      }
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j)
+        if (i0 + j * kThreads + tid < total) patch[dst[j]] = v[j];
+    }
+  }
+}
+
+}  // namespace fd::cuda::conv
