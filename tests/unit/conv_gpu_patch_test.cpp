@@ -6,8 +6,8 @@
 // convolution, alpha / beta, the fused bias + ReLU forward, and what it declines. cuda:patch_dgrad (the backward
 // data of the same layers, strides as phases) likewise: phases without taps (1x1 stride 2), two dy chunks
 // (K = 80), unequal strides; cuda:patch_wgrad (the backward filter: partial sums per block added in order)
-// likewise, bit-identical across runs; cuda:patch_fma_fprop (the forward on float FMA) at float precision. GPU
-// suite only.
+// likewise, bit-identical across runs; cuda:patch_fma_fprop, _fma_dgrad and _fma_wgrad (float FMA) at float
+// precision. GPU suite only.
 #include <string>
 #include <vector>
 
@@ -143,7 +143,8 @@ TEST(ConvGpuPatch, FusedBiasActivation) {
       }
 }
 
-void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
+                         double tol = 0) {
   p.y.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
   std::vector<double> prior;
@@ -156,7 +157,8 @@ void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, doub
   ASSERT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
       << p.str();
   const auto r = ref::conv_backward_data(ft_conv_check::as_ref(p.y), ft_conv_check::as_ref(p.w), p.xdims, p.params);
-  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol_of(p.dt), "patch bwd_d " + p.str()));
+  EXPECT_TRUE(
+      ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol > 0 ? tol : tol_of(p.dt), "patch bwd_d " + p.str()));
 }
 
 std::vector<Shape> dgrad_shapes() {
@@ -188,7 +190,8 @@ TEST(ConvGpuPatch, BackwardDataShapesLayoutsTypes) {
       }
 }
 
-void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
+                           double tol = 0) {
   p.x.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
   std::vector<double> prior;
@@ -202,7 +205,7 @@ void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, do
       << p.str();
   const std::vector<double> got = p.w.values();
   const auto r = ref::conv_backward_filter(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.y), p.wdims, p.params);
-  EXPECT_TRUE(ft::near(got, ref::blend(r.v, prior, alpha, beta), tol_of(p.dt), "patch bwd_w " + p.str()));
+  EXPECT_TRUE(ft::near(got, ref::blend(r.v, prior, alpha, beta), tol > 0 ? tol : tol_of(p.dt), "patch bwd_w " + p.str()));
   if (beta == 0) {  // the same bits again (fixed tiles per block, partials added in block order)
     p.w.poison();
     ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS);
@@ -225,6 +228,47 @@ TEST(ConvGpuPatch, BackwardFilterShapesLayoutsTypes) {
         ++i;
         check_backward_filter(h, p, rng, alpha, beta);
       }
+}
+
+// Float data under FMA_MATH on cuda:patch_fma_dgrad (dx of <= 4 channels, <= 4 column taps per phase): float
+// precision; the shapes of dgrad_shapes() it takes (16 dy channels per chunk: K = 80 takes five).
+TEST(ConvGpuPatch, FmaBackwardDataShapesLayouts) {
+  SKIP_UNLESS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:patch_fma_dgrad");
+  ft::ScopedEnv on("FREEDNN_PATCH_FMA_BWD", "1");  // opt-in until it has run on a GPU
+  int i = 0;
+  for (const Shape& s : dgrad_shapes()) {
+    if (s.c > 4 || (s.ker[1] + s.stride[1] - 1) / s.stride[1] > 4) continue;
+    for (int layout = 0; layout < 3; ++layout) {
+      Problem p(s, CUDNN_DATA_FLOAT, layout != 1, layout == 2, i % 4 == 3, rng);
+      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
+      ++i;
+      check_backward_data(h, p, rng, alpha, beta, ft::tolerance(CUDNN_DATA_FLOAT) * 8);
+    }
+  }
+  EXPECT_GE(i, 12);
+  const Shape wide_taps{"c1_7x7", 2, 1, 8, 1, {21, 19}, {7, 7}, {3, 3}, {1, 1}, {1, 1}};  // 7 column taps: declined
+  Problem d(wide_taps, CUDNN_DATA_FLOAT, true, false, false, rng);
+  EXPECT_EQ(ft_conv::backward_data(h, d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+// Float data under FMA_MATH on cuda:patch_fma_wgrad: float precision, bit-identical reruns.
+TEST(ConvGpuPatch, FmaBackwardFilterShapesLayouts) {
+  SKIP_UNLESS_GPU();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:patch_fma_wgrad");
+  ft::ScopedEnv on("FREEDNN_PATCH_FMA_BWD", "1");  // opt-in until it has run on a GPU
+  int i = 0;
+  for (const Shape& s : patch_shapes())
+    for (int layout = 0; layout < 3; ++layout) {
+      Problem p(s, CUDNN_DATA_FLOAT, layout != 1, layout == 2, i % 4 == 3, rng);
+      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
+      ++i;
+      check_backward_filter(h, p, rng, alpha, beta, ft::tolerance(CUDNN_DATA_FLOAT) * 8);
+    }
 }
 
 // Declined when forced: many channels, FMA math for float, strides with more than 4 phases (dgrad); the forward

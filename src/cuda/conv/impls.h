@@ -24,7 +24,9 @@ const fd::conv::ConvImpl* cutlass_sm90_wgrad_impl();  // cuda:cutlass_sm90_wgrad
 const fd::conv::ConvImpl* patch_fprop_impl();  // cuda:patch_fprop
 const fd::conv::ConvImpl* patch_fma_fprop_impl();  // cuda:patch_fma_fprop (the same on float FMA)
 const fd::conv::ConvImpl* patch_dgrad_impl();  // cuda:patch_dgrad (dx of few channels, strides as phases)
+const fd::conv::ConvImpl* patch_fma_dgrad_impl();  // cuda:patch_fma_dgrad (float FMA; dx <= 4 channels)
 const fd::conv::ConvImpl* patch_wgrad_impl();  // cuda:patch_wgrad (partial dw per block, summed in order)
+const fd::conv::ConvImpl* patch_fma_wgrad_impl();  // cuda:patch_fma_wgrad (the same on float FMA)
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
 const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1

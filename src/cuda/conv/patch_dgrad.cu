@@ -20,6 +20,7 @@
 #include "cuda/common/index.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
+#include "cuda/conv/patch_input.cuh"
 #include "cuda/conv/mma_sync.cuh"
 #include "cuda/conv/tf32.h"
 
@@ -315,16 +316,8 @@ class PatchDgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (p.dir != ConvDir::bwd_data) return no("backward data only");
-    if (p.nsp != 2 || p.x->nb_dims != 4) return no("3-D convolution");
-    if (p.g != 1) return no("grouped convolution");
-    if (p.ic > kMaxC) return no("more than 8 channels in dx (the implicit GEMMs serve those)");
+    if (const char* why = patch_refusal(p, ConvDir::bwd_data, kMaxC, false)) return no(why);
     if (p.dh != 1 || p.dw != 1) return no("dilation");
-    const bool sixteen = (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16);
-    if (!sixteen && !tf32_allowed(p)) return no("not f16, bf16, or float with TF32 allowed");
-    if (p.wdt != p.xdt || p.ydt != p.xdt || p.compute != CUDNN_DATA_FLOAT)
-      return no("dx, w and dy must share the data type, with float accumulation");
-    if (p.x->vect() != 1 || p.y->vect() != 1 || p.w->as_tensor.vect() != 1) return no("vector (NCHW_VECT_C) layout");
     DgradGeom g;
     const char* why = "";
     if (!make_geom(p, dtype_size(p.xdt), &g, &why)) return no(why);

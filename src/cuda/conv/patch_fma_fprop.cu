@@ -175,14 +175,7 @@ class PatchFmaFprop final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (p.dir != ConvDir::fwd) return no("forward only");
-    if (p.nsp != 2 || p.x->nb_dims != 4) return no("3-D convolution");
-    if (p.g != 1) return no("grouped convolution");
-    if (p.ic > 8) return no("more than 8 input channels (the implicit GEMMs serve those)");
-    if (p.xdt != CUDNN_DATA_FLOAT || p.wdt != CUDNN_DATA_FLOAT || p.ydt != CUDNN_DATA_FLOAT ||
-        p.compute != CUDNN_DATA_FLOAT)
-      return no("float data and compute type only");
-    if (p.x->vect() != 1 || p.y->vect() != 1 || p.w->as_tensor.vect() != 1) return no("vector (NCHW_VECT_C) layout");
+    if (const char* why = patch_refusal(p, ConvDir::fwd, 8, true)) return no(why);
     FmaGeom g;
     const char* why = "";
     if (!make_geom(p, &g, &why)) return no(why);

@@ -261,15 +261,7 @@ class PatchFprop final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (p.dir != ConvDir::fwd) return no("forward only");
-    if (p.nsp != 2 || p.x->nb_dims != 4) return no("3-D convolution");
-    if (p.g != 1) return no("grouped convolution");
-    if (p.ic > 8) return no("more than 8 input channels (the implicit GEMMs serve those)");
-    const bool sixteen = (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16);
-    if (!sixteen && !tf32_allowed(p)) return no("not f16, bf16, or float with TF32 allowed");
-    if (p.wdt != p.xdt || p.ydt != p.xdt || p.compute != CUDNN_DATA_FLOAT)
-      return no("x, w and y must share the data type, with float accumulation");
-    if (p.x->vect() != 1 || p.y->vect() != 1 || p.w->as_tensor.vect() != 1) return no("vector (NCHW_VECT_C) layout");
+    if (const char* why = patch_refusal(p, ConvDir::fwd, 8, false)) return no(why);
     PatchGeom g;
     const char* why = "";
     if (!make_geom(p, dtype_size(p.xdt), &g, &why)) return no(why);

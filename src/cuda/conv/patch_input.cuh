@@ -14,6 +14,7 @@
 #include "cuda/common/index.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/mma_sync.cuh"
+#include "cuda/conv/tf32.h"
 #include "problem/conv.h"
 
 namespace fd::cuda::conv {
@@ -37,6 +38,25 @@ struct InputPatch {
   // Where a read of "nothing" starts: base + any tap offset stays inside the zero region.
   __host__ __device__ int zero_base() const { return elems; }
 };
+
+// Why a cuda:patch_* implementation of direction `dir` cannot take p, or nullptr: the checks they share (2-D,
+// groups 1, at most max_c input channels, no vector layouts, one data type with float accumulation; `fma`: float
+// on CUDA cores, else f16 / bf16 / float as TF32 where the math type allows it).
+inline const char* patch_refusal(const ConvProblem& p, ConvDir dir, int64_t max_c, bool fma) {
+  if (p.dir != dir) return "not the direction this implementation serves";
+  if (p.nsp != 2 || p.x->nb_dims != 4) return "3-D convolution";
+  if (p.g != 1) return "grouped convolution";
+  if (p.ic > max_c) return "too many input channels (the implicit GEMMs serve those)";
+  if (fma) {
+    if (p.xdt != CUDNN_DATA_FLOAT) return "float data only";
+  } else if (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16 && !tf32_allowed(p)) {
+    return "not f16, bf16, or float with TF32 allowed";
+  }
+  if (p.wdt != p.xdt || p.ydt != p.xdt || p.compute != CUDNN_DATA_FLOAT)
+    return "x, w and y must share the data type, with float accumulation";
+  if (p.x->vect() != 1 || p.y->vect() != 1 || p.w->as_tensor.vect() != 1) return "vector (NCHW_VECT_C) layout";
+  return nullptr;
+}
 
 // The patch geometry of p (2-D, 4-D x); false and why when it is too large for shared memory indices.
 inline bool make_input_patch(const ConvProblem& p, InputPatch* out, const char** why) {

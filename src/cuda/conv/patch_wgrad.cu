@@ -19,6 +19,7 @@
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
 #include "cuda/conv/mma_sync.cuh"
+#include "cuda/conv/patch_dw_sum.cuh"
 #include "cuda/conv/patch_input.cuh"
 #include "cuda/conv/tf32.h"
 
@@ -30,7 +31,7 @@ using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
 constexpr int kThreads = 256;         // 8 warps: warp w owns n8 tiles w, w + 8, ... of dw's columns, all 4 m16 tiles
-constexpr int kTileK = 64;            // dy channels per block (blockIdx.y)
+constexpr int kTileK = kDwTileK;      // dy channels per block (blockIdx.y)
 constexpr int kPixels = kPatchTileP * kPatchTileQ;
 constexpr int kMaxGemmN = 256;        // C * R * S
 constexpr int kMaxNt = kMaxGemmN / 8 / 8;  // n8 tiles per warp
@@ -212,29 +213,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-// dw[k][c][r][s] = alpha * (sum over blocks, in block order) + beta * dw; flipped taps for CUDNN_CONVOLUTION.
-template <class S>
-__global__ void __launch_bounds__(kBlock) wgrad_finish_kernel(WgradGeom g, const float* __restrict__ partial,
-                                                              int blocks, S* __restrict__ dw, float alpha, float beta) {
-  const int64_t total = g.K * g.kg;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t k = i / g.kg;
-    const int col = int(i - k * g.kg);
-    const int64_t kt = k / kTileK, ch = k - kt * kTileK;
-    const float* src = partial + (size_t(kt) * blocks * kTileK + ch) * g.ld() + col;
-    const size_t step = size_t(kTileK) * g.ld();
-    float sum = 0.f;
-#pragma unroll 8
-    for (int b = 0; b < blocks; ++b) sum += src[b * step];
-    const InputPatch& in = g.in;
-    const int rs = col / int(in.C), c = col - rs * int(in.C), r = rs / in.S, s = rs - r * in.S;
-    const int64_t off = g.wv.at(k, c, 0, g.flip ? in.R - 1 - r : r, g.flip ? in.S - 1 - s : s);
-    float v = alpha * sum;
-    if (beta != 0.f) v += beta * widen(dw[off]);
-    store(dw, off, v);
-  }
-}
-
 bool make_geom(const ConvProblem& p, size_t es, WgradGeom* out, const char** why) {
   WgradGeom g;
   if (!make_input_patch(p, &g.in, why)) return false;
@@ -259,13 +237,10 @@ bool make_geom(const ConvProblem& p, size_t es, WgradGeom* out, const char** why
   return true;
 }
 
-// Blocks per K tile (each leaves one partial dw): two per SM, no more than there are tiles.
-int64_t partial_blocks(const WgradGeom& g, int sm_count) {
-  const int64_t tiles = g.N * g.tiles_p * g.tiles_q;
-  return std::max<int64_t>(1, std::min<int64_t>(tiles, int64_t{2} * std::max(sm_count, 1)));
-}
-size_t partial_bytes_per_block(const WgradGeom& g) {
-  return size_t((g.K + kTileK - 1) / kTileK) * kTileK * g.ld() * sizeof(float);
+DwPartials dw_partials(const WgradGeom& g) {
+  DwPartials d;
+  d.in = g.in, d.K = g.K, d.kg = g.kg, d.ld = g.ld(), d.wv = g.wv, d.flip = g.flip;
+  return d;
 }
 
 template <class S>
@@ -278,8 +253,9 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
              g.dyv.st[4] % V == 0 && reinterpret_cast<uintptr_t>(a.in2) % 16 == 0;
   cudnnContext* h = a.handle;
   // The workspace query sized the partials for this device's SM count; a smaller workspace means fewer blocks.
-  const size_t per_block = partial_bytes_per_block(g);
-  const int64_t blocks = std::min<int64_t>(partial_blocks(g, device_info(h->device).sm_count),
+  const size_t per_block = dw_partial_bytes_per_block(g.K, g.ld());
+  const int64_t tiles = g.N * g.tiles_p * g.tiles_q;
+  const int64_t blocks = std::min<int64_t>(dw_partial_blocks(tiles, device_info(h->device).sm_count),
                                            int64_t(a.workspace_size / per_block));
   FD_CHECK(a.workspace != nullptr && blocks >= 1 && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
            CUDNN_STATUS_BAD_PARAM, "cuda:patch_wgrad needs at least %zu bytes of 16-byte aligned workspace (got %zu)",
@@ -288,16 +264,11 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const size_t smem = smem_bytes(g, sizeof(S));
   const void* kernel = reinterpret_cast<const void*>(&patch_wgrad_kernel<S>);
   FD_TRY(allow_dynamic_smem(kernel, smem, h->device));
-  const int64_t tiles = g.N * g.tiles_p * g.tiles_q;
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>((g.K + kTileK - 1) / kTileK));
   patch_wgrad_kernel<S><<<grid, kThreads, smem, h->stream>>>(g, static_cast<const S*>(a.in),
                                                              static_cast<const S*>(a.in2), partial, tiles);
   FD_CUDA_LAUNCHED();
-  const int64_t outs = g.K * g.kg;
-  wgrad_finish_kernel<S><<<grid_size(outs, kBlock, h->device, 1), kBlock, 0, h->stream>>>(
-      g, partial, int(blocks), static_cast<S*>(a.out), static_cast<float>(a.alpha), static_cast<float>(a.beta));
-  FD_CUDA_LAUNCHED();
-  return CUDNN_STATUS_SUCCESS;
+  return dw_sum<S>(h->stream, h->device, dw_partials(g), partial, int(blocks), a.out, a.alpha, a.beta);
 }
 
 class PatchWgrad final : public fd::conv::ConvImpl {
@@ -309,15 +280,7 @@ class PatchWgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (p.dir != ConvDir::bwd_filter) return no("backward filter only");
-    if (p.nsp != 2 || p.x->nb_dims != 4) return no("3-D convolution");
-    if (p.g != 1) return no("grouped convolution");
-    if (p.ic > 8) return no("more than 8 input channels (the implicit GEMMs serve those)");
-    const bool sixteen = (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16);
-    if (!sixteen && !tf32_allowed(p)) return no("not f16, bf16, or float with TF32 allowed");
-    if (p.wdt != p.xdt || p.ydt != p.xdt || p.compute != CUDNN_DATA_FLOAT)
-      return no("x, dw and dy must share the data type, with float accumulation");
-    if (p.x->vect() != 1 || p.y->vect() != 1 || p.w->as_tensor.vect() != 1) return no("vector (NCHW_VECT_C) layout");
+    if (const char* why = patch_refusal(p, ConvDir::bwd_filter, 8, false)) return no(why);
     WgradGeom g;
     const char* why = "";
     if (!make_geom(p, dtype_size(p.xdt), &g, &why)) return no(why);
@@ -327,7 +290,8 @@ class PatchWgrad final : public fd::conv::ConvImpl {
     WgradGeom g;
     const char* why = "";
     if (!make_geom(p, dtype_size(p.xdt), &g, &why)) return 0;
-    return size_t(partial_blocks(g, current_sm_count())) * partial_bytes_per_block(g);
+    return size_t(dw_partial_blocks(g.N * g.tiles_p * g.tiles_q, current_sm_count())) *
+           dw_partial_bytes_per_block(g.K, g.ld());
   }
   bool deterministic() const override { return true; }  // fixed tiles per block, partials added in block order
   cudnnMathType_t math_type(const ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
