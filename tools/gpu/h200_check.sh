@@ -7,7 +7,8 @@
 # given; conv, ab, profile, diagnose and sanitize only when named; ab: tools/gpu/ab_pending.sh; diagnose: ncu's
 # sections for the cases of tools/bench/batches/profile_run11.txt). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
 # profile writes per-kernel times (tools/gpu/kernel_times.sh); everything is also archived in gpu-results.tgz.
-# Environment: ARCH (CUDA architectures, default "90a"), CONFIGS (bench dtype:layout list, default
+# Environment: PREBUILT=1 (unpack .prebuilt/h200.tar.xz from tools/gpu/prebuilt.sh instead of building), ARCH (CUDA
+# architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
 # default "f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
@@ -23,10 +24,15 @@ nv=$(python3 -c 'import nvidia.cudnn as m;print(list(m.__path__)[0]+"/lib")' 2>/
 for d in "$nv"/../../*/lib; do export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 build=build/h200
-cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" \
-  > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
-cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench lenet_train > "$out/build.txt" 2>&1 ||
-  { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
+export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64:/usr/local/cuda/lib"
+if [ "${PREBUILT:-0}" = 1 ]; then  # binaries built and packed by tools/gpu/prebuilt.sh, carried in .prebuilt
+  tools/gpu/prebuilt.sh unpack || exit 1
+else
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" \
+    > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
+  cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench lenet_train > "$out/build.txt" 2>&1 ||
+    { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
+fi
 if has tests; then
   (cd $build && timeout 200 ctest -L gpu -j"$(nproc)" --timeout 90 --output-on-failure > "$out/gpu_ctest.txt" 2>&1)
   grep -E "tests passed|\*\*\*|Failed|Not Run" "$out/gpu_ctest.txt" | head -60
