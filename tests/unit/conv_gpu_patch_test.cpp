@@ -8,6 +8,7 @@
 // (K = 80), unequal strides; cuda:patch_wgrad (the backward filter: partial sums per block added in order)
 // likewise, bit-identical across runs; cuda:patch_fma_fprop, _fma_dgrad and _fma_wgrad (float FMA) at float
 // precision. GPU suite only.
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,7 @@ std::vector<Shape> patch_shapes() {
 
 double tol_of(cudnnDataType_t t) { return t == CUDNN_DATA_FLOAT ? kTf32Tol : ft::tolerance(t) * 2; }
 
-void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta, double tol = 0) {
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
   std::vector<double> prior;
@@ -52,7 +53,8 @@ void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alp
   }
   ASSERT_EQ(ft_conv::forward(h, p, kAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
   const auto r = ref::conv_forward(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.w), p.params);
-  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol_of(p.dt), "patch fwd " + p.str()));
+  EXPECT_TRUE(
+      ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol > 0 ? tol : tol_of(p.dt), "patch fwd " + p.str()));
 }
 
 // Float problems run as TF32: the fixture gives them FMA_MATH in the GPU suite.
@@ -60,21 +62,34 @@ void allow_tf32(Problem& p) {
   if (p.dt == CUDNN_DATA_FLOAT) EXPECT_EQ(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH), CUDNN_STATUS_SUCCESS);
 }
 
+// check(p, alpha, beta) over every shape x data type x layout (packed NHWC, NCHW, NHWC with padded strides), the
+// convolution mode on every fourth case, alpha / beta varied; float runs as TF32 unless `fma` (FMA_MATH then).
+template <class Check>
+void for_each_case(const std::vector<Shape>& shapes, std::initializer_list<cudnnDataType_t> types, bool fma,
+                   std::mt19937_64& rng, Check&& check) {
+  int i = 0;
+  for (const Shape& s : shapes)
+    for (cudnnDataType_t t : types)
+      for (int layout = 0; layout < 3; ++layout) {
+        Problem p(s, t, layout != 1, layout == 2, i % 4 == 3, rng);
+        if (!fma) allow_tf32(p);
+        const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
+        ++i;
+        check(p, alpha, beta);
+      }
+}
+
+constexpr auto kMmaTypes = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT};
+const double kFmaFwdTol = ft::tolerance(CUDNN_DATA_FLOAT) * 4;  // float sums of up to 256 products
+const double kFmaTol = ft::tolerance(CUDNN_DATA_FLOAT) * 8;     // backward: sums over many more
+
 TEST(ConvGpuPatch, ForwardShapesLayoutsTypes) {
   SKIP_UNLESS_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_fprop");
-  int i = 0;
-  for (const Shape& s : patch_shapes())
-    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT})
-      for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
-        Problem p(s, t, layout != 1, layout == 2, i % 4 == 3, rng);
-        allow_tf32(p);
-        const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
-        ++i;
-        check_forward(h, p, rng, alpha, beta);
-      }
+  for_each_case(patch_shapes(), kMmaTypes, false, rng,
+                [&](Problem& p, double alpha, double beta) { check_forward(h, p, rng, alpha, beta); });
 }
 
 // Float data under FMA_MATH (the fixture's default for float in the GPU suite): float precision.
@@ -83,29 +98,11 @@ TEST(ConvGpuPatch, FmaForwardShapesLayouts) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_fma_fprop");
-  int i = 0;
-  for (const Shape& s : patch_shapes())
-    for (int layout = 0; layout < 3; ++layout) {
-      Problem p(s, CUDNN_DATA_FLOAT, layout != 1, layout == 2, i % 4 == 3, rng);
-      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
-      ++i;
-      p.x.fill_uniform(rng, -1, 1);
-      p.w.fill_uniform(rng, -1, 1);
-      std::vector<double> prior;
-      if (beta != 0) {
-        p.y.fill_uniform(rng, -1, 1);
-        prior = p.y.values();
-      } else {
-        p.y.poison();
-      }
-      ASSERT_EQ(ft_conv::forward(h, p, kAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
-      const auto r = ref::conv_forward(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.w), p.params);
-      EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), ft::tolerance(CUDNN_DATA_FLOAT) * 4,
-                           "patch fma fwd " + p.str()));
-    }
+  for_each_case(patch_shapes(), {CUDNN_DATA_FLOAT}, true, rng,
+                [&](Problem& p, double alpha, double beta) { check_forward(h, p, rng, alpha, beta, kFmaFwdTol); });
   for (bool nhwc : {true, false}) {  // the fused epilogue
     Problem p(patch_shapes()[1], CUDNN_DATA_FLOAT, nhwc, false, false, rng);
-    ft_conv_check::check_fused(h, p, kAlgo, rng, false, ft::tolerance(CUDNN_DATA_FLOAT) * 4, "patch fma");
+    ft_conv_check::check_fused(h, p, kAlgo, rng, false, kFmaFwdTol, "patch fma");
   }
 }
 
@@ -178,16 +175,8 @@ TEST(ConvGpuPatch, BackwardDataShapesLayoutsTypes) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_dgrad");
-  int i = 0;
-  for (const Shape& s : dgrad_shapes())
-    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT})
-      for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
-        Problem p(s, t, layout != 1, layout == 2, i % 4 == 3, rng);
-        allow_tf32(p);
-        const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
-        ++i;
-        check_backward_data(h, p, rng, alpha, beta);
-      }
+  for_each_case(dgrad_shapes(), kMmaTypes, false, rng,
+                [&](Problem& p, double alpha, double beta) { check_backward_data(h, p, rng, alpha, beta); });
 }
 
 void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
@@ -218,16 +207,8 @@ TEST(ConvGpuPatch, BackwardFilterShapesLayoutsTypes) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_wgrad");
-  int i = 0;
-  for (const Shape& s : patch_shapes())
-    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT})
-      for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
-        Problem p(s, t, layout != 1, layout == 2, i % 4 == 3, rng);
-        allow_tf32(p);
-        const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
-        ++i;
-        check_backward_filter(h, p, rng, alpha, beta);
-      }
+  for_each_case(patch_shapes(), kMmaTypes, false, rng,
+                [&](Problem& p, double alpha, double beta) { check_backward_filter(h, p, rng, alpha, beta); });
 }
 
 // Float data under FMA_MATH on cuda:patch_fma_dgrad (dx of <= 4 channels, <= 4 column taps per phase): float
@@ -238,17 +219,12 @@ TEST(ConvGpuPatch, FmaBackwardDataShapesLayouts) {
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_fma_dgrad");
   ft::ScopedEnv on("FREEDNN_PATCH_FMA_BWD", "1");  // opt-in until it has run on a GPU
-  int i = 0;
-  for (const Shape& s : dgrad_shapes()) {
-    if (s.c > 4 || (s.ker[1] + s.stride[1] - 1) / s.stride[1] > 4) continue;
-    for (int layout = 0; layout < 3; ++layout) {
-      Problem p(s, CUDNN_DATA_FLOAT, layout != 1, layout == 2, i % 4 == 3, rng);
-      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
-      ++i;
-      check_backward_data(h, p, rng, alpha, beta, ft::tolerance(CUDNN_DATA_FLOAT) * 8);
-    }
-  }
-  EXPECT_GE(i, 12);
+  std::vector<Shape> taken;
+  for (const Shape& s : dgrad_shapes())
+    if (s.c <= 4 && (s.ker[1] + s.stride[1] - 1) / s.stride[1] <= 4) taken.push_back(s);
+  EXPECT_GE(taken.size(), 4u);
+  for_each_case(taken, {CUDNN_DATA_FLOAT}, true, rng,
+                [&](Problem& p, double alpha, double beta) { check_backward_data(h, p, rng, alpha, beta, kFmaTol); });
   const Shape wide_taps{"c1_7x7", 2, 1, 8, 1, {21, 19}, {7, 7}, {3, 3}, {1, 1}, {1, 1}};  // 7 column taps: declined
   Problem d(wide_taps, CUDNN_DATA_FLOAT, true, false, false, rng);
   EXPECT_EQ(ft_conv::backward_data(h, d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED);
@@ -261,14 +237,8 @@ TEST(ConvGpuPatch, FmaBackwardFilterShapesLayouts) {
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_fma_wgrad");
   ft::ScopedEnv on("FREEDNN_PATCH_FMA_BWD", "1");  // opt-in until it has run on a GPU
-  int i = 0;
-  for (const Shape& s : patch_shapes())
-    for (int layout = 0; layout < 3; ++layout) {
-      Problem p(s, CUDNN_DATA_FLOAT, layout != 1, layout == 2, i % 4 == 3, rng);
-      const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 1 ? 0.5 : 0.0;
-      ++i;
-      check_backward_filter(h, p, rng, alpha, beta, ft::tolerance(CUDNN_DATA_FLOAT) * 8);
-    }
+  for_each_case(patch_shapes(), {CUDNN_DATA_FLOAT}, true, rng,
+                [&](Problem& p, double alpha, double beta) { check_backward_filter(h, p, rng, alpha, beta, kFmaTol); });
 }
 
 // Declined when forced: many channels, FMA math for float, strides with more than 4 phases (dgrad); the forward

@@ -40,9 +40,8 @@ struct Divider {
 // in that range. For shared-memory tile indices, which stay far below it.
 struct SmallDivider {
   float inv = 1.f;
-  int d = 1;
   SmallDivider() = default;
-  explicit SmallDivider(int divisor) : inv(1.f / float(divisor < 1 ? 1 : divisor)), d(divisor < 1 ? 1 : divisor) {}
+  explicit SmallDivider(int divisor) : inv(1.f / float(divisor < 1 ? 1 : divisor)) {}
   __device__ __forceinline__ int div(int n) const { return static_cast<int>((static_cast<float>(n) + 0.5f) * inv); }
 };
 

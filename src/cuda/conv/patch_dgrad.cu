@@ -22,7 +22,6 @@
 #include "cuda/conv/impls.h"
 #include "cuda/conv/patch_input.cuh"
 #include "cuda/conv/mma_sync.cuh"
-#include "cuda/conv/tf32.h"
 
 namespace fd::cuda::conv {
 namespace {

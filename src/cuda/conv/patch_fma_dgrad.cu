@@ -10,8 +10,6 @@
 // tap's float4 of weights is the same for the whole warp (broadcast): 16 FMAs per tap for 2 / 4 + 1 reads.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
@@ -158,12 +156,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-// Written 2026-12-02 and compiled, not yet run on a GPU: opt-in (read at every call, so that tests can set it).
-bool fma_bwd_enabled() {
-  const char* e = std::getenv("FREEDNN_PATCH_FMA_BWD");
-  return e != nullptr && std::strcmp(e, "1") == 0;
-}
-
 bool make_geom(const ConvProblem& p, FmaDgradGeom* out, const char** why) {
   FmaDgradGeom g;
   g.N = p.mb, g.C = p.ic, g.H = p.ih, g.W = p.iw, g.K = p.oc, g.P = p.oh, g.Q = p.ow;
@@ -225,7 +217,7 @@ class PatchFmaDgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (!fma_bwd_enabled()) return no("off until it has run on a GPU (FREEDNN_PATCH_FMA_BWD=1 turns it on)");
+    if (!patch_fma_bwd_enabled()) return no("off until it has run on a GPU (FREEDNN_PATCH_FMA_BWD=1 turns it on)");
     if (const char* why = patch_refusal(p, ConvDir::bwd_data, kMaxTaps, true)) return no(why);
     if (p.dh != 1 || p.dw != 1) return no("dilation");
     FmaDgradGeom g;

@@ -8,8 +8,6 @@
 // (patch_dw_sum.cuh).
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
@@ -139,12 +137,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-// Written 2026-12-02 and compiled, not yet run on a GPU: opt-in (read at every call, so that tests can set it).
-bool fma_bwd_enabled() {
-  const char* e = std::getenv("FREEDNN_PATCH_FMA_BWD");
-  return e != nullptr && std::strcmp(e, "1") == 0;
-}
-
 bool make_geom(const ConvProblem& p, FmaWgradGeom* out, const char** why) {
   FmaWgradGeom g;
   if (!make_input_patch(p, &g.in, why)) return false;
@@ -209,7 +201,7 @@ class PatchFmaWgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (!fma_bwd_enabled()) return no("off until it has run on a GPU (FREEDNN_PATCH_FMA_BWD=1 turns it on)");
+    if (!patch_fma_bwd_enabled()) return no("off until it has run on a GPU (FREEDNN_PATCH_FMA_BWD=1 turns it on)");
     if (const char* why = patch_refusal(p, ConvDir::bwd_filter, 8, true)) return no(why);
     FmaWgradGeom g;
     const char* why = "";

@@ -9,6 +9,8 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "cuda/common/index.cuh"
@@ -56,6 +58,13 @@ inline const char* patch_refusal(const ConvProblem& p, ConvDir dir, int64_t max_
     return "x, w and y must share the data type, with float accumulation";
   if (p.x->vect() != 1 || p.y->vect() != 1 || p.w->as_tensor.vect() != 1) return "vector (NCHW_VECT_C) layout";
   return nullptr;
+}
+
+// The float-FMA backward kernels (cuda:patch_fma_dgrad, _fma_wgrad), written 2026-12-02 and not yet run on a GPU,
+// serve only with FREEDNN_PATCH_FMA_BWD=1 (read at every call, so that tests can set it).
+inline bool patch_fma_bwd_enabled() {
+  const char* e = std::getenv("FREEDNN_PATCH_FMA_BWD");
+  return e != nullptr && std::strcmp(e, "1") == 0;
 }
 
 // The patch geometry of p (2-D, 4-D x); false and why when it is too large for shared memory indices.

@@ -21,7 +21,6 @@
 #include "cuda/conv/mma_sync.cuh"
 #include "cuda/conv/patch_dw_sum.cuh"
 #include "cuda/conv/patch_input.cuh"
-#include "cuda/conv/tf32.h"
 
 namespace fd::cuda::conv {
 namespace {
