@@ -218,7 +218,6 @@ TEST(ConvGpuPatch, FmaBackwardDataShapesLayouts) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_fma_dgrad");
-  ft::ScopedEnv on("FREEDNN_PATCH_FMA_BWD", "1");  // opt-in until it has run on a GPU
   std::vector<Shape> taken;
   for (const Shape& s : dgrad_shapes())
     if (s.c <= 4 && (s.ker[1] + s.stride[1] - 1) / s.stride[1] <= 4) taken.push_back(s);
@@ -236,7 +235,6 @@ TEST(ConvGpuPatch, FmaBackwardFilterShapesLayouts) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:patch_fma_wgrad");
-  ft::ScopedEnv on("FREEDNN_PATCH_FMA_BWD", "1");  // opt-in until it has run on a GPU
   for_each_case(patch_shapes(), {CUDNN_DATA_FLOAT}, true, rng,
                 [&](Problem& p, double alpha, double beta) { check_backward_filter(h, p, rng, alpha, beta, kFmaTol); });
 }

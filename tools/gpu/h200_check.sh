@@ -34,7 +34,7 @@ else
     { grep -E "error" -A3 "$out/build.txt" | head -60; exit 1; }
 fi
 if has tests; then
-  (cd $build && timeout 200 ctest -L gpu -j"$(nproc)" --timeout 90 --output-on-failure > "$out/gpu_ctest.txt" 2>&1)
+  (cd $build && timeout "${TESTS_TIMEOUT:-240}" ctest -L gpu -j"$(nproc)" --timeout 90 --output-on-failure > "$out/gpu_ctest.txt" 2>&1)
   grep -E "tests passed|\*\*\*|Failed|Not Run" "$out/gpu_ctest.txt" | head -60
 fi
 if has bench; then

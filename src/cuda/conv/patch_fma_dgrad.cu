@@ -217,7 +217,7 @@ class PatchFmaDgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (!patch_fma_bwd_enabled()) return no("off until it has run on a GPU (FREEDNN_PATCH_FMA_BWD=1 turns it on)");
+    if (!patch_fma_bwd_enabled()) return no("turned off with FREEDNN_PATCH_FMA_BWD=0");
     if (const char* why = patch_refusal(p, ConvDir::bwd_data, kMaxTaps, true)) return no(why);
     if (p.dh != 1 || p.dw != 1) return no("dilation");
     FmaDgradGeom g;

@@ -201,7 +201,7 @@ class PatchFmaWgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     auto no = [](const char* why) { return fd::conv::Verdict{CUDNN_STATUS_NOT_SUPPORTED, why}; };
-    if (!patch_fma_bwd_enabled()) return no("off until it has run on a GPU (FREEDNN_PATCH_FMA_BWD=1 turns it on)");
+    if (!patch_fma_bwd_enabled()) return no("turned off with FREEDNN_PATCH_FMA_BWD=0");
     if (const char* why = patch_refusal(p, ConvDir::bwd_filter, 8, true)) return no(why);
     FmaWgradGeom g;
     const char* why = "";

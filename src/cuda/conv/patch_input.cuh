@@ -60,11 +60,11 @@ inline const char* patch_refusal(const ConvProblem& p, ConvDir dir, int64_t max_
   return nullptr;
 }
 
-// The float-FMA backward kernels (cuda:patch_fma_dgrad, _fma_wgrad), written 2026-12-02 and not yet run on a GPU,
-// serve only with FREEDNN_PATCH_FMA_BWD=1 (read at every call, so that tests can set it).
+// The float-FMA backward kernels (cuda:patch_fma_dgrad, _fma_wgrad) serve unless FREEDNN_PATCH_FMA_BWD=0 (read at
+// every call, so that an A/B run or a test can turn them off).
 inline bool patch_fma_bwd_enabled() {
   const char* e = std::getenv("FREEDNN_PATCH_FMA_BWD");
-  return e != nullptr && std::strcmp(e, "1") == 0;
+  return e == nullptr || std::strcmp(e, "0") != 0;
 }
 
 // The patch geometry of p (2-D, 4-D x); false and why when it is too large for shared memory indices.

@@ -519,11 +519,12 @@ cudnnStatus_t launch_stream(cudaStream_t stream, int device, const void* xp, voi
 // The kernel FREEDNN_TRANSFORM_NCHW2NHWC (to_nhwc) / FREEDNN_TRANSFORM_NHWC2NCHW asks for: 4 "slab" (transpose_slab
 // with whole 16-byte stores), or transpose_stream tiles of channels x spatial positions: 1 "stream" 64 x 64, 2 "wide"
 // 64 x 128, 3 "wider" 32 x 256 (64 x 256 for 16-bit types, whose slabs are 64 wide); 0 for "legacy" or an unknown
-// name (the kernels below). Unset: "slab" for 4-byte types to NHWC (run 14 on the H200: 0.86x the time of the old
-// default on the four large ResNet-50 shapes, 96 % of the copy bandwidth), the kernels below otherwise.
+// name (the kernels below). Unset: "slab" to NHWC and for 4-byte types to NCHW (on the H200, time over the old
+// default on the large ResNet-50 shapes: f32 to NHWC 0.86x in run 14, f32 to NCHW 0.84-0.89x and 16-bit to NHWC
+// 0.93-1.00x in run 15), the kernels below for 16-bit types to NCHW (not measured yet).
 int transpose_variant(bool to_nhwc, size_t esize) {
   const char* v = std::getenv(to_nhwc ? "FREEDNN_TRANSFORM_NCHW2NHWC" : "FREEDNN_TRANSFORM_NHWC2NCHW");
-  if (v == nullptr) return to_nhwc && esize == 4 ? 4 : 0;
+  if (v == nullptr) return to_nhwc || esize == 4 ? 4 : 0;
   const char* names[] = {"stream", "wide", "wider", "slab"};
   for (int i = 0; i < 4; ++i)
     if (std::strcmp(v, names[i]) == 0) return i + 1;
