@@ -3,8 +3,8 @@
 // The sm_90a CUTLASS convolutions (cuda:cutlass_sm90_fprop / _dgrad / _wgrad), forced by id: random ResNet-like
 // NHWC half and bfloat16 problems in every direction they serve (alpha/beta blending included), the fused
 // bias + activation forward, the float forward on TF32 tensor cores (NHWC directly; NCHW, padded strides and odd
-// channel counts staged through the workspace), the float wgrad on TF32 (a forward over transposed copies, in
-// slices of dy's rows), the batch-split wgrad (slices of unequal size, blending, the model's own choice, under CUDA
+// channel counts staged through the workspace), the float dgrad on TF32 (forwards over stride phases), the float
+// wgrad on TF32 (a forward over transposed copies, in slices of dy's rows), the batch-split wgrad (slices of unequal size, blending, the model's own choice, under CUDA
 // graph capture), and the problems they decline (NOT_SUPPORTED when forced). Runs only in the GPU suite, on a
 // compute capability 9.0 device of a build that has the kernels.
 #include <cmath>
@@ -93,7 +93,8 @@ void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alp
                        "sm90 fwd " + p.str()));
 }
 
-void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
+void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
+                         double tolerance = 0) {
   p.y.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
   std::vector<double> prior;
@@ -106,7 +107,8 @@ void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, doub
   ASSERT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
       << p.str();
   const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
-  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "sm90 bwd_data " + p.str()));
+  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tolerance > 0 ? tolerance : tol(p.dt),
+                       "sm90 bwd_data " + p.str()));
 }
 
 void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
@@ -624,8 +626,8 @@ struct Tf32Override {
   }
 };
 
-// No TF32 where cuDNN allows none: CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0. Float dgrad has no sm90 kernels (the float
-// wgrad is tested below). Forced, the implementation declines (NOT_SUPPORTED); TENSOR_OP_MATH and DEFAULT_MATH run.
+// No TF32 where cuDNN allows none: CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0 (the float dgrad and wgrad are tested
+// below). Forced, the implementation declines (NOT_SUPPORTED); TENSOR_OP_MATH and DEFAULT_MATH run.
 TEST(ConvSm90, Tf32DeclinesWithoutTf32) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -646,8 +648,105 @@ TEST(ConvSm90, Tf32DeclinesWithoutTf32) {
       check_tf32_forward(h, p, rng, 1.0, 0.0);
     }
   }
-  Tf32Problem p(s, true, false, rng);
-  EXPECT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1, 0), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+// ---- float backward data on TF32 tensor cores (dgrad_tf32.h) -------------------------------------------------
+
+// The float dgrad runs as one forward per stride phase over dy in NHWC and the phase's sub-filter: ResNet's 3x3 and
+// 1x1 layers at stride 1 and 2 (1x1 stride 2: three phases without a tap, zeros in dx), odd sizes (phases of
+// unequal size), the stem (7x7 stride 2, C = 3 padded to 4, a window below dy's last row), dilation at stride 1
+// and 2 (stride 2 with dilation 2: a phase no tap reaches), stride 3, C and K off 4, both kernels (C <= 64:
+// 128x64), CUDNN_CONVOLUTION mode (the sub-filters flipped), packed NHWC (stride 1: the kernel writes dx itself),
+// NCHW and padded strides, alpha/beta.
+TEST(ConvSm90, Tf32DgradShapesAndLayouts) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_dgrad");
+  const std::vector<Shape> shapes = {
+      {"res2_3x3", 2, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3s2_c72", 3, 72, 40, 1, {16, 15}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"1x1s2_k136", 2, 136, 64, 1, {14, 13}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"1x1_c5_k6", 3, 5, 6, 1, {7, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"stem_c3", 2, 3, 64, 1, {32, 30}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"dilated", 2, 32, 40, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"s2_dil2", 2, 16, 24, 1, {13, 12}, {3, 3}, {2, 2}, {2, 2}, {2, 2}},
+      {"s3_k4", 2, 24, 16, 1, {17, 16}, {4, 4}, {1, 1}, {3, 3}, {1, 1}},
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    for (int layout = 0; layout < 3; ++layout) {  // packed NHWC, NCHW, NHWC with padded strides
+      Tf32Problem p(s, layout != 1, layout == 2, rng);
+      const double alpha = i % 3 == 1 ? 0.75 : 1.0, beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
+      ++i;
+      check_backward_data(h, p, rng, alpha, beta, kTf32Tol);
+    }
+  }
+  for (const Shape& s : {shapes[1], shapes[4]}) {  // CUDNN_CONVOLUTION
+    Problem p(s, CUDNN_DATA_FLOAT, false, false, true, rng);
+    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+    check_backward_data(h, p, rng, 1.0, 0.0, kTf32Tol);
+  }
+}
+
+// Every dx element is summed by one CTA in a fixed order: two runs give the same bits (stride 2: four phases on
+// the aux streams; stride 1 NCHW: one phase and the write-back pass). Under CUDA graph capture too.
+TEST(ConvSm90, Tf32DgradDeterministic) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_dgrad");
+  for (const Shape& s : {Shape{"3x3s2", 4, 64, 128, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+                         Shape{"3x3", 2, 96, 64, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}}) {
+    Tf32Problem p(s, false, false, rng);
+    p.y.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    p.x.poison();
+    ASSERT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+    const std::vector<double> first = p.x.values();
+    p.x.poison();
+    ASSERT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, 1.0, 0.0), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(p.x.values(), first) << "two runs differ: " << p.str();
+  }
+}
+
+// Declined (forced: NOT_SUPPORTED): CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0, FREEDNN_SM90_DGRAD_NO_TF32=1 (then the
+// sm80 TF32 kernels serve ALGO_1), and a phase that would read a window of dy's columns (a 1x1 filter with padding
+// 1: its one tap reads dy from column 1).
+TEST(ConvSm90, Tf32DgradDeclines) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const int algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+  const Shape s{"3x3", 2, 32, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  {
+    OnlyImpl only("cuda:cutlass_sm90_dgrad");
+    for (bool nhwc : {true, false}) {
+      Tf32Problem fma(s, nhwc, false, rng, CUDNN_FMA_MATH);
+      EXPECT_EQ(ft_conv::backward_data(h, fma, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "FMA_MATH " << fma.str();
+      Tf32Problem p(s, nhwc, false, rng, CUDNN_TENSOR_OP_MATH);
+      {
+        Tf32Override off("0");
+        EXPECT_EQ(ft_conv::backward_data(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED)
+            << "TF32 override 0 " << p.str();
+      }
+      {
+        ft::ScopedEnv knob("FREEDNN_SM90_DGRAD_NO_TF32", "1");
+        EXPECT_EQ(ft_conv::backward_data(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << "NO_TF32 " << p.str();
+      }
+      {
+        Tf32Override on("1");
+        check_backward_data(h, p, rng, 1.0, 0.0, kTf32Tol);
+      }
+    }
+    const Shape pad1{"1x1_pad1", 2, 8, 8, 1, {6, 6}, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
+    Tf32Problem p(pad1, false, false, rng);
+    EXPECT_EQ(ft_conv::backward_data(h, p, algo, 1, 0), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
+  }
+  OnlyImpl only("cuda:cutlass_sm");  // the knob hands float to the sm80 kernels
+  ft::ScopedEnv knob("FREEDNN_SM90_DGRAD_NO_TF32", "1");
+  Tf32Problem p(s, false, false, rng);
+  check_backward_data(h, p, rng, 1.0, 0.0, kTf32Tol);
 }
 
 // ---- float backward filter on TF32 tensor cores (wgrad_tf32.h) ----------------------------------------------

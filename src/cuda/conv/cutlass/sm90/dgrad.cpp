@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:cutlass_sm90_dgrad: backward data (dx = the transposed convolution of dy, unit stride only) on Hopper
-// tensor cores (CUTLASS 3.x implicit GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves
-// CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. Kernels: 128x128x64 tiles in 2x1 clusters, 128x64x64 when C <= 64.
+// cuda:cutlass_sm90_dgrad: backward data (dx = the transposed convolution of dy) on Hopper tensor cores (CUTLASS
+// 3.x implicit GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves
+// CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: CUTLASS's dgrad kernels, 128x128x64 tiles in 2x1
+// clusters, 128x64x64 when C <= 64. Float data (TF32 where allowed), any stride: forwards over dy in NHWC and one
+// sub-filter per stride phase (dgrad_tf32.h); FREEDNN_SM90_DGRAD_NO_TF32=1 declines float (the sm80 and other
+// implementations serve it).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
+
+#include "core/env.h"
+#include "cuda/common/aux_streams.h"
+#include "cuda/conv/cutlass/sm90/dgrad_tf32.h"
 
 namespace fd::cuda::conv {
 namespace {
 
+// tf32: the forward kernels the float path runs (dgrad_tf32.h); the base class's kernel() is not used for float.
 sm90::KernelSet dgrad_kernels() {
-  return {&sm90::dgrad_f16_128x128_c2, &sm90::dgrad_f16_128x64, &sm90::dgrad_bf16_128x128_c2, &sm90::dgrad_bf16_128x64,
-          nullptr, nullptr, [](const fd::ConvProblem& p) { return p.ic; }};
+  return {&sm90::dgrad_f16_128x128_c2, &sm90::dgrad_f16_128x64,      &sm90::dgrad_bf16_128x128_c2,
+          &sm90::dgrad_bf16_128x64,    &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64,
+          [](const fd::ConvProblem& p) { return p.ic; }};
 }
 
 class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
@@ -19,6 +28,55 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
   CutlassSm90Dgrad()
       : Sm90ConvImpl("cuda:cutlass_sm90_dgrad", fd::ConvDir::bwd_data, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
                      dgrad_kernels()) {}
+
+  fd::conv::Verdict applicable(const fd::ConvProblem& p) const override {
+    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::applicable(p);
+    sm90::Tf32DgradPlan plan;
+    return tf32_plan(p, &plan);
+  }
+
+  size_t workspace_size(const fd::ConvProblem& p) const override {
+    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::workspace_size(p);
+    sm90::Tf32DgradPlan plan;
+    return tf32_plan(p, &plan).ok() ? plan.workspace : 0;
+  }
+
+  // The float path's aux streams exist before the first call (a call under graph capture then creates nothing).
+  cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
+    if (h == nullptr || h->on_cpu() || p.xdt != CUDNN_DATA_FLOAT) return CUDNN_STATUS_SUCCESS;
+    sm90::Tf32DgradPlan plan;
+    if (!tf32_plan(p, &plan).ok() || plan.live < 2) return CUDNN_STATUS_SUCCESS;
+    AuxStreams* pool = nullptr;
+    return aux_streams(h, plan.live - 1, &pool);
+  }
+
+  double cost_estimate(const fd::ConvProblem& p) const override {
+    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::cost_estimate(p);
+    sm90::Tf32DgradPlan plan;
+    return tf32_plan(p, &plan).ok() ? plan.seconds : 1e30;
+  }
+
+  cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::run(p, a);
+    FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");
+    sm90::Tf32DgradPlan plan;
+    const fd::conv::Verdict v = tf32_plan(p, &plan);
+    FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm90_dgrad: %s", v.reason.c_str());
+    return sm90::run_tf32_dgrad(p, a, plan);
+  }
+
+ private:
+  // Float data: the problem checks (TF32 allowed by the math type and NVIDIA_TF32_OVERRIDE), the knob, the device,
+  // then the phases' plan.
+  fd::conv::Verdict tf32_plan(const fd::ConvProblem& p, sm90::Tf32DgradPlan* plan) const {
+    const fd::conv::Verdict v = check_problem(p);
+    if (!v.ok()) return v;
+    if (fd::env_flag("FREEDNN_SM90_DGRAD_NO_TF32"))
+      return no("float data and FREEDNN_SM90_DGRAD_NO_TF32 is set: the sm80 TF32 kernels and the others serve it");
+    const fd::conv::Verdict d = check_device();
+    if (!d.ok()) return d;
+    return sm90::tf32_dgrad_plan(p, plan);
+  }
 };
 
 }  // namespace

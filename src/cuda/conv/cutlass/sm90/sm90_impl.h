@@ -5,12 +5,13 @@
 // one; the kernels themselves are in kernels/ (sm90_kernels.h).
 //
 // Accepted: 2-D, groups 1, cross-correlation, a compute capability 9.0 device, what CUTLASS's can_implement accepts
-// (TMA im2col limits on padding and dilated filter extent); dgrad also needs unit stride. Data:
+// (TMA im2col limits on padding and dilated filter extent); the 16-bit dgrad also needs unit stride. Data:
 // - half or bfloat16 x / w / y (compute FLOAT, or HALF for half data: the sums are float either way): packed NHWC x
 //   and y, NHWC (KRSC) filter, C and K multiples of 8 (backward directions);
-// - float x / w / y with compute FLOAT, forward and backward filter, when TF32 is allowed (tf32.h: not
-//   CUDNN_FMA_MATH, not NVIDIA_TF32_OVERRIDE=0); the backward filter runs as a forward over transposed copies of x
-//   and dy in the workspace, any 4-D layout (wgrad_tf32.h);
+// - float x / w / y with compute FLOAT, every direction, when TF32 is allowed (tf32.h: not CUDNN_FMA_MATH, not
+//   NVIDIA_TF32_OVERRIDE=0); the backward directions run as forwards over copies in the workspace, any 4-D layout:
+//   the backward filter over transposed x and dy (wgrad_tf32.h), backward data over dy in NHWC and sub-filters,
+//   one forward per stride phase (dgrad_tf32.h, any stride);
 // - forward, every data type: any 4-D layout and channel count; operands that are not packed NHWC / KRSC or whose
 //   C / K is not a multiple of the 16-byte vector (4 floats, 8 halves) go through packed, channel-padded copies in
 //   the workspace and the output is written back from one (nhwc_staging.h, as cuda:cutlass_sm80_fprop does). This
@@ -290,7 +291,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     }
     if (p.nsp != 2) return no("3-D convolution: only 2-D NHWC kernels are built");
     if (p.g != 1) return no("groups=" + std::to_string(p.g) + ": the sm90 collectives take groups == 1");
-    if (p.mode != CUDNN_CROSS_CORRELATION)
+    if (p.mode != CUDNN_CROSS_CORRELATION && !(tf32 && dir_ == ConvDir::bwd_data))  // that one flips its copies
       return no("CUDNN_CONVOLUTION mode: the sm90 collectives compute cross-correlation only");
     // Forward operands in other layouts or channel counts are staged, and so are the float wgrad's (transposed).
     if (!tf32 && dir_ != ConvDir::fwd) {
@@ -303,7 +304,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     } else if (p.x->nb_dims != 4 || p.y->nb_dims != 4 || p.x->vect() != 1 || p.y->vect() != 1) {
       return no("staged operands: 4-D x and y without vectorized channels");
     }
-    if (dir_ == ConvDir::bwd_data && (p.sh != 1 || p.sw != 1))
+    if (dir_ == ConvDir::bwd_data && !tf32 && (p.sh != 1 || p.sw != 1))  // the float path runs stride phases
       return no("stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) +
                 ": the sm90 dgrad collective handles unit stride only");
     const int64_t c = (p.ic + 7) / 8 * 8, k = (p.oc + 7) / 8 * 8;  // the channels as a kernel sees them, at most
