@@ -12,7 +12,7 @@
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
 # default "f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default f32:nchw:fma"), CONV_BATCH (default
-# tools/bench/batches/resnet50.txt), CONV_ALGO (default any: Find; v7 times the heuristic's first choice), TORCH=0
+# tools/bench/batches/resnet50.txt), CONV_ALGO (default any: Find; v7 times the heuristic's first choice), TORCH=0 (TORCH_TIMEOUT: seconds per config, 120)
 # to skip PyTorch; for sanitize SANITIZE_BUDGET / RACE_BUDGET (seconds)
 # and RACE_SUITES (see tools/gpu/sanitize.sh).
 set -uo pipefail
@@ -56,7 +56,7 @@ if [[ "$modes" == *" conv "* ]]; then
       --json="$out/conv_$tag.json" > "$out/conv_$tag.txt" 2>&1
     echo "conv $tag rc=$?"; grep -E "^tests:" "$out/conv_$tag.txt"
     if [ "${TORCH:-1}" = 1 ]; then
-      timeout 120 python3 tools/bench_torch.py --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" --dt="$dt" \
+      timeout "${TORCH_TIMEOUT:-120}" python3 tools/bench_torch.py --batch="${CONV_BATCH:-tools/bench/batches/resnet50.txt}" --dt="$dt" \
         --layout="$layout" --math="$math" --max-ms="${MAX_MS:-20}" --json="$out/torch_$tag.json" > "$out/torch_$tag.txt" 2>&1
       echo "torch $tag rc=$?"
     fi
