@@ -538,6 +538,23 @@ def time_case(case, iters, max_ms, l2_bytes, flush):
     return statistics.median(times), min(times)
 
 
+def profile_case(case):
+    """--profile: the algorithm search and warm-up outside, one call inside an NVTX range 'prof'; its wall time."""
+    import time
+    import torch
+    one = case.make()
+    for _ in range(3):
+        case.call(*one)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    torch.cuda.nvtx.range_push("prof")
+    case.call(*one)
+    torch.cuda.nvtx.range_pop()
+    torch.cuda.synchronize()
+    ms = (time.perf_counter() - t0) * 1e3
+    return ms, ms
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", action="append", required=True)
@@ -548,6 +565,9 @@ def main():
     ap.add_argument("--max-ms", type=float, default=2000.0, help="timing budget per case (freednn-bench's --max-ms)")
     ap.add_argument("--json", required=True)
     ap.add_argument("--allow-unsupported", action="store_true", help="exit 0 even when some problem is unsupported")
+    ap.add_argument("--profile", action="store_true",
+                    help="no timing: per case three warm-up calls (cudnn.benchmark's search), then one call inside "
+                         "an NVTX range named 'prof' for a profiler to filter on (tools/gpu/torch_kernels.sh)")
     args = ap.parse_args()
 
     import torch
@@ -575,7 +595,7 @@ def main():
             index += 1
             try:
                 c = build(fam, d, pos, kv, args)
-                med, mn = time_case(c, args.iters, args.max_ms, l2, flush)
+                med, mn = profile_case(c) if args.profile else time_case(c, args.iters, args.max_ms, l2, flush)
                 case.update(flops=c.flops, bytes=c.bytes or None, reason=c.note)
                 case["lib"] = {"status": "SUCCESS", "impl": "torch" + (f" ({c.note})" if c.note else ""),
                                "t_med_ms": med, "t_min_ms": mn, "tflops": c.flops / (med * 1e-3) / 1e12,
