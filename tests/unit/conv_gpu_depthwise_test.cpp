@@ -304,39 +304,16 @@ TEST(ConvGpuDepthwise, BackwardFilterSlicesDeterministic) {
   }
 }
 
-// The NHWC backward-filter strip kernel (depthwise_wgrad_strip.cu): MobileNet-v2's first layers at small N (runs
-// of 3-14 output rows, longer than the dy ring), 5x5 with stride 1 and 2, C odd or not a multiple of the
-// two-channel vector (one channel per thread; C = 6: a CTA width that does not divide a warp), odd widths (strip
-// tails), pad 0 / 1 / 2 and H != W padding, beta != 0, convolution mode, every float type, and C = 2048 on 2x8
-// images, where the partial-sum cap makes each run 2 or 4 whole images (the walk crossing images). Each is run
-// twice: bitwise identical.
-TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
-  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  OnlyImpl only(kId);
-  struct Case {
-    Shape s;
-    cudnnDataType_t t;
-    bool conv_mode;
-    double beta;
-  };
-  const Case cases[] = {
-      {{"mb1", 8, 32, 32, 32, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
-      {{"mb2", 4, 96, 96, 96, {112, 112}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
-      {{"mb3", 6, 144, 144, 144, {56, 57}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.25},
-      {{"mb4", 5, 144, 144, 144, {29, 27}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
-      {{"k5s2", 4, 40, 40, 40, {61, 59}, {5, 5}, {2, 2}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.0},
-      {{"k5s1", 16, 24, 24, 24, {45, 45}, {5, 5}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.5},
-      {{"k5p0", 3, 9, 9, 9, {12, 15}, {5, 5}, {0, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
-      {{"odd13", 3, 13, 13, 13, {9, 11}, {3, 3}, {0, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, 0.0},
-      {{"odd7f", 5, 7, 7, 7, {10, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, -1.0},
-      {{"c6", 3, 6, 6, 6, {17, 9}, {3, 3}, {0, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.0},
-      {{"c18s2", 7, 18, 18, 18, {14, 15}, {3, 3}, {1, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, false, 0.75},
-      {{"cross", 64, 2048, 2048, 2048, {2, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
-      {{"crossf", 64, 2048, 2048, 2048, {2, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.5},
-  };
-  for (const Case& c : cases) {
+// One NHWC backward-filter case: against the reference (with beta), then run again: bitwise identical.
+struct WgradCase {
+  Shape s;
+  cudnnDataType_t t;
+  bool conv_mode;
+  double beta;
+};
+
+void check_wgrad_nhwc(ft::Handle& h, std::mt19937_64& rng, const std::vector<WgradCase>& cases) {
+  for (const WgradCase& c : cases) {
     Problem p(c.s, c.t, true, false, c.conv_mode, rng);
     const std::string what = "bwd_filter " + p.str() + " beta=" + std::to_string(c.beta);
     p.x.fill_uniform(rng, -1, 1);
@@ -357,6 +334,61 @@ TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
     ft::sync_device();
     EXPECT_TRUE(first == p.w.bytes) << "not bitwise reproducible: " << what;
   }
+}
+
+// The NHWC backward-filter strip kernel (depthwise_wgrad_strip.cu): MobileNet-v2's first layers at small N (runs
+// of 3-14 output rows, longer than the dy ring), 5x5 with stride 1 and 2, C odd or not a multiple of the
+// two-channel vector (one channel per thread; C = 6: a CTA width that does not divide a warp), odd widths (strip
+// tails), pad 0 / 1 / 2 and H != W padding, beta != 0, convolution mode, every float type, and C = 2048 on 2x8
+// images, where the partial-sum cap makes each run 2 or 4 whole images (the walk crossing images). Each is run
+// twice: bitwise identical.
+TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  const std::vector<WgradCase> cases = {
+      {{"mb1", 8, 32, 32, 32, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"mb2", 4, 96, 96, 96, {112, 112}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
+      {{"mb3", 6, 144, 144, 144, {56, 57}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.25},
+      {{"mb4", 5, 144, 144, 144, {29, 27}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
+      {{"k5s2", 4, 40, 40, 40, {61, 59}, {5, 5}, {2, 2}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.0},
+      {{"k5s1", 16, 24, 24, 24, {45, 45}, {5, 5}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.5},
+      {{"k5p0", 3, 9, 9, 9, {12, 15}, {5, 5}, {0, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
+      {{"odd13", 3, 13, 13, 13, {9, 11}, {3, 3}, {0, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, 0.0},
+      {{"odd7f", 5, 7, 7, 7, {10, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, -1.0},
+      {{"c6", 3, 6, 6, 6, {17, 9}, {3, 3}, {0, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.0},
+      {{"c18s2", 7, 18, 18, 18, {14, 15}, {3, 3}, {1, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, false, 0.75},
+      {{"cross", 64, 2048, 2048, 2048, {2, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"crossf", 64, 2048, 2048, 2048, {2, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.5},
+  };
+  check_wgrad_nhwc(h, rng, cases);
+}
+
+// The row-walk backward-filter kernel (depthwise_wgrad_rows.cu, FREEDNN_DW_WGRAD=rows): 3x3 at stride 1 and 2,
+// every padding 0..2 (H != W padding), f16 / bf16 / f32 (C a multiple of the 16-byte vector: one channel vector,
+// several, channel groups of 24 vectors), rows split into column segments (C = 8 on 3 x 40 images), lanes taking
+// several short rows (7x7), odd widths, beta != 0, convolution mode. Each is run twice: bitwise identical.
+TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  ft::ScopedEnv rows("FREEDNN_DW_WGRAD", "rows");
+  const std::vector<WgradCase> cases = {
+      {{"r1", 8, 32, 32, 32, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"r2", 4, 96, 96, 96, {112, 112}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
+      {{"r3", 6, 144, 144, 144, {56, 57}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, false, 0.25},
+      {{"r4", 5, 144, 144, 144, {29, 27}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
+      {{"r5", 3, 16, 16, 16, {9, 11}, {3, 3}, {0, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, 0.0},
+      {{"r6", 5, 8, 8, 8, {10, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, -1.0},
+      {{"r7", 7, 24, 24, 24, {14, 15}, {3, 3}, {1, 0}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, false, 0.75},
+      {{"r8", 3, 40, 40, 40, {17, 9}, {3, 3}, {0, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
+      {{"r9", 64, 960, 960, 960, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"r10", 2, 576, 576, 576, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_FLOAT, true, 0.5},
+      {{"r11", 2, 8, 8, 8, {3, 40}, {3, 3}, {1, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+  };
+  check_wgrad_nhwc(h, rng, cases);
 }
 
 // The fused bias + ReLU forward on the fast NHWC kernels (3x3 and 5x5, stride 1 and 2).

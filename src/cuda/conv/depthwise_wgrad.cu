@@ -8,7 +8,8 @@
 //     the workspace.
 //       - packed NHWC 3x3 / 5x5, stride 1, no dilation, f32 / f16 / bf16: the strip kernel
 //         (depthwise_wgrad_strip.cu: a thread walks a strip of output pixels down a run of rows, x rows streamed once,
-//         dy rows held in registers), unless FREEDNN_DW_WGRAD_STRIP=0.
+//         dy rows held in registers), unless FREEDNN_DW_WGRAD_STRIP=0; with FREEDNN_DW_WGRAD=rows (opt-in, not yet
+//         run on a GPU) the row-walk kernel for 3x3 at stride 1 and 2 instead (depthwise_wgrad_rows.cu).
 //       - other packed NHWC (the per-pixel kernel): a thread owns V = 16 bytes of accumulators' worth of channels
 //         (4 for float sums; loads of V elements: 8 bytes of f16, 16 of f32) and one of `by` pixel lanes; per pixel
 //         it loads the dy vector once
@@ -40,6 +41,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/depthwise_wgrad_rows.h"
 #include "cuda/conv/depthwise_wgrad_strip.h"
 
 namespace fd::cuda::conv {
@@ -353,21 +355,33 @@ void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, 
   }
 }
 
+// The row-walk kernel (depthwise_wgrad_rows.h) serves p: asked for by FREEDNN_DW_WGRAD=rows and covering it.
+bool rows_path(const ConvProblem& p) { return dw_wgrad_rows_wanted() && dw_wgrad_rows_covers(p); }
+
 template <class S>
 cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
   using E = ComputeOf<S>;
   cudnnContext* h = a.handle;
   const bool strip = dw_wgrad_strip_covers(p);  // f32 / f16 / bf16 only, so E is float there
   const Plan b = strip ? Plan{} : plan(p);
-  const size_t need = strip ? dw_wgrad_strip_partial_bytes(p) + kAlign : b.total;
+  const size_t need = dw_wgrad_workspace(p);
   FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= need, "cuda:depthwise needs %zu bytes of workspace",
                  need);
   E* partial = reinterpret_cast<E*>((reinterpret_cast<uintptr_t>(a.workspace) + kAlign - 1) / kAlign * kAlign);
   int64_t slices = b.slices;
+  bool done = false;
   if constexpr (std::is_same_v<E, float>) {
-    if (strip) FD_TRY(dw_wgrad_strip_launch(p, a, partial, slices));
+    if (rows_path(p)) {  // NOT_SUPPORTED (unaligned pointers): the kernels below serve the call
+      const cudnnStatus_t st = dw_wgrad_rows_launch(p, a, partial, slices);
+      if (st != CUDNN_STATUS_SUCCESS && st != CUDNN_STATUS_NOT_SUPPORTED) return st;
+      done = st == CUDNN_STATUS_SUCCESS;
+    }
+    if (!done && strip) {
+      FD_TRY(dw_wgrad_strip_launch(p, a, partial, slices));
+      done = true;
+    }
   }
-  if (!strip) {
+  if (!done && !strip) {
     launch_first_level<S, E>(p, a, b, partial);
     FD_CUDA_LAUNCHED();
   }
@@ -382,10 +396,12 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
 }  // namespace
 
 size_t dw_wgrad_workspace(const ConvProblem& p) {
-  return dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) + kAlign : plan(p).total;
+  const size_t base = dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) + kAlign : plan(p).total;
+  return rows_path(p) ? std::max(base, dw_wgrad_rows_partial_bytes(p) + kAlign) : base;
 }
 size_t dw_wgrad_partial_bytes(const ConvProblem& p) {
-  return dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) : plan(p).partial_bytes;
+  const size_t base = dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) : plan(p).partial_bytes;
+  return rows_path(p) ? std::max(base, dw_wgrad_rows_partial_bytes(p)) : base;
 }
 
 cudnnStatus_t dw_wgrad_run(const ConvProblem& p, const ConvArgs& a) {

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:depthwise backward filter, first level, on row walks (FREEDNN_DW_WGRAD=rows, opt-in: written 2026-12-02 and
+// NOT yet run on a GPU): packed NHWC x and dy, f32 / f16 / bf16 with float sums, C a multiple of V = 16 bytes of
+// elements, 3x3 filter, stride 1 or 2 (the same in H and W), padding 0..2, no dilation.
+//
+// dw[c][r][s] = sum over (n, p, q) of dy[n][p][q][c] * x[n][p * st - ph + r][q * st - pw + s][c].
+// Why: ncu on the H200 (run 15) found the strip kernel (depthwise_wgrad_strip.cu: 2 channels per thread, 4-byte
+// loads) latency-bound at 0.74 TB/s on MobileNet-v2's 56x56x144 layer (163 us; PyTorch's path 51 us), issuing once
+// every 25 cycles per warp at 50 % occupancy and ~60 instructions per pixel and channel. Here a thread owns one
+// 16-byte channel vector (8 halves or 4 floats) and ONE filter row r, and walks along an output row p: the x row it
+// reads, i = p * st - ph + r, is fixed for the walk, so each step is one dy vector and st new x vectors (a window
+// of 3 x columns slides along), 3 x V FMAs into 3 x V sums, and no per-step bounds work but the new column's range
+// check. The three threads of a (channel vector, row) pair share the dy loads (same warp or L1) and neighbouring
+// rows share x rows through L1 / L2. Per pixel and channel: 3 threads x (2 loads + 2 conversions + 3 FMAs) / V ...
+// about 17 instructions at V = 8, a third of the strip kernel's, and 16-byte loads in flight instead of 4-byte ones.
+//
+// Work split (problem-only, so the workspace query knows it): CTAs of bx channel vectors (bx: the largest divisor of
+// C / V up to 32, so channel groups divide C exactly) x 3 filter rows x bz lanes (<= 256 threads). A lane takes
+// `per_lane` consecutive items, an item being (image, output row, column segment); the segments split rows when
+// rows alone give fewer than ~2 waves of threads, `per_lane` gives each lane at least ~32 steps. Each CTA sums its
+// lanes in lane order through shared memory and writes partial[slice][tap][c] for its channels: the finish kernel
+// of depthwise_wgrad.cu adds the slices in order. Deterministic.
+//
+// Bytes: x and dy once from DRAM (st - 1 of every 3 window columns and the 3 - st shared rows are cache hits), the
+// partials (<= ~5 MB on MobileNet-v2) written and read once. 56x56x144 N=64 f16: 57.8 + 57.8 MB -> 27 us at 4.2 TB/s.
+// Registers (ptxas, sm_90a, __launch_bounds__(256, 3)): see docs/tuning-knobs.md (FREEDNN_DW_WGRAD).
+#include "cuda/conv/depthwise_wgrad_rows.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "core/env.h"
+#include "core/handle.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/depthwise_fast.h"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr int kThreads = 256;
+constexpr int kMinBlocks = 3;  // 85 registers
+constexpr int kK = 3, kTaps = kK * kK;
+constexpr int kMaxLanes = kThreads / kK;        // bx * bz
+constexpr int kMaxRed = kMaxLanes * kTaps * 8;  // lane sums: bz x 9 taps x bx * V floats, V <= 8
+constexpr int64_t kTargetThreads = 132 * 768 * 2;  // two waves of 3 CTAs of 256 per SM (an H200: the plan is problem-only)
+constexpr int kMinSteps = 32;                      // steps per lane at least (partial sums stay small)
+constexpr int kMinSegment = 8;                     // columns per row segment at least
+constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct RowsGeom {
+  int C = 1, H = 1, W = 1, P = 1, Q = 1, ph = 0, pw = 0;
+  int segs = 1, seg_len = 1;  // column segments per output row, columns per segment
+  int items = 1;              // N * P * segs
+  int per_lane = 1;           // consecutive items per lane
+};
+
+struct RowsPlan {
+  int v = 1, bx = 1, bz = 1, groups = 1;
+  RowsGeom g;
+  int64_t slices = 1;
+  size_t partial_bytes = 0;
+};
+
+// 16 bytes of S as floats.
+template <class S>
+__device__ __forceinline__ void widen16(const uint4& u, float (&f)[16 / sizeof(S)]) {
+  if constexpr (std::is_same_v<S, float>) {
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
+  } else {
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      float2 t;
+      if constexpr (std::is_same_v<S, __half>) {
+        __half2 h;
+        memcpy(&h, &w[k], 4);
+        t = __half22float2(h);
+      } else {
+        __nv_bfloat162 h;
+        memcpy(&h, &w[k], 4);
+        t = __bfloat1622float2(h);
+      }
+      f[2 * k] = t.x, f[2 * k + 1] = t.y;
+    }
+  }
+}
+
+// x column j of the row at xr (zeros outside 0..W-1): its 16 bytes at the thread's channels.
+__device__ __forceinline__ uint4 column(const uint4* xr, int j, int W, int cstride) {
+  return j >= 0 && j < W ? __ldg(xr + j * cstride) : make_uint4(0u, 0u, 0u, 0u);
+}
+
+// One walk along output row p's columns q0 .. q1-1 against x row xr (filter row r of this thread): window columns
+// j = q * STR - pw + s, s = 0..2; STR new columns per step, 3 - STR carried.
+template <class S, int STR>
+__device__ __forceinline__ void walk(const uint4* xr, const uint4* dr, int q0, int q1, int W, int pw, int cstride,
+                                     float (&acc)[kK][16 / sizeof(S)]) {
+  constexpr int V = 16 / sizeof(S), kCarry = kK - STR;
+  float win[kK][V];
+  const int j0 = q0 * STR - pw;
+#pragma unroll
+  for (int s = 0; s < kCarry; ++s) widen16<S>(column(xr, j0 + s, W, cstride), win[s]);
+  uint4 nx[STR], nd = __ldg(dr + q0 * cstride);
+#pragma unroll
+  for (int u = 0; u < STR; ++u) nx[u] = column(xr, j0 + kCarry + u, W, cstride);
+#pragma unroll 2
+  for (int q = q0; q < q1; ++q) {
+    uint4 cx[STR];
+#pragma unroll
+    for (int u = 0; u < STR; ++u) cx[u] = nx[u];
+    const uint4 cd = nd;
+    if (q + 1 < q1) {  // the next step's loads in flight during this step's FMAs
+      const int jn = (q + 1) * STR - pw + kCarry;
+#pragma unroll
+      for (int u = 0; u < STR; ++u) nx[u] = column(xr, jn + u, W, cstride);
+      nd = __ldg(dr + (q + 1) * cstride);
+    }
+#pragma unroll
+    for (int u = 0; u < STR; ++u) widen16<S>(cx[u], win[kCarry + u]);
+    float d[V];
+    widen16<S>(cd, d);
+#pragma unroll
+    for (int s = 0; s < kK; ++s)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[s][v] = fmaf(d[v], win[s][v], acc[s][v]);
+#pragma unroll
+    for (int s = 0; s < kCarry; ++s)
+#pragma unroll
+      for (int v = 0; v < V; ++v) win[s][v] = win[s + STR][v];
+  }
+}
+
+// grid (channel groups, slices), block (bx channel vectors, 3 filter rows, bz lanes).
+template <class S, int STR>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    dw_wgrad_rows_kernel(RowsGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
+  constexpr int V = 16 / sizeof(S);
+  __shared__ float red[kMaxRed];  // [lane][tap][channel of the CTA]
+  const int tx = threadIdx.x, r = threadIdx.y, tz = threadIdx.z, bx = blockDim.x, bz = blockDim.z;
+  const int cb = bx * V, cbase = blockIdx.x * cb, c0 = cbase + tx * V;  // the groups divide C exactly
+  const int cstride = g.C / V;  // 16-byte vectors per pixel
+  float acc[kK][V];
+#pragma unroll
+  for (int s = 0; s < kK; ++s)
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[s][v] = 0.0f;
+  const int lane = blockIdx.y * bz + tz;
+  for (int k = 0; k < g.per_lane; ++k) {
+    const int item = lane * g.per_lane + k;
+    if (item >= g.items) break;
+    const int np = item / g.segs, seg = item - np * g.segs;
+    const int n = np / g.P, p = np - n * g.P;
+    const int i = p * STR - g.ph + r;
+    if (i < 0 || i >= g.H) continue;  // a padding row: no contribution
+    const int q0 = seg * g.seg_len, q1 = min(g.Q, q0 + g.seg_len);
+    const auto* xr = reinterpret_cast<const uint4*>(x + (n * g.H + i) * g.W * g.C + c0);
+    const auto* dr = reinterpret_cast<const uint4*>(dy + (n * g.P + p) * g.Q * g.C + c0);
+    walk<S, STR>(xr, dr, q0, q1, g.W, g.pw, cstride, acc);
+  }
+#pragma unroll
+  for (int s = 0; s < kK; ++s)
+#pragma unroll
+    for (int v = 0; v < V; ++v) red[(tz * kTaps + r * kK + s) * cb + tx * V + v] = acc[s][v];
+  __syncthreads();
+  const int tid = (tz * kK + r) * bx + tx, nthreads = bx * kK * bz;
+  for (int o = tid; o < kTaps * cb; o += nthreads) {
+    const int tap = o / cb, cc = o - tap * cb;
+    float sum = 0.0f;
+    for (int l = 0; l < bz; ++l) sum += red[(l * kTaps + tap) * cb + cc];  // lane order: deterministic
+    partial[(int64_t{blockIdx.y} * kTaps + tap) * g.C + cbase + cc] = sum;
+  }
+}
+
+RowsPlan rows_plan(const ConvProblem& p) {
+  RowsPlan b;
+  b.v = static_cast<int>(16 / dtype_size(p.xdt));
+  const int64_t cv = p.ic / b.v;
+  b.bx = 1;
+  for (int d = 1; d <= 32 && d <= cv; ++d)
+    if (cv % d == 0) b.bx = d;
+  b.groups = static_cast<int>(cv / b.bx);
+  b.bz = std::max(1, kThreads / (kK * b.bx));
+  RowsGeom& g = b.g;
+  g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
+  g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow), g.ph = static_cast<int>(p.ph),
+  g.pw = static_cast<int>(p.pw);
+  const int64_t rows = p.mb * p.oh, per_item_threads = kK * cv;
+  const int64_t max_segs = std::max<int64_t>(1, p.ow / kMinSegment);
+  int64_t segs = std::clamp<int64_t>(ceil_div(kTargetThreads, rows * per_item_threads), 1, max_segs);
+  g.seg_len = static_cast<int>(ceil_div(p.ow, segs));
+  segs = ceil_div(p.ow, g.seg_len);
+  g.segs = static_cast<int>(segs);
+  const int64_t items = rows * segs;
+  g.items = static_cast<int>(std::min<int64_t>(items, INT32_MAX));
+  g.per_lane = static_cast<int>(std::max<int64_t>(1, ceil_div(kMinSteps, g.seg_len)));
+  const int64_t lanes = ceil_div(items, g.per_lane);
+  b.slices = ceil_div(lanes, b.bz);
+  b.partial_bytes = static_cast<size_t>(b.slices) * kTaps * static_cast<size_t>(p.ic) * sizeof(float);
+  return b;
+}
+
+template <class S>
+void launch(const ConvProblem& p, const RowsPlan& b, const ConvArgs& a, float* partial) {
+  const dim3 grid(static_cast<unsigned>(b.groups), static_cast<unsigned>(b.slices));
+  const dim3 block(static_cast<unsigned>(b.bx), kK, static_cast<unsigned>(b.bz));
+  const auto* x = static_cast<const S*>(a.in);
+  const auto* dy = static_cast<const S*>(a.in2);
+  if (p.sh == 1)
+    dw_wgrad_rows_kernel<S, 1><<<grid, block, 0, a.handle->stream>>>(b.g, x, dy, partial);
+  else
+    dw_wgrad_rows_kernel<S, 2><<<grid, block, 0, a.handle->stream>>>(b.g, x, dy, partial);
+}
+
+bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; }
+
+}  // namespace
+
+bool dw_wgrad_rows_wanted() { return fd::env_string("FREEDNN_DW_WGRAD") == "rows"; }
+
+bool dw_wgrad_rows_covers(const ConvProblem& p) {
+  if (p.nsp != 2 || p.x->nb_dims != 4) return false;
+  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
+  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1) return false;
+  if (p.sh != p.sw || (p.sh != 1 && p.sh != 2)) return false;
+  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
+  const int64_t v = 16 / static_cast<int64_t>(dtype_size(p.xdt));
+  if (p.ic % v != 0) return false;
+  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
+  const RowsPlan b = rows_plan(p);
+  return b.slices <= 65535 && p.mb * p.oh * b.g.segs < INT32_MAX;
+}
+
+size_t dw_wgrad_rows_partial_bytes(const ConvProblem& p) { return rows_plan(p).partial_bytes; }
+
+cudnnStatus_t dw_wgrad_rows_launch(const ConvProblem& p, const ConvArgs& a, float* partial, int64_t& slices) {
+  if (!aligned16(a.in) || !aligned16(a.in2)) return CUDNN_STATUS_NOT_SUPPORTED;  // the caller falls back
+  const RowsPlan b = rows_plan(p);
+  switch (p.xdt) {
+    case CUDNN_DATA_FLOAT: launch<float>(p, b, a, partial); break;
+    case CUDNN_DATA_HALF: launch<__half>(p, b, a, partial); break;
+    case CUDNN_DATA_BFLOAT16: launch<__nv_bfloat16>(p, b, a, partial); break;
+    default: return CUDNN_STATUS_NOT_SUPPORTED;
+  }
+  FD_CUDA_LAUNCHED();
+  slices = b.slices;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda::conv
