@@ -161,6 +161,41 @@ TEST(ConvGpuDepthwise, MobileNetV2Layers) {
   }
 }
 
+// The column-walk forward (depthwise_fwd_walk.cu, FREEDNN_DW_FWD=walk): MobileNet-v2-like layers at small N in every
+// float type (C a multiple of 8 bytes of elements: one channel vector, several, channel groups), stride 1 and 2,
+// padding 0 / 1 / 2 with H != W padding, widths split into column segments, convolution mode, alpha / beta; the
+// other directions run too (unaffected by the knob). The fused forward must decline it and stay right.
+TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  ft::ScopedEnv walk("FREEDNN_DW_FWD", "walk");
+  const Shape shapes[] = {
+      {"w1", 2, 32, 32, 32, {30, 31}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"w2", 3, 96, 96, 96, {29, 28}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"w3", 2, 144, 144, 144, {15, 15}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
+      {"w4", 2, 8, 8, 8, {5, 70}, {3, 3}, {2, 1}, {1, 1}, {1, 1}},
+      {"w5", 2, 960, 960, 960, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"w6", 3, 4, 4, 4, {11, 9}, {3, 3}, {2, 0}, {2, 2}, {1, 1}},
+  };
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+    for (const Shape& s : shapes) {
+      ++i;
+      if (t != CUDNN_DATA_FLOAT && s.c % 4 != 0) continue;  // 16-bit: 4 channels per vector
+      Problem p(s, t, true, false, i % 3 == 0, rng);
+      const bool blend = i % 2 == 0;
+      ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
+    }
+  }
+  for (bool z_is_y : {false, true}) {
+    Problem p(shapes[0], CUDNN_DATA_HALF, true, false, false, rng);
+    ft_conv_check::check_fused(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, rng, z_is_y,
+                               tol(CUDNN_DATA_HALF) * 2, kId);
+  }
+}
+
 // The fast NHWC kernels' edges: 5x5 filters, padding 0 / 1 / 2 / 3 (both parities of the stride-2 backward data
 // strips; padding > K - 1 gives the stride-1 backward data a negative padding), widths that leave strip tails,
 // H != W, one channel vector, channel counts that split into several channel groups (C = 520 f16: 65 vectors).

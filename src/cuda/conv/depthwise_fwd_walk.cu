@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:depthwise forward on column walks (FREEDNN_DW_FWD=walk, opt-in: written 2026-12-02 and NOT yet run on a GPU):
+// packed NHWC x and y, f32 / f16 / bf16 with float sums, C a multiple of V = 8 bytes of elements (4 halves, 2
+// floats), 3x3 filter, stride 1 or 2 (the same in H and W), padding 0..2, no dilation, no fused epilogue.
+//
+// Why: ncu on the H200 (run 15) found the strip forward (depthwise_nhwc.cu) at 56 % of the SMs' issue rate and 30 %
+// of DRAM bandwidth on MobileNet-v2's 56x56x144 layer (70 us; PyTorch's path 48 us): ~44 instructions per output
+// element, the filter read from shared memory for every tap of every strip. Here a thread owns one 8-byte channel
+// vector and its 9 x V filter taps in registers (as float, flipped for CUDNN_CONVOLUTION), and walks along a
+// segment of one output row: the three x rows it reads are fixed for the walk, a 3 x 3 window of raw 8-byte x
+// vectors slides along them (stride new columns per row and step, the next step's loads in flight during this
+// step's FMAs), so a step is 3 * stride loads, 9 vector conversions, 9 x V FMAs and one store: ~21 instructions per
+// output element at V = 4. Rows outside the image are loaded as zeros (no branches around loads).
+//
+// Work split: CTAs of bx channel vectors (the largest divisor of C / V up to 32) x by lanes (bx * by = 192 or
+// less); a lane is one (image, output row, column segment) item; segments split rows when rows alone give fewer
+// than ~2 waves of threads. No reduction, no workspace.
+// Bytes: x and y once from DRAM (the window columns and the 3 - stride rows shared by neighbouring rows' lanes are
+// L1 / L2 hits): 56x56x144 N=64 f16 115.6 MB -> 27 us at 4.2 TB/s.
+// Registers (ptxas, sm_90a, __launch_bounds__(192, 3)): 96 for f16 / bf16, 86-88 for f32, no spills (at 256 x 3,
+// i.e. 80 registers, the 16-bit kernels spilled 100-180 bytes).
+#include "cuda/conv/depthwise_fwd_walk.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "core/env.h"
+#include "core/handle.h"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/depthwise_fast.h"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr int kThreads = 192;  // 3 CTAs of 192 threads per SM leave 113 registers: the 16-bit kernels need 96-101
+constexpr int kMinBlocks = 3;
+constexpr int kK = 3;
+constexpr int64_t kTargetThreads = 132 * 576 * 2;  // two waves of 3 CTAs per SM (an H200; problem-only plan)
+constexpr int kMinSegment = 8;                     // output columns per segment at least
+constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct WalkGeom {
+  int C = 1, H = 1, W = 1, P = 1, Q = 1, ph = 0, pw = 0;
+  int segs = 1, seg_len = 1, items = 1;
+  int64_t ws_k = 0, ws_r = 0, ws_s = 0;  // the filter's element strides of (k = c, r, s)
+  bool flip = false;
+};
+
+struct WalkPlan {
+  int bx = 1, by = 1, groups = 1;
+  int64_t blocks_y = 1;
+  WalkGeom g;
+};
+
+// 8 bytes of S as floats, and back.
+template <class S>
+__device__ __forceinline__ void widen8(const uint2& u, float (&f)[8 / sizeof(S)]) {
+  if constexpr (std::is_same_v<S, float>) {
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y);
+  } else {
+    const unsigned w[2] = {u.x, u.y};
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      float2 t;
+      if constexpr (std::is_same_v<S, __half>) {
+        __half2 h;
+        memcpy(&h, &w[k], 4);
+        t = __half22float2(h);
+      } else {
+        __nv_bfloat162 h;
+        memcpy(&h, &w[k], 4);
+        t = __bfloat1622float2(h);
+      }
+      f[2 * k] = t.x, f[2 * k + 1] = t.y;
+    }
+  }
+}
+
+template <class S>
+__device__ __forceinline__ uint2 narrow8(const float (&f)[8 / sizeof(S)]) {
+  if constexpr (std::is_same_v<S, float>) {
+    return make_uint2(__float_as_uint(f[0]), __float_as_uint(f[1]));
+  } else {
+    unsigned w[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      if constexpr (std::is_same_v<S, __half>) {
+        const __half2 h = __floats2half2_rn(f[2 * k], f[2 * k + 1]);
+        memcpy(&w[k], &h, 4);
+      } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * k], f[2 * k + 1]);
+        memcpy(&w[k], &h, 4);
+      }
+    }
+    return make_uint2(w[0], w[1]);
+  }
+}
+
+// x column j of a row (zeros outside 0..W-1 and for a row outside the image: ok false).
+__device__ __forceinline__ uint2 column(const uint2* row, bool ok, int j, int W, int cstride) {
+  return ok && j >= 0 && j < W ? __ldg(row + j * cstride) : make_uint2(0u, 0u);
+}
+
+// grid (channel groups, item blocks), block (bx channel vectors, by lanes).
+template <class S, int STR>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    dw_fwd_walk_kernel(WalkGeom g, const S* __restrict__ x, const S* __restrict__ w, S* __restrict__ y, float alpha,
+                       float beta) {
+  constexpr int V = 8 / sizeof(S), kCarry = kK - STR;
+  const int item = blockIdx.y * blockDim.y + threadIdx.y;
+  if (item >= g.items) return;  // no barrier below
+  const int c0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;  // the groups divide C exactly
+  float wt[kK][kK][V];
+#pragma unroll
+  for (int r = 0; r < kK; ++r)
+#pragma unroll
+    for (int s = 0; s < kK; ++s)
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
+        wt[r][s][v] = static_cast<float>(widen(w[(c0 + v) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
+      }
+  const int np = item / g.segs, seg = item - np * g.segs;
+  const int n = np / g.P, p = np - n * g.P;
+  const int q0 = seg * g.seg_len, q1 = min(g.Q, q0 + g.seg_len);
+  const int cstride = g.C / V;  // 8-byte vectors per pixel
+  const uint2* rows[kK];
+  bool ok[kK];
+#pragma unroll
+  for (int r = 0; r < kK; ++r) {
+    const int i = p * STR - g.ph + r;
+    ok[r] = i >= 0 && i < g.H;
+    rows[r] = reinterpret_cast<const uint2*>(x + ((n * g.H + (ok[r] ? i : 0)) * g.W) * g.C + c0);
+  }
+  auto* yr = reinterpret_cast<uint2*>(y + ((n * g.P + p) * g.Q) * g.C + c0);
+  uint2 win[kK][kK], nx[kK][STR];
+  const int j0 = q0 * STR - g.pw;
+#pragma unroll
+  for (int r = 0; r < kK; ++r) {
+#pragma unroll
+    for (int s = 0; s < kCarry; ++s) win[r][s] = column(rows[r], ok[r], j0 + s, g.W, cstride);
+#pragma unroll
+    for (int u = 0; u < STR; ++u) nx[r][u] = column(rows[r], ok[r], j0 + kCarry + u, g.W, cstride);
+  }
+#pragma unroll 2
+  for (int q = q0; q < q1; ++q) {
+#pragma unroll
+    for (int r = 0; r < kK; ++r)
+#pragma unroll
+      for (int u = 0; u < STR; ++u) win[r][kCarry + u] = nx[r][u];
+    if (q + 1 < q1) {  // the next step's loads in flight during this step's FMAs
+      const int jn = (q + 1) * STR - g.pw + kCarry;
+#pragma unroll
+      for (int r = 0; r < kK; ++r)
+#pragma unroll
+        for (int u = 0; u < STR; ++u) nx[r][u] = column(rows[r], ok[r], jn + u, g.W, cstride);
+    }
+    float acc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] = 0.0f;
+#pragma unroll
+    for (int r = 0; r < kK; ++r)  // the reference's order: r, then s
+#pragma unroll
+      for (int s = 0; s < kK; ++s) {
+        float xf[V];
+        widen8<S>(win[r][s], xf);
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[v] = fmaf(wt[r][s][v], xf[v], acc[v]);
+      }
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[v] *= alpha;
+    if (beta != 0.0f) {
+      float old[V];
+      widen8<S>(yr[q * cstride], old);
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[v] = fmaf(beta, old[v], acc[v]);
+    }
+    yr[q * cstride] = narrow8<S>(acc);
+#pragma unroll
+    for (int r = 0; r < kK; ++r)
+#pragma unroll
+      for (int s = 0; s < kCarry; ++s) win[r][s] = win[r][s + STR];
+  }
+}
+
+WalkPlan walk_plan(const ConvProblem& p) {
+  WalkPlan b;
+  const int64_t v = 8 / static_cast<int64_t>(dtype_size(p.xdt)), cv = p.ic / v;
+  b.bx = 1;
+  for (int d = 1; d <= 32 && d <= cv; ++d)
+    if (cv % d == 0) b.bx = d;
+  b.groups = static_cast<int>(cv / b.bx);
+  b.by = kThreads / b.bx;
+  WalkGeom& g = b.g;
+  g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
+  g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow);
+  g.ph = static_cast<int>(p.ph), g.pw = static_cast<int>(p.pw);
+  const int64_t rows = p.mb * p.oh;
+  const int64_t max_segs = std::max<int64_t>(1, p.ow / kMinSegment);
+  int64_t segs = std::clamp<int64_t>(ceil_div(kTargetThreads, rows * cv), 1, max_segs);
+  g.seg_len = static_cast<int>(ceil_div(p.ow, segs));
+  segs = ceil_div(p.ow, g.seg_len);
+  g.segs = static_cast<int>(segs);
+  const int64_t items = rows * segs;
+  g.items = static_cast<int>(std::min<int64_t>(items, INT32_MAX));
+  b.blocks_y = ceil_div(items, b.by);
+  const cudnnTensorStruct& wt = p.w->as_tensor;  // (k, c, r, s)
+  g.ws_k = wt.strides[0], g.ws_r = wt.strides[2], g.ws_s = wt.strides[3];
+  g.flip = p.mode == CUDNN_CONVOLUTION;
+  return b;
+}
+
+template <class S>
+void launch(const ConvProblem& p, const WalkPlan& b, const ConvArgs& a) {
+  const dim3 grid(static_cast<unsigned>(b.groups), static_cast<unsigned>(b.blocks_y));
+  const dim3 block(static_cast<unsigned>(b.bx), static_cast<unsigned>(b.by));
+  const auto* x = static_cast<const S*>(a.in);
+  const auto* w = static_cast<const S*>(a.in2);
+  auto* y = static_cast<S*>(a.out);
+  const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  if (p.sh == 1)
+    dw_fwd_walk_kernel<S, 1><<<grid, block, 0, a.handle->stream>>>(b.g, x, w, y, alpha, beta);
+  else
+    dw_fwd_walk_kernel<S, 2><<<grid, block, 0, a.handle->stream>>>(b.g, x, w, y, alpha, beta);
+}
+
+bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
+
+}  // namespace
+
+bool dw_fwd_walk_wanted() { return fd::env_string("FREEDNN_DW_FWD") == "walk"; }
+
+bool dw_fwd_walk_covers(const ConvProblem& p, const ConvArgs& a) {
+  if (p.dir != fd::ConvDir::fwd || a.fused != nullptr) return false;
+  if (p.nsp != 2 || p.x->nb_dims != 4 || p.w->as_tensor.nb_dims != 4) return false;
+  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
+  if (p.wdt != p.xdt || p.ydt != p.xdt) return false;
+  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1) return false;
+  if (p.sh != p.sw || (p.sh != 1 && p.sh != 2)) return false;
+  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
+  const int64_t v = 8 / static_cast<int64_t>(dtype_size(p.xdt));
+  if (p.ic % v != 0) return false;
+  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
+  if (!aligned8(a.in) || !aligned8(a.out)) return false;
+  const WalkPlan b = walk_plan(p);
+  return b.blocks_y <= 65535 && p.mb * p.oh * b.g.segs < INT32_MAX;
+}
+
+cudnnStatus_t dw_fwd_walk_run(const ConvProblem& p, const ConvArgs& a) {
+  const WalkPlan b = walk_plan(p);
+  switch (p.xdt) {
+    case CUDNN_DATA_FLOAT: launch<float>(p, b, a); break;
+    case CUDNN_DATA_HALF: launch<__half>(p, b, a); break;
+    case CUDNN_DATA_BFLOAT16: launch<__nv_bfloat16>(p, b, a); break;
+    default: FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "cuda:depthwise walk forward: no kernel for %s",
+                     dtype_short_name(p.xdt));
+  }
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda::conv
