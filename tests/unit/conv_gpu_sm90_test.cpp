@@ -710,6 +710,50 @@ TEST(ConvSm90, Tf32DgradDeterministic) {
   }
 }
 
+#ifdef FT_WITH_CUDA
+// The four phases of a stride-2 dgrad on the aux streams, captured from a user stream into a CUDA graph (the
+// workspace query made the streams first) and replayed: the reference, blended with alpha / beta.
+TEST(ConvSm90, Tf32DgradGraphCapture) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_dgrad");
+  const Shape s{"3x3s2", 3, 40, 64, 1, {14, 13}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  Tf32Problem p(s, false, false, rng);
+  p.y.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  p.x.fill_uniform(rng, -1, 1);
+  const std::vector<double> prior = p.x.values();
+  size_t ws = 0;
+  FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                                                     &ws));
+  ASSERT_GT(ws, 0u);
+  ft::Bytes buf(ws);
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  FT_OK(cudnnSetStream(h, st));
+  const float alpha = 0.5f, beta = 0.25f;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const cudnnStatus_t called = cudnnConvolutionBackwardData(h, &alpha, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
+                                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, buf.data(), ws, &beta,
+                                                            p.xd, p.x.data());
+  const cudaError_t ended = cudaStreamEndCapture(st, &graph);
+  EXPECT_EQ(called, CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), kTf32Tol, "graph " + p.str()));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  FT_OK(cudnnSetStream(h, nullptr));
+  cudaStreamDestroy(st);
+}
+#endif
+
 // Declined (forced: NOT_SUPPORTED): CUDNN_FMA_MATH, NVIDIA_TF32_OVERRIDE=0, FREEDNN_SM90_DGRAD_NO_TF32=1 (then the
 // sm80 TF32 kernels serve ALGO_1), and a phase that would read a window of dy's columns (a 1x1 filter with padding
 // 1: its one tap reads dy from column 1).
