@@ -164,7 +164,8 @@ TEST(ConvGpuDepthwise, MobileNetV2Layers) {
 // The column-walk forward (depthwise_fwd_walk.cu, FREEDNN_DW_FWD=walk): MobileNet-v2-like layers at small N in every
 // float type (C a multiple of 8 bytes of elements: one channel vector, several, channel groups), stride 1 and 2,
 // padding 0 / 1 / 2 with H != W padding, widths split into column segments, convolution mode, alpha / beta; the
-// other directions run too (unaffected by the knob). The fused forward must decline it and stay right.
+// other directions run too (unaffected by the knob); the loads two steps ahead as well. The fused forward must
+// decline it and stay right.
 TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -187,6 +188,13 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
       Problem p(s, t, true, false, i % 3 == 0, rng);
       const bool blend = i % 2 == 0;
       ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
+    }
+  }
+  {  // the loads two steps ahead (FREEDNN_DW_FWD_PREFETCH=2: 192-thread CTAs), odd segment lengths included
+    ft::ScopedEnv ahead("FREEDNN_DW_FWD_PREFETCH", "2");
+    for (const Shape& s : {shapes[1], shapes[3], shapes[4]}) {
+      Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+      ft_conv_check::check_directions(h, p, kAlgos, rng, 1.0, 0.0, tol(CUDNN_DATA_HALF), kId);
     }
   }
   for (bool z_is_y : {false, true}) {

@@ -13,13 +13,13 @@
 // step's FMAs), so a step is 3 * stride loads, 9 vector conversions, 9 x V FMAs and one store: ~21 instructions per
 // output element at V = 4. Rows outside the image are loaded as zeros (no branches around loads).
 //
-// Work split: CTAs of bx channel vectors (the largest divisor of C / V up to 32) x by lanes (bx * by = 192 or
-// less); a lane is one (image, output row, column segment) item; segments split rows when rows alone give fewer
+// Work split: CTAs of bx channel vectors (the largest divisor of C / V up to 32) x by lanes (bx * by = 256, or 192
+// with FREEDNN_DW_FWD_PREFETCH=2, or less); a lane is one (image, output row, column segment) item; segments split rows when rows alone give fewer
 // than ~2 waves of threads. No reduction, no workspace.
 // Bytes: x and y once from DRAM (the window columns and the 3 - stride rows shared by neighbouring rows' lanes are
 // L1 / L2 hits): 56x56x144 N=64 f16 115.6 MB -> 27 us at 4.2 TB/s.
-// Registers (ptxas, sm_90a, __launch_bounds__(192, 3)): 96 for f16 / bf16, 86-88 for f32, no spills (at 256 x 3,
-// i.e. 80 registers, the 16-bit kernels spilled 100-180 bytes).
+// Registers (ptxas, sm_90a): with the loads one step ahead (the default) 80-81 for f16 / bf16 and 58-62 for f32 at
+// 256 x 3 CTAs per SM, two steps ahead (FREEDNN_DW_FWD_PREFETCH=2) 78-112 at 192 x 2; no spills.
 #include "cuda/conv/depthwise_fwd_walk.h"
 
 #include <cuda_bf16.h>
@@ -43,10 +43,12 @@ namespace {
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
-constexpr int kThreads = 192;  // 3 CTAs of 192 threads per SM leave 113 registers: the 16-bit kernels need 96-101
-constexpr int kMinBlocks = 3;
+// CTA shape per prefetch depth D (FREEDNN_DW_FWD_PREFETCH): D = 1, 256 threads x 3 CTAs per SM (85 registers; the
+// 16-bit kernels use 80-81); D = 2, 192 x 2 (170; at 192 x 3 they spilled 60-90 bytes at 96 registers).
+constexpr int threads_for(int d) { return d == 1 ? 256 : 192; }
+constexpr int blocks_for(int d) { return d == 1 ? 3 : 2; }
 constexpr int kK = 3;
-constexpr int64_t kTargetThreads = 132 * 576 * 2;  // two waves of 3 CTAs per SM (an H200; problem-only plan)
+constexpr int64_t kTargetThreads = 132 * 768 * 2;  // two waves of 768 threads per SM (an H200; problem-only plan)
 constexpr int kMinSegment = 8;                     // output columns per segment at least
 constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
 
@@ -60,6 +62,7 @@ struct WalkGeom {
 };
 
 struct WalkPlan {
+  int depth = 1;  // prefetch depth D
   int bx = 1, by = 1, groups = 1;
   int64_t blocks_y = 1;
   WalkGeom g;
@@ -114,9 +117,9 @@ __device__ __forceinline__ uint2 column(const uint2* row, bool ok, int j, int W,
   return ok && j >= 0 && j < W ? __ldg(row + j * cstride) : make_uint2(0u, 0u);
 }
 
-// grid (channel groups, item blocks), block (bx channel vectors, by lanes).
-template <class S, int STR>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+// grid (channel groups, item blocks), block (bx channel vectors, by lanes); D: steps the loads run ahead (1 or 2).
+template <class S, int STR, int D>
+__global__ void __launch_bounds__(threads_for(D), blocks_for(D))
     dw_fwd_walk_kernel(WalkGeom g, const S* __restrict__ x, const S* __restrict__ w, S* __restrict__ y, float alpha,
                        float beta) {
   constexpr int V = 8 / sizeof(S), kCarry = kK - STR;
@@ -146,28 +149,31 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     rows[r] = reinterpret_cast<const uint2*>(x + ((n * g.H + (ok[r] ? i : 0)) * g.W) * g.C + c0);
   }
   auto* yr = reinterpret_cast<uint2*>(y + ((n * g.P + p) * g.Q) * g.C + c0);
-  uint2 win[kK][kK], nx[kK][STR];
+  // win: the 3 x 3 window (raw); pf[b]: the new columns of a coming step, D steps ahead (buffer b serves the steps
+  // q with (q - q0) % D == b, so the indices stay compile-time).
+  uint2 win[kK][kK], pf[D][kK][STR];
   const int j0 = q0 * STR - g.pw;
-#pragma unroll
-  for (int r = 0; r < kK; ++r) {
-#pragma unroll
-    for (int s = 0; s < kCarry; ++s) win[r][s] = column(rows[r], ok[r], j0 + s, g.W, cstride);
-#pragma unroll
-    for (int u = 0; u < STR; ++u) nx[r][u] = column(rows[r], ok[r], j0 + kCarry + u, g.W, cstride);
-  }
-#pragma unroll 2
-  for (int q = q0; q < q1; ++q) {
+  auto fetch = [&](uint2 (&buf)[kK][STR], int q) {
+    const int j = q * STR - g.pw + kCarry;
 #pragma unroll
     for (int r = 0; r < kK; ++r)
 #pragma unroll
-      for (int u = 0; u < STR; ++u) win[r][kCarry + u] = nx[r][u];
-    if (q + 1 < q1) {  // the next step's loads in flight during this step's FMAs
-      const int jn = (q + 1) * STR - g.pw + kCarry;
+      for (int u = 0; u < STR; ++u) buf[r][u] = column(rows[r], ok[r], j + u, g.W, cstride);
+  };
 #pragma unroll
-      for (int r = 0; r < kK; ++r)
+  for (int r = 0; r < kK; ++r)
 #pragma unroll
-        for (int u = 0; u < STR; ++u) nx[r][u] = column(rows[r], ok[r], jn + u, g.W, cstride);
-    }
+    for (int s = 0; s < kCarry; ++s) win[r][s] = column(rows[r], ok[r], j0 + s, g.W, cstride);
+#pragma unroll
+  for (int b = 0; b < D; ++b)
+    if (q0 + b < q1) fetch(pf[b], q0 + b);
+  auto step = [&](auto bi, int q) {
+    constexpr int B = decltype(bi)::value;
+#pragma unroll
+    for (int r = 0; r < kK; ++r)
+#pragma unroll
+      for (int u = 0; u < STR; ++u) win[r][kCarry + u] = pf[B][r][u];
+    if (q + D < q1) fetch(pf[B], q + D);  // in flight during this step's (and the next D - 1 steps') FMAs
     float acc[V];
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[v] = 0.0f;
@@ -193,17 +199,27 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     for (int r = 0; r < kK; ++r)
 #pragma unroll
       for (int s = 0; s < kCarry; ++s) win[r][s] = win[r][s + STR];
+  };
+  int q = q0;
+  for (; q + D <= q1; q += D) {
+    step(std::integral_constant<int, 0>{}, q);
+    if constexpr (D == 2) step(std::integral_constant<int, 1>{}, q + 1);
   }
+  if (q < q1) step(std::integral_constant<int, 0>{}, q);  // D == 2: an odd step left
 }
+
+// FREEDNN_DW_FWD_PREFETCH=1|2 (read at every call): steps the loads run ahead; 1 by default.
+int prefetch_depth() { return fd::env_int("FREEDNN_DW_FWD_PREFETCH", 1) == 2 ? 2 : 1; }
 
 WalkPlan walk_plan(const ConvProblem& p) {
   WalkPlan b;
+  b.depth = prefetch_depth();
   const int64_t v = 8 / static_cast<int64_t>(dtype_size(p.xdt)), cv = p.ic / v;
   b.bx = 1;
   for (int d = 1; d <= 32 && d <= cv; ++d)
     if (cv % d == 0) b.bx = d;
   b.groups = static_cast<int>(cv / b.bx);
-  b.by = kThreads / b.bx;
+  b.by = (b.depth == 1 ? threads_for(1) : threads_for(2)) / b.bx;
   WalkGeom& g = b.g;
   g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
   g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow);
@@ -231,10 +247,16 @@ void launch(const ConvProblem& p, const WalkPlan& b, const ConvArgs& a) {
   const auto* w = static_cast<const S*>(a.in2);
   auto* y = static_cast<S*>(a.out);
   const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
-  if (p.sh == 1)
-    dw_fwd_walk_kernel<S, 1><<<grid, block, 0, a.handle->stream>>>(b.g, x, w, y, alpha, beta);
+  const bool ahead2 = b.depth == 2;
+  cudaStream_t st = a.handle->stream;
+  if (p.sh == 1 && ahead2)
+    dw_fwd_walk_kernel<S, 1, 2><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
+  else if (p.sh == 1)
+    dw_fwd_walk_kernel<S, 1, 1><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
+  else if (ahead2)
+    dw_fwd_walk_kernel<S, 2, 2><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
   else
-    dw_fwd_walk_kernel<S, 2><<<grid, block, 0, a.handle->stream>>>(b.g, x, w, y, alpha, beta);
+    dw_fwd_walk_kernel<S, 2, 1><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
