@@ -411,7 +411,8 @@ TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
 // The row-walk backward-filter kernel (depthwise_wgrad_rows.cu, FREEDNN_DW_WGRAD=rows): 3x3 at stride 1 and 2,
 // every padding 0..2 (H != W padding), f16 / bf16 / f32 (C a multiple of the 16-byte vector: one channel vector,
 // several, channel groups of 24 vectors), rows split into column segments (C = 8 on 3 x 40 images), lanes taking
-// several short rows (7x7), odd widths, beta != 0, convolution mode. Each is run twice: bitwise identical.
+// several short rows (7x7), odd widths, beta != 0, convolution mode; five of them with the loads two steps ahead.
+// Each is run twice: bitwise identical.
 TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -432,6 +433,8 @@ TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
       {{"r11", 2, 8, 8, 8, {3, 40}, {3, 3}, {1, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
   };
   check_wgrad_nhwc(h, rng, cases);
+  ft::ScopedEnv ahead("FREEDNN_DW_WGRAD_PREFETCH", "2");  // loads two steps ahead, 192-thread CTAs
+  check_wgrad_nhwc(h, rng, {cases[1], cases[2], cases[5], cases[8], cases[10]});
 }
 
 // The fused bias + ReLU forward on the fast NHWC kernels (3x3 and 5x5, stride 1 and 2).

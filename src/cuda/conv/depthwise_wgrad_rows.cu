@@ -24,7 +24,9 @@
 //
 // Bytes: x and dy once from DRAM (st - 1 of every 3 window columns and the 3 - st shared rows are cache hits), the
 // partials (<= ~5 MB on MobileNet-v2) written and read once. 56x56x144 N=64 f16: 57.8 + 57.8 MB -> 27 us at 4.2 TB/s.
-// Registers (ptxas, sm_90a, __launch_bounds__(256, 3)): see docs/tuning-knobs.md (FREEDNN_DW_WGRAD).
+// Registers (ptxas, sm_90a): loads one step ahead (default) at 256 x 3 CTAs per SM: 79-80 for 16-bit (bf16 stride 1:
+// 50 bytes of spill stores, outside the step as far as the counts tell), 62-67 for f32; two steps ahead
+// (FREEDNN_DW_WGRAD_PREFETCH=2) at 192 x 3: 86-96 and 64-72, no spills.
 #include "cuda/conv/depthwise_wgrad_rows.h"
 
 #include <cuda_bf16.h>
@@ -47,8 +49,11 @@ namespace {
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
+// CTA size per prefetch depth D (FREEDNN_DW_WGRAD_PREFETCH), 3 CTAs per SM: D = 1, 256 threads (85 registers);
+// D = 2, 192 (113).
 constexpr int kThreads = 256;
-constexpr int kMinBlocks = 3;  // 85 registers
+constexpr int threads_for(int d) { return d == 1 ? kThreads : 192; }
+constexpr int kMinBlocks = 3;
 constexpr int kK = 3, kTaps = kK * kK;
 constexpr int kMaxLanes = kThreads / kK;        // bx * bz
 constexpr int kMaxRed = kMaxLanes * kTaps * 8;  // lane sums: bz x 9 taps x bx * V floats, V <= 8
@@ -67,6 +72,7 @@ struct RowsGeom {
 };
 
 struct RowsPlan {
+  int depth = 1;  // prefetch depth D
   int v = 1, bx = 1, bz = 1, groups = 1;
   RowsGeom g;
   int64_t slices = 1;
@@ -103,8 +109,9 @@ __device__ __forceinline__ uint4 column(const uint4* xr, int j, int W, int cstri
 }
 
 // One walk along output row p's columns q0 .. q1-1 against x row xr (filter row r of this thread): window columns
-// j = q * STR - pw + s, s = 0..2; STR new columns per step, 3 - STR carried.
-template <class S, int STR>
+// j = q * STR - pw + s, s = 0..2; STR new columns per step, 3 - STR carried. The loads run D steps ahead: buffer
+// b holds the dy and new x vectors of the steps q with (q - q0) % D == b (compile-time indices).
+template <class S, int STR, int D>
 __device__ __forceinline__ void walk(const uint4* xr, const uint4* dr, int q0, int q1, int W, int pw, int cstride,
                                      float (&acc)[kK][16 / sizeof(S)]) {
   constexpr int V = 16 / sizeof(S), kCarry = kK - STR;
@@ -112,25 +119,23 @@ __device__ __forceinline__ void walk(const uint4* xr, const uint4* dr, int q0, i
   const int j0 = q0 * STR - pw;
 #pragma unroll
   for (int s = 0; s < kCarry; ++s) widen16<S>(column(xr, j0 + s, W, cstride), win[s]);
-  uint4 nx[STR], nd = __ldg(dr + q0 * cstride);
+  uint4 px[D][STR], pd[D];
+  auto fetch = [&](uint4 (&bx)[STR], uint4& bd, int q) {
+    const int j = q * STR - pw + kCarry;
 #pragma unroll
-  for (int u = 0; u < STR; ++u) nx[u] = column(xr, j0 + kCarry + u, W, cstride);
-#pragma unroll 2
-  for (int q = q0; q < q1; ++q) {
-    uint4 cx[STR];
+    for (int u = 0; u < STR; ++u) bx[u] = column(xr, j + u, W, cstride);
+    bd = __ldg(dr + q * cstride);
+  };
 #pragma unroll
-    for (int u = 0; u < STR; ++u) cx[u] = nx[u];
-    const uint4 cd = nd;
-    if (q + 1 < q1) {  // the next step's loads in flight during this step's FMAs
-      const int jn = (q + 1) * STR - pw + kCarry;
+  for (int b = 0; b < D; ++b)
+    if (q0 + b < q1) fetch(px[b], pd[b], q0 + b);
+  auto step = [&](auto bi, int q) {
+    constexpr int B = decltype(bi)::value;
 #pragma unroll
-      for (int u = 0; u < STR; ++u) nx[u] = column(xr, jn + u, W, cstride);
-      nd = __ldg(dr + (q + 1) * cstride);
-    }
-#pragma unroll
-    for (int u = 0; u < STR; ++u) widen16<S>(cx[u], win[kCarry + u]);
+    for (int u = 0; u < STR; ++u) widen16<S>(px[B][u], win[kCarry + u]);
     float d[V];
-    widen16<S>(cd, d);
+    widen16<S>(pd[B], d);
+    if (q + D < q1) fetch(px[B], pd[B], q + D);  // in flight during the next D steps' FMAs
 #pragma unroll
     for (int s = 0; s < kK; ++s)
 #pragma unroll
@@ -139,12 +144,18 @@ __device__ __forceinline__ void walk(const uint4* xr, const uint4* dr, int q0, i
     for (int s = 0; s < kCarry; ++s)
 #pragma unroll
       for (int v = 0; v < V; ++v) win[s][v] = win[s + STR][v];
+  };
+  int q = q0;
+  for (; q + D <= q1; q += D) {
+    step(std::integral_constant<int, 0>{}, q);
+    if constexpr (D == 2) step(std::integral_constant<int, 1>{}, q + 1);
   }
+  if (q < q1) step(std::integral_constant<int, 0>{}, q);  // D == 2: an odd step left
 }
 
-// grid (channel groups, slices), block (bx channel vectors, 3 filter rows, bz lanes).
-template <class S, int STR>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+// grid (channel groups, slices), block (bx channel vectors, 3 filter rows, bz lanes); D: steps the loads run ahead.
+template <class S, int STR, int D>
+__global__ void __launch_bounds__(threads_for(D), kMinBlocks)
     dw_wgrad_rows_kernel(RowsGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
   constexpr int V = 16 / sizeof(S);
   __shared__ float red[kMaxRed];  // [lane][tap][channel of the CTA]
@@ -167,7 +178,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     const int q0 = seg * g.seg_len, q1 = min(g.Q, q0 + g.seg_len);
     const auto* xr = reinterpret_cast<const uint4*>(x + (n * g.H + i) * g.W * g.C + c0);
     const auto* dr = reinterpret_cast<const uint4*>(dy + (n * g.P + p) * g.Q * g.C + c0);
-    walk<S, STR>(xr, dr, q0, q1, g.W, g.pw, cstride, acc);
+    walk<S, STR, D>(xr, dr, q0, q1, g.W, g.pw, cstride, acc);
   }
 #pragma unroll
   for (int s = 0; s < kK; ++s)
@@ -183,15 +194,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
 }
 
+// FREEDNN_DW_WGRAD_PREFETCH=1|2 (read at every call): steps the loads run ahead; 1 by default.
+int prefetch_depth() { return fd::env_int("FREEDNN_DW_WGRAD_PREFETCH", 1) == 2 ? 2 : 1; }
+
 RowsPlan rows_plan(const ConvProblem& p) {
   RowsPlan b;
+  b.depth = prefetch_depth();
   b.v = static_cast<int>(16 / dtype_size(p.xdt));
   const int64_t cv = p.ic / b.v;
   b.bx = 1;
   for (int d = 1; d <= 32 && d <= cv; ++d)
     if (cv % d == 0) b.bx = d;
   b.groups = static_cast<int>(cv / b.bx);
-  b.bz = std::max(1, kThreads / (kK * b.bx));
+  b.bz = std::max(1, (b.depth == 1 ? threads_for(1) : threads_for(2)) / (kK * b.bx));
   RowsGeom& g = b.g;
   g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
   g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow), g.ph = static_cast<int>(p.ph),
@@ -217,10 +232,15 @@ void launch(const ConvProblem& p, const RowsPlan& b, const ConvArgs& a, float* p
   const dim3 block(static_cast<unsigned>(b.bx), kK, static_cast<unsigned>(b.bz));
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
-  if (p.sh == 1)
-    dw_wgrad_rows_kernel<S, 1><<<grid, block, 0, a.handle->stream>>>(b.g, x, dy, partial);
+  cudaStream_t st = a.handle->stream;
+  if (p.sh == 1 && b.depth == 2)
+    dw_wgrad_rows_kernel<S, 1, 2><<<grid, block, 0, st>>>(b.g, x, dy, partial);
+  else if (p.sh == 1)
+    dw_wgrad_rows_kernel<S, 1, 1><<<grid, block, 0, st>>>(b.g, x, dy, partial);
+  else if (b.depth == 2)
+    dw_wgrad_rows_kernel<S, 2, 2><<<grid, block, 0, st>>>(b.g, x, dy, partial);
   else
-    dw_wgrad_rows_kernel<S, 2><<<grid, block, 0, a.handle->stream>>>(b.g, x, dy, partial);
+    dw_wgrad_rows_kernel<S, 2, 1><<<grid, block, 0, st>>>(b.g, x, dy, partial);
 }
 
 bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; }
