@@ -3,8 +3,9 @@
 # Copyright 2026 The freednn Authors
 # One batched run on a GPU machine: build with CUDA, run the gpu-labelled tests, and time the ops batch side by
 # side with NVIDIA's cuDNN 9 (found in PyTorch's Python packages). Results go to $OUT (or ./gpu-out).
-# Usage: tools/gpu/h200_check.sh [tests|bench|conv|ab|profile|diagnose|sanitize|all]...  (several modes may be
-# given; conv, ab, profile, diagnose and sanitize only when named; ab: tools/gpu/ab_pending.sh; diagnose: ncu's
+# Usage: tools/gpu/h200_check.sh [tests|bench|conv|ab|profile|diagnose|torchk|sanitize|all]...  (several modes may
+# be given; conv, ab, profile, diagnose, torchk and sanitize only when named; torchk: tools/gpu/torch_kernels.sh and
+# kernel_times.sh DETAIL=1 over TORCHK_BATCH (default tools/bench/batches/profile_run15.txt), f16 NHWC; ab: tools/gpu/ab_pending.sh; diagnose: ncu's
 # sections for the cases of tools/bench/batches/profile_run11.txt). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
 # profile writes per-kernel times (tools/gpu/kernel_times.sh); everything is also archived in gpu-results.tgz.
 # Environment: PREBUILT=1 (unpack .prebuilt/h200.tar.xz from tools/gpu/prebuilt.sh instead of building), ARCH (CUDA
@@ -78,6 +79,14 @@ if [[ "$modes" == *" diagnose "* ]]; then
   BENCH=$build/tools/bench/freednn-bench COUNT=6 DETAIL=1 timeout "${DIAGNOSE_TIMEOUT:-240}" tools/gpu/kernel_times.sh \
     "${DIAGNOSE_BATCH:-tools/bench/batches/profile_run11.txt}" > "$out/diagnose.txt" 2>&1
   echo "diagnose: $(grep -c '^==' "$out/diagnose.txt") cases"
+fi
+if [[ "$modes" == *" torchk "* ]]; then
+  # Which engines NVIDIA's best path (PyTorch, cudnn.benchmark) runs for the cases below the bars, under ncu.
+  DETAIL="${TORCHK_DETAIL:-1}" timeout "${TORCHK_TIMEOUT:-150}" tools/gpu/torch_kernels.sh \
+    "${TORCHK_BATCH:-tools/bench/batches/profile_run15.txt}" --dt=f16 --layout=nhwc > "$out/torch_kernels.txt" 2>&1
+  echo "torchk: $(grep -c 'prof' "$out/torch_kernels.txt") profiled lines"
+  BENCH=$build/tools/bench/freednn-bench COUNT=6 DETAIL=1 timeout "${TORCHK_TIMEOUT:-150}" tools/gpu/kernel_times.sh \
+    "${TORCHK_BATCH:-tools/bench/batches/profile_run15.txt}" --dt=f16 --layout=nhwc --algo=v7 > "$out/ours_kernels.txt" 2>&1
 fi
 if [[ "$modes" == *" sanitize "* ]]; then
   # compute-sanitizer suite by suite (tools/gpu/sanitize.sh: per-suite logs and a summary; suites already in the
