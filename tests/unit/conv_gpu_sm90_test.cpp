@@ -8,6 +8,7 @@
 // graph capture), and the problems they decline (NOT_SUPPORTED when forced). Runs only in the GPU suite, on a
 // compute capability 9.0 device of a build that has the kernels.
 #include <cmath>
+#include <functional>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -340,6 +341,27 @@ TEST(ConvSm90, WgradSplitByModel) {
 // A split backward filter under stream capture (global mode): the call is captured from a user stream into a graph,
 // then the graph runs (16-bit: the split-K launch and its finish pass; TF32: the row slices' fork and join on the
 // aux streams, made at the workspace query, before the capture).
+// Runs call() on a user stream under CUDA graph capture, then replays the graph once and waits for it.
+void replay_captured(cudnnHandle_t h, const std::function<cudnnStatus_t()>& call) {
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  FT_OK(cudnnSetStream(h, st));
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const cudnnStatus_t called = call();
+  const cudaError_t ended = cudaStreamEndCapture(st, &graph);
+  EXPECT_EQ(called, CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  FT_OK(cudnnSetStream(h, nullptr));
+  cudaStreamDestroy(st);
+}
+
 void check_wgrad_graph_capture(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double tolerance) {
   p.x.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
@@ -348,28 +370,14 @@ void check_wgrad_graph_capture(cudnnHandle_t h, Problem& p, std::mt19937_64& rng
   const size_t ws = bwd_filter_workspace(h, p);
   ASSERT_GT(ws, 0u);
   ft::Bytes buf(ws);
-  cudaStream_t st = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
-  FT_OK(cudnnSetStream(h, st));
   const float alpha = 0.5f, beta = 0.25f;
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const cudnnStatus_t called =
-      cudnnConvolutionBackwardFilter(h, &alpha, p.xd, p.x.data(), p.yd, p.y.data(), p.cd,
-                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, buf.data(), ws, &beta, p.wd, p.w.data());
-  const cudaError_t ended = cudaStreamEndCapture(st, &graph);
-  EXPECT_EQ(called, CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  replay_captured(h, [&] {
+    return cudnnConvolutionBackwardFilter(h, &alpha, p.xd, p.x.data(), p.yd, p.y.data(), p.cd,
+                                          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, buf.data(), ws, &beta, p.wd,
+                                          p.w.data());
+  });
   const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tolerance, "graph " + p.str()));
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  FT_OK(cudnnSetStream(h, nullptr));
-  cudaStreamDestroy(st);
 }
 
 TEST(ConvSm90, WgradSplitGraphCapture) {
@@ -729,28 +737,13 @@ TEST(ConvSm90, Tf32DgradGraphCapture) {
                                                      &ws));
   ASSERT_GT(ws, 0u);
   ft::Bytes buf(ws);
-  cudaStream_t st = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
-  FT_OK(cudnnSetStream(h, st));
   const float alpha = 0.5f, beta = 0.25f;
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const cudnnStatus_t called = cudnnConvolutionBackwardData(h, &alpha, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
-                                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, buf.data(), ws, &beta,
-                                                            p.xd, p.x.data());
-  const cudaError_t ended = cudaStreamEndCapture(st, &graph);
-  EXPECT_EQ(called, CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
-  cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  replay_captured(h, [&] {
+    return cudnnConvolutionBackwardData(h, &alpha, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
+                                        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, buf.data(), ws, &beta, p.xd, p.x.data());
+  });
   const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
   EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), kTf32Tol, "graph " + p.str()));
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  FT_OK(cudnnSetStream(h, nullptr));
-  cudaStreamDestroy(st);
 }
 #endif
 

@@ -36,6 +36,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/raw_words.cuh"
 
 namespace fd::cuda::conv {
 namespace {
@@ -67,50 +68,6 @@ struct WalkPlan {
   int64_t blocks_y = 1;
   WalkGeom g;
 };
-
-// 8 bytes of S as floats, and back.
-template <class S>
-__device__ __forceinline__ void widen8(const uint2& u, float (&f)[8 / sizeof(S)]) {
-  if constexpr (std::is_same_v<S, float>) {
-    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y);
-  } else {
-    const unsigned w[2] = {u.x, u.y};
-#pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      float2 t;
-      if constexpr (std::is_same_v<S, __half>) {
-        __half2 h;
-        memcpy(&h, &w[k], 4);
-        t = __half22float2(h);
-      } else {
-        __nv_bfloat162 h;
-        memcpy(&h, &w[k], 4);
-        t = __bfloat1622float2(h);
-      }
-      f[2 * k] = t.x, f[2 * k + 1] = t.y;
-    }
-  }
-}
-
-template <class S>
-__device__ __forceinline__ uint2 narrow8(const float (&f)[8 / sizeof(S)]) {
-  if constexpr (std::is_same_v<S, float>) {
-    return make_uint2(__float_as_uint(f[0]), __float_as_uint(f[1]));
-  } else {
-    unsigned w[2];
-#pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      if constexpr (std::is_same_v<S, __half>) {
-        const __half2 h = __floats2half2_rn(f[2 * k], f[2 * k + 1]);
-        memcpy(&w[k], &h, 4);
-      } else {
-        const __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * k], f[2 * k + 1]);
-        memcpy(&w[k], &h, 4);
-      }
-    }
-    return make_uint2(w[0], w[1]);
-  }
-}
 
 // x column j of a row (zeros outside 0..W-1 and for a row outside the image: ok false).
 __device__ __forceinline__ uint2 column(const uint2* row, bool ok, int j, int W, int cstride) {

@@ -42,6 +42,7 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/raw_words.cuh"
 
 namespace fd::cuda::conv {
 namespace {
@@ -78,30 +79,6 @@ struct RowsPlan {
   int64_t slices = 1;
   size_t partial_bytes = 0;
 };
-
-// 16 bytes of S as floats.
-template <class S>
-__device__ __forceinline__ void widen16(const uint4& u, float (&f)[16 / sizeof(S)]) {
-  if constexpr (std::is_same_v<S, float>) {
-    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
-  } else {
-    const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      float2 t;
-      if constexpr (std::is_same_v<S, __half>) {
-        __half2 h;
-        memcpy(&h, &w[k], 4);
-        t = __half22float2(h);
-      } else {
-        __nv_bfloat162 h;
-        memcpy(&h, &w[k], 4);
-        t = __bfloat1622float2(h);
-      }
-      f[2 * k] = t.x, f[2 * k + 1] = t.y;
-    }
-  }
-}
 
 // x column j of the row at xr (zeros outside 0..W-1): its 16 bytes at the thread's channels.
 __device__ __forceinline__ uint4 column(const uint4* xr, int j, int W, int cstride) {
