@@ -334,10 +334,7 @@ class PatchDgrad final : public fd::conv::ConvImpl {
     // mma work: every dx pixel, its taps (R * S / strides), dy channels to 16, 8 columns; about a third of the
     // dense peak; plus dy read once (the patch halo: ~1.4x) and dx.
     const double es = static_cast<double>(dtype_size(p.xdt));
-    const double taps = double(p.kh) * p.kw / (double(p.sh) * p.sw);
-    const double flops = 2.0 * p.mb * double(p.isp()) * taps * std::ceil(p.oc / 16.0) * 16 * 8;
-    const double bytes = es * (double(p.mb) * p.oc * p.osp() * 1.4 + double(p.mb) * p.ic * p.isp());
-    return flops / (es == 2 ? 250e12 : 120e12) + bytes / 3.2e12 + 8e-6;
+    return patch_phase_cost(p, 8, 1.4, es, es == 2 ? 250e12 : 120e12, 8e-6);
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:patch_dgrad called without a handle");

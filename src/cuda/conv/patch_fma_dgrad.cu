@@ -231,10 +231,7 @@ class PatchFmaDgrad final : public fd::conv::ConvImpl {
   double cost_estimate(const ConvProblem& p) const override {
     // FMA work: every dx pixel, its taps (R * S / strides), dy channels, 4 dx channels, at about half of the H200's
     // ~67 TFLOP/s; plus dy read ~1.3x (the patch halo) and dx.
-    const double taps = double(p.kh) * p.kw / (double(p.sh) * p.sw);
-    const double flops = 2.0 * p.mb * double(p.isp()) * taps * std::ceil(p.oc / 16.0) * 16 * 4;
-    const double bytes = 4.0 * (double(p.mb) * p.oc * p.osp() * 1.3 + double(p.mb) * p.ic * p.isp());
-    return flops / 33e12 + bytes / 3.2e12 + 8e-6;
+    return patch_phase_cost(p, 4, 1.3, 4, 33e12, 8e-6);
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:patch_fma_dgrad called without a handle");

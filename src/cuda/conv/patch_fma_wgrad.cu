@@ -220,10 +220,7 @@ class PatchFmaWgrad final : public fd::conv::ConvImpl {
   double cost_estimate(const ConvProblem& p) const override {
     // FMA work on 16 x 16-pixel tiles x 64 dy channels x C * R * S at about half of the H200's ~67 TFLOP/s, plus x
     // (patch halo ~1.4x) and dy once.
-    const double m = double(p.mb) * std::ceil(p.oh / 16.0) * 16 * std::ceil(p.ow / 16.0) * 16;
-    const double flops = 2 * m * std::ceil(p.oc / 64.0) * 64 * double(p.ic) * p.kh * p.kw;
-    const double bytes = 4.0 * (double(p.mb) * p.ic * p.isp() * 1.4 + double(p.mb) * p.oc * p.osp());
-    return flops / 33e12 + bytes / 3.2e12 + 10e-6;
+    return patch_tile_cost(p, 1, 4, 33e12, 10e-6);
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:patch_fma_wgrad called without a handle");

@@ -273,11 +273,7 @@ class PatchFprop final : public fd::conv::ConvImpl {
     // Tensor-core work on the padded GEMM (16 x 16-pixel tiles, 64 output channels, GEMM-K to the mma's k),
     // at about a third of the dense peak (operands gathered from shared memory), plus x and y once.
     const double es = static_cast<double>(dtype_size(p.xdt));
-    const double kk = es == 2 ? 16 : 8, kg = double(p.ic) * p.kh * p.kw;
-    const double m = double(p.mb) * std::ceil(p.oh / 16.0) * 16 * std::ceil(p.ow / 16.0) * 16;
-    const double flops = 2 * m * std::ceil(p.oc / 64.0) * 64 * std::ceil(kg / kk) * kk;
-    const double bytes = es * (double(p.mb) * p.ic * p.isp() * 1.4 + double(p.mb) * p.oc * p.osp());
-    return flops / (es == 2 ? 250e12 : 120e12) + bytes / 3.2e12 + 5e-6;
+    return patch_tile_cost(p, es == 2 ? 16 : 8, es, es == 2 ? 250e12 : 120e12, 5e-6);
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:patch_fprop called without a handle");

@@ -8,6 +8,7 @@
 // there instead of masking its values (0 * Inf would be NaN).
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -65,6 +66,27 @@ inline const char* patch_refusal(const ConvProblem& p, ConvDir dir, int64_t max_
 inline bool patch_fma_bwd_enabled() {
   const char* e = std::getenv("FREEDNN_PATCH_FMA_BWD");
   return e == nullptr || std::strcmp(e, "0") != 0;
+}
+
+// The patch kernels' cost models (seconds; rates are guesses the _v7 calibration scales). Output-pixel tiling
+// (forward, backward filter): 16 x 16-pixel tiles x 64 output channels x the (r, s, c) products padded to k_step,
+// at flop_rate; x with its ~1.4x patch halo and y / dy once, elements of es bytes, at 3.2 TB/s; plus fixed.
+inline double patch_tile_cost(const ConvProblem& p, double k_step, double es, double flop_rate, double fixed) {
+  const double m = double(p.mb) * std::ceil(p.oh / 16.0) * 16 * std::ceil(p.ow / 16.0) * 16;
+  const double kg = double(p.ic) * p.kh * p.kw;
+  const double flops = 2 * m * std::ceil(p.oc / 64.0) * 64 * (std::ceil(kg / k_step) * k_step);
+  const double bytes = es * (double(p.mb) * p.ic * p.isp() * 1.4 + double(p.mb) * p.oc * p.osp());
+  return flops / flop_rate + bytes / 3.2e12 + fixed;
+}
+
+// Backward data by stride phases: every dx pixel takes its share of the taps over the dy channels padded to 16,
+// `cols` GEMM columns wide; dy with its patch halo (`halo`) and dx once.
+inline double patch_phase_cost(const ConvProblem& p, double cols, double halo, double es, double flop_rate,
+                               double fixed) {
+  const double taps = double(p.kh) * p.kw / (double(p.sh) * p.sw);
+  const double flops = 2.0 * p.mb * double(p.isp()) * taps * std::ceil(p.oc / 16.0) * 16 * cols;
+  const double bytes = es * (double(p.mb) * p.oc * p.osp() * halo + double(p.mb) * p.ic * p.isp());
+  return flops / flop_rate + bytes / 3.2e12 + fixed;
 }
 
 // The patch geometry of p (2-D, 4-D x); false and why when it is too large for shared memory indices.

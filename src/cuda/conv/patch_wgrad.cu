@@ -298,10 +298,7 @@ class PatchWgrad final : public fd::conv::ConvImpl {
     // mma work on 16 x 16-pixel tiles x 64 dy channels x C * R * S to 8, about a quarter of the dense peak (B
     // gathered as scalars), plus x (patch halo ~1.4x) and dy once.
     const double es = static_cast<double>(dtype_size(p.xdt));
-    const double m = double(p.mb) * std::ceil(p.oh / 16.0) * 16 * std::ceil(p.ow / 16.0) * 16;
-    const double flops = 2 * m * std::ceil(p.oc / 64.0) * 64 * std::ceil(double(p.ic) * p.kh * p.kw / 8.0) * 8;
-    const double bytes = es * (double(p.mb) * p.ic * p.isp() * 1.4 + double(p.mb) * p.oc * p.osp());
-    return flops / (es == 2 ? 200e12 : 100e12) + bytes / 3.2e12 + 10e-6;
+    return patch_tile_cost(p, 8, es, es == 2 ? 200e12 : 100e12, 10e-6);
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:patch_wgrad called without a handle");
