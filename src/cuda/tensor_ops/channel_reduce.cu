@@ -265,6 +265,28 @@ __device__ __forceinline__ void fold_columns(const T* acc, int g, int x, int bc,
   }
 }
 
+// acc[i] = acc[i] (+) map(row r's vector) for `rows` vectors of V elements `step` elements apart from ptr, U loads in
+// flight before their sums (in row order).
+template <class S, int V, class O, int U>
+__device__ __forceinline__ void accumulate_rows(const S* ptr, int rows, int64_t step, Comp<S> (&acc)[V]) {
+  using W = Vec<S, V>;
+  for (int r = 0; r < rows; r += U, ptr += U * step) {
+    typename W::Raw w[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+      if (r + k < rows) w[k] = W::load(ptr + k * step);
+#pragma unroll
+    for (int k = 0; k < U; ++k) {
+      if (r + k < rows) {
+        Comp<S> e[V];
+        W::unpack(w[k], e);
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[i] = O::comb(acc[i], O::map(e[i]));
+      }
+    }
+  }
+}
+
 // Columns: A is [Q][R][IV] vectors. Unit u = (part p, q, column tile ct), ct fastest: rows [p * chunk, ...) of
 // the bc vector columns ct * bc + x. Thread (g, x) (x fastest: a warp reads consecutive 16-byte words) sums rows
 // g, g + G, ... of column x, then fold_columns. Output j = q * I + i: C itself (parts == 1) or
@@ -274,7 +296,6 @@ __global__ void __launch_bounds__(kBlock)
     columns_kernel(const S* __restrict__ a, int64_t Q, int64_t R, int64_t IV, int bc, int G, int64_t ct_count,
                    int64_t chunk, int64_t parts, Comp<S>* __restrict__ partial, Fin<Comp<S>> fin) {
   using T = Comp<S>;
-  using W = Vec<S, V>;
   constexpr int U = V == 1 ? 2 * kUnroll : kUnroll;
   __shared__ T red[kBlock * V];  // [G][width]
   __shared__ T red2[kBlock];     // [subs][width] when the fold runs in two stages
@@ -292,24 +313,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int i = 0; i < V; ++i) acc[i] = O::identity();
     const int rows = active && col < IV && r0 + g < r1 ? static_cast<int>((r1 - r0 - g + G - 1) / G) : 0;
-    if (rows > 0) {
-      const S* ptr = a + (q * R + r0 + g) * I + col * V;
-      for (int r = 0; r < rows; r += U, ptr += U * step) {
-        typename W::Raw w[U];
-#pragma unroll
-        for (int k = 0; k < U; ++k)
-          if (r + k < rows) w[k] = W::load(ptr + k * step);
-#pragma unroll
-        for (int k = 0; k < U; ++k) {
-          if (r + k < rows) {
-            T e[V];
-            W::unpack(w[k], e);
-#pragma unroll
-            for (int i = 0; i < V; ++i) acc[i] = O::comb(acc[i], O::map(e[i]));
-          }
-        }
-      }
-    }
+    if (rows > 0) accumulate_rows<S, V, O, U>(a + (q * R + r0 + g) * I + col * V, rows, step, acc);
     const int64_t j0 = q * I + ct * bc * V;  // output of tile element 0
     const int valid = static_cast<int>(min(int64_t(width), I - ct * bc * V));
     fold_columns<O, V>(acc, g, x, bc, G, valid, red, red2, [&](int o, T v) {
@@ -378,7 +382,6 @@ __global__ void __launch_bounds__(kBlock)
     columns_wave(const S* __restrict__ a, int64_t Q, int64_t R, int64_t IV, int bc, int G, int64_t ct_count,
                  int64_t parts, Comp<S>* __restrict__ partial, Fin<Comp<S>> fin, bool fused, int tp) {
   using T = Comp<S>;
-  using W = Vec<S, V>;
   constexpr int U = V == 1 ? 2 * kWaveUnroll : kWaveUnroll;
   __shared__ T red[kBlock * V];
   __shared__ T red2[kBlock];
@@ -393,22 +396,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
   for (int i = 0; i < V; ++i) acc[i] = O::identity();
   const int rows = g < G && col < IV && r0 + g < r1 ? static_cast<int>((r1 - r0 - g + G - 1) / G) : 0;
-  const S* ptr = a + (q * R + r0 + g) * I + col * V;
-  for (int r = 0; r < rows; r += U, ptr += U * step) {
-    typename W::Raw w[U];
-#pragma unroll
-    for (int k = 0; k < U; ++k)
-      if (r + k < rows) w[k] = W::load(ptr + k * step);
-#pragma unroll
-    for (int k = 0; k < U; ++k) {
-      if (r + k < rows) {
-        T e[V];
-        W::unpack(w[k], e);
-#pragma unroll
-        for (int i = 0; i < V; ++i) acc[i] = O::comb(acc[i], O::map(e[i]));
-      }
-    }
-  }
+  accumulate_rows<S, V, O, U>(a + (q * R + r0 + g) * I + col * V, rows, step, acc);
   const int64_t j0 = q * I + ct * bc * V;
   const int valid = static_cast<int>(min(int64_t(bc * V), I - ct * bc * V));
   fold_columns<O, V>(acc, g, x, bc, G, valid, red, red2, [&](int o, T v) {
