@@ -71,6 +71,57 @@ inline void check_directions(cudnnHandle_t h, ft_conv::Problem& p, const Algos& 
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, alpha, beta), tol, "bwd_filter dw: " + what));
 }
 
+// One direction of `p` with `algo`: every input random, the output poisoned when beta == 0 or random prior data
+// blended when beta != 0, against the reference; tol relative to the largest reference magnitude. Messages start
+// with `tag`.
+inline void check_forward(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt19937_64& rng, double alpha,
+                          double beta, double tol, const std::string& tag) {
+  p.x.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.y.fill_uniform(rng, -1, 1);
+    prior = p.y.values();
+  } else {
+    p.y.poison();
+  }
+  ASSERT_EQ(ft_conv::forward(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
+  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " fwd " + p.str()));
+}
+
+inline void check_backward_data(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt19937_64& rng, double alpha,
+                                double beta, double tol, const std::string& tag) {
+  p.y.fill_uniform(rng, -1, 1);
+  p.w.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.x.fill_uniform(rng, -1, 1);
+    prior = p.x.values();
+  } else {
+    p.x.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_data(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " bwd_data " + p.str()));
+}
+
+inline void check_backward_filter(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt19937_64& rng,
+                                  double alpha, double beta, double tol, const std::string& tag) {
+  p.x.fill_uniform(rng, -1, 1);
+  p.y.fill_uniform(rng, -1, 1);
+  std::vector<double> prior;
+  if (beta != 0) {
+    p.w.fill_uniform(rng, -1, 1);
+    prior = p.w.values();
+  } else {
+    p.w.poison();
+  }
+  ASSERT_EQ(ft_conv::backward_filter(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " bwd_filter " + p.str()));
+}
+
 // The coefficients and NaN rule of check_fused (alpha1/alpha2 must be exact in float).
 struct FusedOpts {
   double alpha1 = 0.75, alpha2 = -0.5;

@@ -75,59 +75,24 @@ Shape random_layer(std::mt19937_64& rng, bool unit_stride) {
 double tol(cudnnDataType_t t) { return ft::tolerance(t) * 2; }
 
 // tolerance: 0 for the data type's (tol above); the TF32 tests pass theirs.
+double tol_or(double tolerance, cudnnDataType_t t) { return tolerance > 0 ? tolerance : tol(t); }
+
 void check_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
                    double tolerance = 0) {
-  p.x.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.y.fill_uniform(rng, -1, 1);
-    prior = p.y.values();
-  } else {
-    p.y.poison();
-  }
-  ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, alpha, beta),
-            CUDNN_STATUS_SUCCESS)
-      << p.str();
-  const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
-  EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tolerance > 0 ? tolerance : tol(p.dt),
-                       "sm90 fwd " + p.str()));
+  ft_conv_check::check_forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, rng, alpha, beta,
+                               tol_or(tolerance, p.dt), "sm90");
 }
 
 void check_backward_data(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
                          double tolerance = 0) {
-  p.y.fill_uniform(rng, -1, 1);
-  p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.x.fill_uniform(rng, -1, 1);
-    prior = p.x.values();
-  } else {
-    p.x.poison();
-  }
-  ASSERT_EQ(ft_conv::backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
-      << p.str();
-  const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
-  EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tolerance > 0 ? tolerance : tol(p.dt),
-                       "sm90 bwd_data " + p.str()));
+  ft_conv_check::check_backward_data(h, p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, rng, alpha, beta,
+                                     tol_or(tolerance, p.dt), "sm90");
 }
 
 void check_backward_filter(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta,
                            double tolerance = 0) {
-  p.x.fill_uniform(rng, -1, 1);
-  p.y.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.w.fill_uniform(rng, -1, 1);
-    prior = p.w.values();
-  } else {
-    p.w.poison();
-  }
-  ASSERT_EQ(ft_conv::backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, alpha, beta), CUDNN_STATUS_SUCCESS)
-      << p.str();
-  const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
-  EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tolerance > 0 ? tolerance : tol(p.dt),
-                       "sm90 bwd_filter " + p.str()));
+  ft_conv_check::check_backward_filter(h, p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, rng, alpha, beta,
+                                       tol_or(tolerance, p.dt), "sm90");
 }
 
 TEST(ConvSm90, RandomResNetLayersEveryDirection) {
