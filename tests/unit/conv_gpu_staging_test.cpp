@@ -109,19 +109,8 @@ TEST(ConvStagingCopies, Sm90NchwForward) {
       Problem p(s, t, false, false, false, rng);  // sm90: cross-correlation only
       set_math(p);
       const double alpha = i % 2 == 0 ? 0.75 : 1.0, beta = i % 2 == 0 ? 0.5 : 0.0;
-      const std::string what = "staging sm90 " + p.str();
-      p.x.fill_uniform(rng, -1, 1);
-      p.w.fill_uniform(rng, -1, 1);
-      std::vector<double> prior;
-      if (beta != 0) {
-        p.y.fill_uniform(rng, -1, 1);
-        prior = p.y.values();
-      } else {
-        p.y.poison();
-      }
-      ASSERT_EQ(ft_conv::forward(h, p, kFwdAlgo, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
-      const auto yref = ref::conv_forward(ft_conv_check::as_ref(p.x), ft_conv_check::as_ref(p.w), p.params);
-      EXPECT_TRUE(ft::near(p.y.values(), ref::blend(yref.v, prior, alpha, beta), tol(t), what));
+      ft_conv_check::check_forward(h, p, kFwdAlgo, rng, alpha, beta, tol(t), "staging sm90");
+      if (HasFatalFailure()) return;
       if (i % 3 == 0) {
         const double tl = t == CUDNN_DATA_FLOAT ? 5e-3 : ft::tolerance(t) * 4;
         ft_conv_check::check_fused(h, p, kFwdAlgo, rng, i % 2 == 1, tl, "staging sm90 fused",
