@@ -4,6 +4,7 @@
 // (depthwise_nhwc.cu) and the backward filter with per-slice partial sums and a deterministic reduction
 // (depthwise_wgrad.cu). depthwise.cu holds the implementation object, the generic fallback kernels and the dispatch.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -23,6 +24,30 @@ inline bool dw_packed_nhwc(const cudnnTensorStruct& t) {
     s *= t.dims[i];
   }
   return true;
+}
+
+// The work split of the row-walk kernels (depthwise_fwd_walk.cu, depthwise_wgrad_rows.cu): C / v channel vectors in
+// CTA groups of bx (the largest divisor up to 32, so the groups divide C exactly), and the N * OH output rows cut
+// into `segs` column segments of seg_len (at least min_segment columns) until the items times
+// threads_per_vector * C / v threads reach target_threads. Problem-only.
+struct DwRowSplit {
+  int bx = 1, groups = 1, segs = 1, seg_len = 1;
+  int64_t items = 1;  // N * OH * segs
+};
+inline DwRowSplit dw_row_split(const fd::ConvProblem& p, int64_t v, int64_t threads_per_vector,
+                               int64_t target_threads, int64_t min_segment) {
+  DwRowSplit d;
+  const int64_t cv = p.ic / v;
+  for (int b = 1; b <= 32 && b <= cv; ++b)
+    if (cv % b == 0) d.bx = b;
+  d.groups = static_cast<int>(cv / d.bx);
+  const int64_t rows = p.mb * p.oh, max_segs = std::max<int64_t>(1, p.ow / min_segment);
+  const int64_t want = (target_threads + rows * threads_per_vector * cv - 1) / (rows * threads_per_vector * cv);
+  const int64_t segs = std::clamp<int64_t>(want, 1, max_segs);
+  d.seg_len = static_cast<int>((p.ow + segs - 1) / segs);
+  d.segs = static_cast<int>((p.ow + d.seg_len - 1) / d.seg_len);
+  d.items = rows * d.segs;
+  return d;
 }
 
 // depthwise_nhwc.cu: forward and backward data, packed NHWC x and y, f32/f16/bf16, C a multiple of 16 bytes of

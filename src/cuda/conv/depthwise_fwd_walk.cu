@@ -171,25 +171,16 @@ int prefetch_depth() { return fd::env_int("FREEDNN_DW_FWD_PREFETCH", 1) == 2 ? 2
 WalkPlan walk_plan(const ConvProblem& p) {
   WalkPlan b;
   b.depth = prefetch_depth();
-  const int64_t v = 8 / static_cast<int64_t>(dtype_size(p.xdt)), cv = p.ic / v;
-  b.bx = 1;
-  for (int d = 1; d <= 32 && d <= cv; ++d)
-    if (cv % d == 0) b.bx = d;
-  b.groups = static_cast<int>(cv / b.bx);
+  const DwRowSplit d = dw_row_split(p, 8 / static_cast<int64_t>(dtype_size(p.xdt)), 1, kTargetThreads, kMinSegment);
+  b.bx = d.bx, b.groups = d.groups;
   b.by = (b.depth == 1 ? threads_for(1) : threads_for(2)) / b.bx;
   WalkGeom& g = b.g;
   g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
   g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow);
   g.ph = static_cast<int>(p.ph), g.pw = static_cast<int>(p.pw);
-  const int64_t rows = p.mb * p.oh;
-  const int64_t max_segs = std::max<int64_t>(1, p.ow / kMinSegment);
-  int64_t segs = std::clamp<int64_t>(ceil_div(kTargetThreads, rows * cv), 1, max_segs);
-  g.seg_len = static_cast<int>(ceil_div(p.ow, segs));
-  segs = ceil_div(p.ow, g.seg_len);
-  g.segs = static_cast<int>(segs);
-  const int64_t items = rows * segs;
-  g.items = static_cast<int>(std::min<int64_t>(items, INT32_MAX));
-  b.blocks_y = ceil_div(items, b.by);
+  g.segs = d.segs, g.seg_len = d.seg_len;
+  g.items = static_cast<int>(std::min<int64_t>(d.items, INT32_MAX));
+  b.blocks_y = ceil_div(d.items, b.by);
   const cudnnTensorStruct& wt = p.w->as_tensor;  // (k, c, r, s)
   g.ws_k = wt.strides[0], g.ws_r = wt.strides[2], g.ws_s = wt.strides[3];
   g.flip = p.mode == CUDNN_CONVOLUTION;

@@ -178,23 +178,15 @@ RowsPlan rows_plan(const ConvProblem& p) {
   RowsPlan b;
   b.depth = prefetch_depth();
   b.v = static_cast<int>(16 / dtype_size(p.xdt));
-  const int64_t cv = p.ic / b.v;
-  b.bx = 1;
-  for (int d = 1; d <= 32 && d <= cv; ++d)
-    if (cv % d == 0) b.bx = d;
-  b.groups = static_cast<int>(cv / b.bx);
+  const DwRowSplit d = dw_row_split(p, b.v, kK, kTargetThreads, kMinSegment);  // 3 threads (filter rows) per vector
+  b.bx = d.bx, b.groups = d.groups;
   b.bz = std::max(1, (b.depth == 1 ? threads_for(1) : threads_for(2)) / (kK * b.bx));
   RowsGeom& g = b.g;
   g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
   g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow), g.ph = static_cast<int>(p.ph),
   g.pw = static_cast<int>(p.pw);
-  const int64_t rows = p.mb * p.oh, per_item_threads = kK * cv;
-  const int64_t max_segs = std::max<int64_t>(1, p.ow / kMinSegment);
-  int64_t segs = std::clamp<int64_t>(ceil_div(kTargetThreads, rows * per_item_threads), 1, max_segs);
-  g.seg_len = static_cast<int>(ceil_div(p.ow, segs));
-  segs = ceil_div(p.ow, g.seg_len);
-  g.segs = static_cast<int>(segs);
-  const int64_t items = rows * segs;
+  g.segs = d.segs, g.seg_len = d.seg_len;
+  const int64_t items = d.items;
   g.items = static_cast<int>(std::min<int64_t>(items, INT32_MAX));
   g.per_lane = static_cast<int>(std::max<int64_t>(1, ceil_div(kMinSteps, g.seg_len)));
   const int64_t lanes = ceil_div(items, g.per_lane);
