@@ -78,6 +78,7 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cuda::conv::patch_fma_dgrad_impl(),
       fd::cuda::conv::patch_wgrad_impl(),
       fd::cuda::conv::patch_fma_wgrad_impl(),
+      fd::cuda::conv::halo_wgrad_impl(),
 #if FREEDNN_WITH_CUTLASS_SM90
       fd::cuda::conv::cutlass_sm90_fprop_impl(),
       fd::cuda::conv::cutlass_sm90_dgrad_impl(),

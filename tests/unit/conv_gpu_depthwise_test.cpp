@@ -161,7 +161,7 @@ TEST(ConvGpuDepthwise, MobileNetV2Layers) {
   }
 }
 
-// The column-walk forward (depthwise_fwd_walk.cu, FREEDNN_DW_FWD=walk): MobileNet-v2-like layers at small N in every
+// The column-walk forward (depthwise_fwd_walk.cu, forced by FREEDNN_DW_FWD=walk): MobileNet-v2-like layers at small N in every
 // float type (C a multiple of 8 bytes of elements: one channel vector, several, channel groups), stride 1 and 2,
 // padding 0 / 1 / 2 with H != W padding, widths split into column segments, convolution mode, alpha / beta; the
 // other directions run too (unaffected by the knob); the loads two steps ahead as well. The fused forward must
@@ -172,6 +172,7 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
   ft::ScopedEnv walk("FREEDNN_DW_FWD", "walk");
+  ft::ScopedEnv no_tile("FREEDNN_DW_TILE", "0");  // the tile kernel would take the stride-1 forwards
   const Shape shapes[] = {
       {"w1", 2, 32, 32, 32, {30, 31}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"w2", 3, 96, 96, 96, {29, 28}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
@@ -204,6 +205,34 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
   }
 }
 
+// The stride-1 shared-memory tile kernel (depthwise_tile_s1.cu, the default, FREEDNN_DW_TILE=1), forward and backward
+// data: every float type, one channel vector to 16 per block (C = 960 f16: 15 chunks; C = 40 f32: 20 vectors in
+// chunks of 10), padding 0 / 1 / 2 and H != W padding (backward data: padding 2 - p), tile edges in both dims,
+// convolution mode, alpha / beta.
+TEST(ConvGpuDepthwise, TileStride1Nhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  ft::ScopedEnv tile("FREEDNN_DW_TILE", "1");
+  const Shape shapes[] = {
+      {"t1", 2, 144, 144, 144, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"t2", 3, 8, 8, 8, {13, 21}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
+      {"t3", 2, 960, 960, 960, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"t4", 2, 40, 40, 40, {9, 17}, {3, 3}, {2, 0}, {1, 1}, {1, 1}},
+      {"t5", 1, 32, 32, 32, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+  };
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+    for (const Shape& s : shapes) {
+      ++i;
+      Problem p(s, t, true, false, i % 3 == 0, rng);
+      const bool blend = i % 2 == 0;
+      ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
+    }
+  }
+}
+
 // The fast NHWC kernels' edges: 5x5 filters, padding 0 / 1 / 2 / 3 (both parities of the stride-2 backward data
 // strips; padding > K - 1 gives the stride-1 backward data a negative padding), widths that leave strip tails,
 // H != W, one channel vector, channel counts that split into several channel groups (C = 520 f16: 65 vectors).
@@ -212,6 +241,8 @@ TEST(ConvGpuDepthwise, FastNhwcEdges) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
+  ft::ScopedEnv strip("FREEDNN_DW_FWD", "strip");  // the column walk would take these 3x3 forwards
+  ft::ScopedEnv no_tile("FREEDNN_DW_TILE", "0");     // and the tile kernel the stride-1 ones
   int i = 0;
   for (int k : {3, 5}) {
     for (int pad : {0, 1, 2, 3}) {
@@ -390,6 +421,7 @@ TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
+  ft::ScopedEnv strip("FREEDNN_DW_WGRAD", "strip");  // the row walk would take the 3x3 layers 14 or more wide
   const std::vector<WgradCase> cases = {
       {{"mb1", 8, 32, 32, 32, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
       {{"mb2", 4, 96, 96, 96, {112, 112}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
@@ -408,7 +440,7 @@ TEST(ConvGpuDepthwise, BackwardFilterStripNhwc) {
   check_wgrad_nhwc(h, rng, cases);
 }
 
-// The row-walk backward-filter kernel (depthwise_wgrad_rows.cu, FREEDNN_DW_WGRAD=rows): 3x3 at stride 1 and 2,
+// The row-walk backward-filter kernel (depthwise_wgrad_rows.cu, forced by FREEDNN_DW_WGRAD=rows): 3x3 at stride 1 and 2,
 // every padding 0..2 (H != W padding), f16 / bf16 / f32 (C a multiple of the 16-byte vector: one channel vector,
 // several, channel groups of 24 vectors), rows split into column segments (C = 8 on 3 x 40 images), lanes taking
 // several short rows (7x7), odd widths, beta != 0, convolution mode; five of them with the loads two steps ahead.
@@ -419,6 +451,7 @@ TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
   ft::ScopedEnv rows("FREEDNN_DW_WGRAD", "rows");
+  ft::ScopedEnv one("FREEDNN_DW_WGRAD_PREFETCH", "1");  // loads one step ahead, 256-thread CTAs
   const std::vector<WgradCase> cases = {
       {{"r1", 8, 32, 32, 32, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
       {{"r2", 4, 96, 96, 96, {112, 112}, {3, 3}, {1, 1}, {2, 2}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
@@ -435,6 +468,27 @@ TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
   check_wgrad_nhwc(h, rng, cases);
   ft::ScopedEnv ahead("FREEDNN_DW_WGRAD_PREFETCH", "2");  // loads two steps ahead, 192-thread CTAs
   check_wgrad_nhwc(h, rng, {cases[1], cases[2], cases[5], cases[8], cases[10]});
+}
+
+// The stride-1 shared-memory tile backward filter (depthwise_wgrad_tile.cu, the default there, forced by
+// FREEDNN_DW_WGRAD=tile): f16 / bf16 / f32, one channel vector to 16 per block and several chunks, padding 0..2 with
+// H != W padding, tile edges in rows and columns, beta != 0, convolution mode, N = 64 at 7x7 (many tiles per slice).
+// Each is run twice: bitwise identical.
+TEST(ConvGpuDepthwise, BackwardFilterTileNhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  ft::ScopedEnv tile("FREEDNN_DW_WGRAD", "tile");
+  const std::vector<WgradCase> cases = {
+      {{"t1", 4, 144, 144, 144, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"t2", 3, 8, 8, 8, {13, 21}, {3, 3}, {0, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, true, -0.5},
+      {{"t3", 64, 960, 960, 960, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.0},
+      {{"t4", 2, 40, 40, 40, {9, 17}, {3, 3}, {2, 0}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.25},
+      {{"t5", 5, 32, 32, 32, {19, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
+      {{"t6", 2, 24, 24, 24, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
+  };
+  check_wgrad_nhwc(h, rng, cases);
 }
 
 // The fused bias + ReLU forward on the fast NHWC kernels (3x3 and 5x5, stride 1 and 2).

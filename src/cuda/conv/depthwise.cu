@@ -4,8 +4,10 @@
 // stride, padding and dilation, every float type (float sums, double for DOUBLE). Files:
 //  - depthwise_nhwc.cu: the fast forward / backward data path for packed NHWC f32/f16/bf16 with 16-byte vectors
 //    along C, 3x3 or 5x5 filters, stride 1 or 2, no dilation (register strips of output pixels).
-//  - depthwise_fwd_walk.cu: with FREEDNN_DW_FWD=walk (opt-in, not yet run on a GPU), the 3x3 forward on column
-//    walks with the filter in registers.
+//  - depthwise_fwd_walk.cu: the 3x3 forward on column walks with the filter in registers, at stride 2 and output
+//    widths up to 28 (FREEDNN_DW_FWD=walk|strip forces either).
+//  - depthwise_tile_s1.cu: the 3x3 stride-1 forward and backward data from shared-memory tiles (ahead of the
+//    others; FREEDNN_DW_TILE=0 turns it off).
 //  - depthwise_wgrad.cu: backward filter for every problem (per-slice partial sums, deterministic reduction).
 //  - this file: the implementation object, the dispatch, and the generic forward / backward data kernels that
 //    serve everything the fast path does not cover:
@@ -28,6 +30,7 @@
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/depthwise_fwd_walk.h"
+#include "cuda/conv/depthwise_tile_s1.h"
 #include "cuda/conv/impls.h"
 
 namespace fd::cuda::conv {
@@ -313,7 +316,8 @@ cudnnStatus_t run_fwd_bwd_data(const ConvProblem& p, const ConvArgs& a) {
   cudnnContext* h = a.handle;
   const DwGeom g = dw_geom(p);
   constexpr int VM = static_cast<int>(16 / sizeof(S));
-  if (dw_fwd_walk_wanted() && dw_fwd_walk_covers(p, a)) return dw_fwd_walk_run(p, a);  // opt-in
+  if (dw_tile_s1_wanted(p) && dw_tile_s1_covers(p, a)) return dw_tile_s1_run(p, a);
+  if (dw_fwd_walk_wanted(p) && dw_fwd_walk_covers(p, a)) return dw_fwd_walk_run(p, a);
   if (dw_nhwc_fast_covers(p) && dw_nhwc_fast_aligned(a)) return dw_nhwc_fast_run(p, a);
   if (use_nhwc(p)) {
     if (nominal_v(p) == VM && aligned_to(a.in, a.out, 16)) return launch_nhwc<S, VM>(p, a, g);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:depthwise forward on column walks (FREEDNN_DW_FWD=walk, opt-in: written 2026-12-02 and NOT yet run on a GPU):
+// cuda:depthwise forward on column walks (by default at stride 2 and widths up to 28, dw_fwd_walk_wanted):
 // packed NHWC x and y, f32 / f16 / bf16 with float sums, C a multiple of V = 8 bytes of elements (4 halves, 2
 // floats), 3x3 filter, stride 1 or 2 (the same in H and W), padding 0..2, no dilation, no fused epilogue.
 //
@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -211,7 +212,11 @@ bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0
 
 }  // namespace
 
-bool dw_fwd_walk_wanted() { return fd::env_string("FREEDNN_DW_FWD") == "walk"; }
+bool dw_fwd_walk_wanted(const ConvProblem& p) {
+  const std::string forced = fd::env_string("FREEDNN_DW_FWD");
+  if (forced == "walk" || forced == "strip") return forced == "walk";
+  return p.sh == 2 || p.ow <= 28;
+}
 
 bool dw_fwd_walk_covers(const ConvProblem& p, const ConvArgs& a) {
   if (p.dir != fd::ConvDir::fwd || a.fused != nullptr) return false;

@@ -8,8 +8,9 @@
 //     the workspace.
 //       - packed NHWC 3x3 / 5x5, stride 1, no dilation, f32 / f16 / bf16: the strip kernel
 //         (depthwise_wgrad_strip.cu: a thread walks a strip of output pixels down a run of rows, x rows streamed once,
-//         dy rows held in registers), unless FREEDNN_DW_WGRAD_STRIP=0; with FREEDNN_DW_WGRAD=rows (opt-in, not yet
-//         run on a GPU) the row-walk kernel for 3x3 at stride 1 and 2 instead (depthwise_wgrad_rows.cu).
+//         dy rows held in registers), unless FREEDNN_DW_WGRAD_STRIP=0; instead for 3x3 the shared-memory tile kernel
+//         at stride 1 (depthwise_wgrad_tile.cu) and the row walk at stride 2 with outputs 14 or more wide
+//         (depthwise_wgrad_rows.cu); FREEDNN_DW_WGRAD=tile|rows|strip forces one.
 //       - other packed NHWC (the per-pixel kernel): a thread owns V = 16 bytes of accumulators' worth of channels
 //         (4 for float sums; loads of V elements: 8 bytes of f16, 16 of f32) and one of `by` pixel lanes; per pixel
 //         it loads the dy vector once
@@ -34,6 +35,7 @@
 // default for those shapes (its slices and workspace come from its own plan).
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "core/dtype.h"
 #include "core/env.h"
@@ -42,6 +44,7 @@
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/depthwise_wgrad_rows.h"
+#include "cuda/conv/depthwise_wgrad_tile.h"
 #include "cuda/conv/depthwise_wgrad_strip.h"
 
 namespace fd::cuda::conv {
@@ -355,8 +358,29 @@ void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, 
   }
 }
 
-// The row-walk kernel (depthwise_wgrad_rows.h) serves p: asked for by FREEDNN_DW_WGRAD=rows and covering it.
-bool rows_path(const ConvProblem& p) { return dw_wgrad_rows_wanted() && dw_wgrad_rows_covers(p); }
+// The first level that serves p besides the strip / per-pixel / plane kernels: the tile kernel
+// (depthwise_wgrad_tile.h) at stride 1, the row walk (depthwise_wgrad_rows.h) where it is wanted, else none.
+// FREEDNN_DW_WGRAD=tile|rows|strip picks one where it covers (read at every call).
+enum class FirstLevel { tile, rows, other };
+FirstLevel first_level(const ConvProblem& p) {
+  const std::string forced = fd::env_string("FREEDNN_DW_WGRAD");
+  if (forced == "tile" && dw_wgrad_tile_covers(p)) return FirstLevel::tile;
+  if (forced == "rows" && dw_wgrad_rows_covers(p)) return FirstLevel::rows;
+  if (forced == "strip") return FirstLevel::other;
+  if (dw_wgrad_tile_covers(p)) return FirstLevel::tile;
+  if (dw_wgrad_rows_wanted(p) && dw_wgrad_rows_covers(p)) return FirstLevel::rows;
+  return FirstLevel::other;
+}
+
+// Partial-sum bytes of the tile / row-walk first level serving p (0 for the others).
+size_t walk_partial_bytes(const ConvProblem& p) {
+  switch (first_level(p)) {
+    case FirstLevel::tile: return dw_wgrad_tile_partial_bytes(p);
+    case FirstLevel::rows: return dw_wgrad_rows_partial_bytes(p);
+    case FirstLevel::other: break;
+  }
+  return 0;
+}
 
 template <class S>
 cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
@@ -371,8 +395,10 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
   int64_t slices = b.slices;
   bool done = false;
   if constexpr (std::is_same_v<E, float>) {
-    if (rows_path(p)) {  // NOT_SUPPORTED (unaligned pointers): the kernels below serve the call
-      const cudnnStatus_t st = dw_wgrad_rows_launch(p, a, partial, slices);
+    const FirstLevel first = first_level(p);
+    if (first != FirstLevel::other) {  // NOT_SUPPORTED (unaligned pointers): the kernels below serve the call
+      const cudnnStatus_t st = first == FirstLevel::tile ? dw_wgrad_tile_launch(p, a, partial, slices)
+                                                         : dw_wgrad_rows_launch(p, a, partial, slices);
       if (st != CUDNN_STATUS_SUCCESS && st != CUDNN_STATUS_NOT_SUPPORTED) return st;
       done = st == CUDNN_STATUS_SUCCESS;
     }
@@ -397,11 +423,12 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
 
 size_t dw_wgrad_workspace(const ConvProblem& p) {
   const size_t base = dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) + kAlign : plan(p).total;
-  return rows_path(p) ? std::max(base, dw_wgrad_rows_partial_bytes(p) + kAlign) : base;
+  const size_t walk = walk_partial_bytes(p);
+  return walk > 0 ? std::max(base, walk + kAlign) : base;
 }
 size_t dw_wgrad_partial_bytes(const ConvProblem& p) {
   const size_t base = dw_wgrad_strip_covers(p) ? dw_wgrad_strip_partial_bytes(p) : plan(p).partial_bytes;
-  return rows_path(p) ? std::max(base, dw_wgrad_rows_partial_bytes(p)) : base;
+  return std::max(base, walk_partial_bytes(p));
 }
 
 cudnnStatus_t dw_wgrad_run(const ConvProblem& p, const ConvArgs& a) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:depthwise backward filter, first level, on row walks (FREEDNN_DW_WGRAD=rows, opt-in: written 2026-12-02 and
-// NOT yet run on a GPU): packed NHWC x and dy, f32 / f16 / bf16 with float sums, C a multiple of V = 16 bytes of
+// cuda:depthwise backward filter, first level, on row walks (by default for output widths of 14 and more,
+// dw_wgrad_rows_wanted): packed NHWC x and dy, f32 / f16 / bf16 with float sums, C a multiple of V = 16 bytes of
 // elements, 3x3 filter, stride 1 or 2 (the same in H and W), padding 0..2, no dilation.
 //
 // dw[c][r][s] = sum over (n, p, q) of dy[n][p][q][c] * x[n][p * st - ph + r][q * st - pw + s][c].
@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -55,6 +56,7 @@ using fd::conv::ConvArgs;
 constexpr int kThreads = 256;
 constexpr int threads_for(int d) { return d == 1 ? kThreads : 192; }
 constexpr int kMinBlocks = 3;
+constexpr int kMaxBlockZ = 64;
 constexpr int kK = 3, kTaps = kK * kK;
 constexpr int kMaxLanes = kThreads / kK;        // bx * bz
 constexpr int kMaxRed = kMaxLanes * kTaps * 8;  // lane sums: bz x 9 taps x bx * V floats, V <= 8
@@ -171,16 +173,23 @@ __global__ void __launch_bounds__(threads_for(D), kMinBlocks)
   }
 }
 
-// FREEDNN_DW_WGRAD_PREFETCH=1|2 (read at every call): steps the loads run ahead; 1 by default.
-int prefetch_depth() { return fd::env_int("FREEDNN_DW_WGRAD_PREFETCH", 1) == 2 ? 2 : 1; }
+// Steps the loads run ahead: FREEDNN_DW_WGRAD_PREFETCH=1|2 (read at every call), else 1 for the wide stride-2
+// layers and 2 elsewhere (run 16, MobileNet-v2: one step ahead 0.39 / 0.62x the strip kernel's time on the 112-
+// and 56-wide stride-2 layers against 0.44 / 0.75x at two; two steps 0.55-0.78x against 0.62-0.99x elsewhere).
+int prefetch_depth(const ConvProblem& p) {
+  const long long forced = fd::env_int("FREEDNN_DW_WGRAD_PREFETCH", 0);
+  if (forced == 1 || forced == 2) return static_cast<int>(forced);
+  return p.sh == 2 && p.iw >= 56 ? 1 : 2;
+}
 
 RowsPlan rows_plan(const ConvProblem& p) {
   RowsPlan b;
-  b.depth = prefetch_depth();
+  b.depth = prefetch_depth(p);
   b.v = static_cast<int>(16 / dtype_size(p.xdt));
   const DwRowSplit d = dw_row_split(p, b.v, kK, kTargetThreads, kMinSegment);  // 3 threads (filter rows) per vector
   b.bx = d.bx, b.groups = d.groups;
-  b.bz = std::max(1, (b.depth == 1 ? threads_for(1) : threads_for(2)) / (kK * b.bx));
+  // blockDim.z is at most 64 on every CUDA device (one channel vector, bx = 1, would ask for 85 at D = 1).
+  b.bz = std::clamp((b.depth == 1 ? threads_for(1) : threads_for(2)) / (kK * b.bx), 1, kMaxBlockZ);
   RowsGeom& g = b.g;
   g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
   g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow), g.ph = static_cast<int>(p.ph),
@@ -216,7 +225,11 @@ bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) ==
 
 }  // namespace
 
-bool dw_wgrad_rows_wanted() { return fd::env_string("FREEDNN_DW_WGRAD") == "rows"; }
+bool dw_wgrad_rows_wanted(const ConvProblem& p) {
+  const std::string forced = fd::env_string("FREEDNN_DW_WGRAD");
+  if (forced == "rows" || forced == "strip") return forced == "rows";
+  return p.ow >= 14;
+}
 
 bool dw_wgrad_rows_covers(const ConvProblem& p) {
   if (p.nsp != 2 || p.x->nb_dims != 4) return false;

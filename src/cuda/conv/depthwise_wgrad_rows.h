@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:depthwise backward filter, first level on row walks with 16-byte channel vectors (depthwise_wgrad_rows.cu;
-// FREEDNN_DW_WGRAD=rows, opt-in until timed on a GPU): writes partial[slice][tap][c] (float) for depthwise_wgrad.cu's
-// finish kernel, the layout of the strip and per-pixel kernels it would replace.
+// cuda:depthwise backward filter, first level on row walks with 16-byte channel vectors (depthwise_wgrad_rows.cu):
+// writes partial[slice][tap][c] (float) for depthwise_wgrad.cu's finish kernel, the layout of the strip and
+// per-pixel kernels.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,8 +12,10 @@
 
 namespace fd::cuda::conv {
 
-// FREEDNN_DW_WGRAD=rows (read at every call, so that a test or an A/B run can switch it).
-bool dw_wgrad_rows_wanted();
+// Whether the row walk should serve p when it covers it: output widths of 14 and more, where it measured faster
+// than the strip kernel (run 16 on the H200: 0.39-0.79x its time on MobileNet-v2's layers; 1.03-1.30x on the
+// 7-wide ones). FREEDNN_DW_WGRAD=rows|strip forces it either way (read at every call).
+bool dw_wgrad_rows_wanted(const fd::ConvProblem& p);
 // Packed NHWC x and dy, f32 / f16 / bf16, C a multiple of 16 bytes of elements, 3x3 filter, the same stride (1 or 2)
 // in H and W, padding 0..2, no dilation, sizes within 32-bit offsets. Problem only (pointers: the launch checks).
 bool dw_wgrad_rows_covers(const fd::ConvProblem& p);

@@ -27,6 +27,8 @@ const fd::conv::ConvImpl* patch_dgrad_impl();  // cuda:patch_dgrad (dx of few ch
 const fd::conv::ConvImpl* patch_fma_dgrad_impl();  // cuda:patch_fma_dgrad (float FMA; dx <= 4 channels)
 const fd::conv::ConvImpl* patch_wgrad_impl();  // cuda:patch_wgrad (partial dw per block, summed in order)
 const fd::conv::ConvImpl* patch_fma_wgrad_impl();  // cuda:patch_fma_wgrad (the same on float FMA)
+// 3x3 stride-1 backward filter, many channels, f16 / bf16 NHWC: dy tile and x halo staged once for all nine taps.
+const fd::conv::ConvImpl* halo_wgrad_impl();  // cuda:halo_wgrad
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct
 const fd::conv::ConvImpl* gemm_1x1_impl();     // cuda:gemm_1x1

@@ -189,7 +189,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   patch_fma_wgrad_kernel<<<grid, kThreads, smem, h->stream>>>(g, static_cast<const float*>(a.in),
                                                               static_cast<const float*>(a.in2), partial, tiles);
   FD_CUDA_LAUNCHED();
-  return dw_sum<float>(h->stream, h->device, dw_partials(g), partial, int(blocks), a.out, a.alpha, a.beta);
+  return dw_sum<float>(h->stream, dw_partials(g), partial, int(blocks), a.out, a.alpha, a.beta);
 }
 
 class PatchFmaWgrad final : public fd::conv::ConvImpl {

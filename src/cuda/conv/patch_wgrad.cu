@@ -267,7 +267,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   patch_wgrad_kernel<S><<<grid, kThreads, smem, h->stream>>>(g, static_cast<const S*>(a.in),
                                                              static_cast<const S*>(a.in2), partial, tiles);
   FD_CUDA_LAUNCHED();
-  return dw_sum<S>(h->stream, h->device, dw_partials(g), partial, int(blocks), a.out, a.alpha, a.beta);
+  return dw_sum<S>(h->stream, dw_partials(g), partial, int(blocks), a.out, a.alpha, a.beta);
 }
 
 class PatchWgrad final : public fd::conv::ConvImpl {

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:depthwise forward and backward data at stride 1 from shared-memory tiles (the default where it covers;
+// FREEDNN_DW_TILE=0 turns it off): packed NHWC, f32 / f16 / bf16 with float sums, C a multiple of V = 8 bytes of elements, 3x3 filter,
+// padding 0..2, no dilation, no fused epilogue. Backward data at stride 1 is the same correlation of dy with the
+// filter flipped and padding 2 - p, so one kernel serves both.
+//
+// Why: the register-walk kernels (depthwise_nhwc.cu strips, depthwise_fwd_walk.cu) read each x vector three times
+// through L1 / L2 from three threads' walks, and at stride 1 on MobileNet-v2's wide layers they stay near 1.6-1.8 TB/s
+// (run 16: 56x56x144 f16 forward 70 us, backward data 70 us; PyTorch's path 48 us; this kernel 47 / 48 us, and
+// 0.54-0.81x the old time on every stride-1 layer of MobileNet-v2). Here a block stages the
+// (16 + 2) x (8 + 2) source pixels of a 16 x 8 output tile for cv channel vectors once (8-byte cp.async, zeros outside
+// the image), then each thread walks one output column down the tile's 16 rows with a 3 x 3 window of float vectors
+// in registers: per step 3 shared loads, 3 conversions, 9 x V FMAs, one store.
+//
+// Work split: grid (channel chunks x column tiles, row tiles, N); block (cv, 8): cv channel vectors (the largest
+// divisor of C / V up to 16, so chunks divide C exactly) x 8 output columns. No reduction, no workspace.
+// Bytes: source and destination once from DRAM (the tile halos, 180 / 128 of the source, are mostly L2 hits).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "core/dtype.h"
+#include "core/env.h"
+#include "core/handle.h"
+#include "cuda/common/cp_async.cuh"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/depthwise_tile_s1.h"
+#include "cuda/conv/raw_words.cuh"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr int kK = 3;
+// Output tile: rows x columns. 16 rows per thread's walk: its filter loads and the tile's halo rows amortized over
+// twice the outputs of 8 (8 rows measured no faster than the strip kernel, run 16: 69 us on 56x56x144 f16).
+constexpr int kTH = 16, kTW = 8;
+constexpr int kInH = kTH + kK - 1, kInW = kTW + kK - 1;
+constexpr int kMaxVecs = 16;                      // channel vectors per block at most (128 bytes of a pixel)
+constexpr int kMaxThreads = kMaxVecs * kTW;
+constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
+
+struct TileGeom {
+  int C = 1, SH = 1, SW = 1, DH = 1, DW = 1;  // source (x or dy) and destination (y or dx) planes
+  int ph = 0, pw = 0;                         // padding of the correlation (2 - p for backward data)
+  int cv = 1, chunks = 1, tiles_w = 1;
+  int64_t ws_k = 0, ws_r = 0, ws_s = 0;  // the filter's element strides of (k = c, r, s)
+  bool flip = false;                     // read the filter rotated by 180 degrees
+};
+
+// grid (chunks x tiles_w, tiles_h, N), block (cv, kTW).
+template <class S>
+__global__ void __launch_bounds__(kMaxThreads, 4)
+    dw_tile_s1_kernel(TileGeom g, const S* __restrict__ src, const S* __restrict__ w, S* __restrict__ dst,
+                      float alpha, float beta) {
+  constexpr int V = 8 / sizeof(S);
+  __shared__ __align__(16) uint2 tile[kInH * kInW * kMaxVecs];  // [row][column][vector of the chunk]
+  const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
+  const int chunk = blockIdx.x % g.chunks, tw = blockIdx.x / g.chunks;
+  const int p0 = blockIdx.y * kTH, q0 = tw * kTW, n = blockIdx.z;
+  const int c0 = (chunk * cv + v) * V;  // this thread's channels
+  const int cbase = chunk * cv * V;     // the chunk's first channel
+
+  // Staging: thread (v, qc) copies vector v of tile columns qc and, for qc < kInW - kTW, qc + kTW, in every row.
+  const S* srcn = src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V;
+  const int wc0 = q0 - g.pw + qc, wc1 = wc0 + kTW;
+  const bool ok0 = wc0 >= 0 && wc0 < g.SW, ok1 = qc < kInW - kTW && wc1 >= 0 && wc1 < g.SW;
+#pragma unroll 2
+  for (int r = 0; r < kInH; ++r) {
+    const int h = p0 - g.ph + r;
+    const bool hok = h >= 0 && h < g.SH;
+    const S* row = srcn + h * g.SW * g.C;
+    cp_async8(shared_addr(&tile[(r * kInW + qc) * cv + v]), hok && ok0 ? row + wc0 * g.C : src, hok && ok0);
+    if (qc < kInW - kTW)
+      cp_async8(shared_addr(&tile[(r * kInW + qc + kTW) * cv + v]), hok && ok1 ? row + wc1 * g.C : src, hok && ok1);
+  }
+  cp_async_commit();
+
+  float wt[kK][kK][V];  // loaded while the tile is in flight
+#pragma unroll
+  for (int r = 0; r < kK; ++r)
+#pragma unroll
+    for (int s = 0; s < kK; ++s)
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
+        wt[r][s][e] = static_cast<float>(widen(w[(c0 + e) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
+      }
+  cp_async_wait<0>();
+  __syncthreads();
+
+  const int q = q0 + qc, rows = min(kTH, g.DH - p0);
+  if (q >= g.DW) return;  // no barrier below
+  float win[kK][kK][V];   // source rows pp .. pp + 2, columns qc .. qc + 2 of the tile
+  auto load_row = [&](float (&row)[kK][V], int r) {
+#pragma unroll
+    for (int s = 0; s < kK; ++s) widen8<S>(tile[(r * kInW + qc + s) * cv + v], row[s]);
+  };
+  load_row(win[0], 0);
+  load_row(win[1], 1);
+  auto* out = reinterpret_cast<uint2*>(dst + ((int64_t(n) * g.DH + p0) * g.DW + q) * g.C + c0);
+  const int row_stride = g.DW * g.C / V;  // 8-byte vectors per destination row
+#pragma unroll
+  for (int pp = 0; pp < kTH; ++pp) {
+    if (pp >= rows) break;
+    load_row(win[(pp + 2) % kK], pp + 2);
+    float acc[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = 0.f;
+#pragma unroll
+    for (int r = 0; r < kK; ++r)  // the reference's order: r, then s
+#pragma unroll
+      for (int s = 0; s < kK; ++s)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] = fmaf(wt[r][s][e], win[(pp + r) % kK][s][e], acc[e]);
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] *= alpha;
+    uint2* o = out + pp * row_stride;
+    if (beta != 0.f) {
+      float old[V];
+      widen8<S>(*o, old);
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[e] = fmaf(beta, old[e], acc[e]);
+    }
+    *o = narrow8<S>(acc);
+  }
+}
+
+TileGeom tile_geom(const ConvProblem& p) {
+  TileGeom g;
+  const bool bwd = p.dir == fd::ConvDir::bwd_data;
+  g.C = static_cast<int>(p.ic);
+  g.SH = static_cast<int>(bwd ? p.oh : p.ih), g.SW = static_cast<int>(bwd ? p.ow : p.iw);
+  g.DH = static_cast<int>(bwd ? p.ih : p.oh), g.DW = static_cast<int>(bwd ? p.iw : p.ow);
+  g.ph = static_cast<int>(bwd ? kK - 1 - p.ph : p.ph), g.pw = static_cast<int>(bwd ? kK - 1 - p.pw : p.pw);
+  const int64_t nv = p.ic / (8 / static_cast<int64_t>(dtype_size(p.xdt)));
+  for (int64_t b = 1; b <= kMaxVecs && b <= nv; ++b)
+    if (nv % b == 0) g.cv = static_cast<int>(b);
+  g.chunks = static_cast<int>(nv / g.cv);
+  g.tiles_w = (g.DW + kTW - 1) / kTW;
+  const cudnnTensorStruct& wt = p.w->as_tensor;  // (k, c, r, s)
+  g.ws_k = wt.strides[0], g.ws_r = wt.strides[2], g.ws_s = wt.strides[3];
+  g.flip = (p.mode == CUDNN_CONVOLUTION) != bwd;
+  return g;
+}
+
+template <class S>
+void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
+  const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + kTH - 1) / kTH),
+                  static_cast<unsigned>(p.mb));
+  const dim3 block(static_cast<unsigned>(g.cv), kTW);
+  dw_tile_s1_kernel<S><<<grid, block, 0, a.handle->stream>>>(g, static_cast<const S*>(a.in),
+                                                             static_cast<const S*>(a.in2), static_cast<S*>(a.out),
+                                                             static_cast<float>(a.alpha), static_cast<float>(a.beta));
+}
+
+bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
+
+}  // namespace
+
+bool dw_tile_s1_wanted(const ConvProblem&) { return fd::env_string("FREEDNN_DW_TILE") != "0"; }
+
+bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
+  if (p.dir == fd::ConvDir::bwd_filter || a.fused != nullptr) return false;
+  if (p.nsp != 2 || p.x->nb_dims != 4 || p.w->as_tensor.nb_dims != 4) return false;
+  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
+  if (p.wdt != p.xdt || p.ydt != p.xdt) return false;
+  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1 || p.sh != 1 || p.sw != 1) return false;
+  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
+  if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;
+  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
+  if (p.mb > 65535 || (std::max(p.oh, p.ih) + kTH - 1) / kTH > 65535) return false;
+  return aligned8(a.in) && aligned8(a.out);
+}
+
+cudnnStatus_t dw_tile_s1_run(const ConvProblem& p, const ConvArgs& a) {
+  const TileGeom g = tile_geom(p);
+  switch (p.xdt) {
+    case CUDNN_DATA_FLOAT: launch<float>(p, g, a); break;
+    case CUDNN_DATA_HALF: launch<__half>(p, g, a); break;
+    case CUDNN_DATA_BFLOAT16: launch<__nv_bfloat16>(p, g, a); break;
+    default: FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "cuda:depthwise tile kernel: no kernel for %s",
+                     dtype_short_name(p.xdt));
+  }
+  FD_CUDA_LAUNCHED();
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda::conv

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// cuda:depthwise backward filter, first level, at stride 1 from shared-memory tiles: packed NHWC x and dy, f32 / f16
+// / bf16 with float sums, C a multiple of V = 8 bytes of elements, 3x3 filter, padding 0..2, no dilation.
+//
+// dw[c][r][s] = sum over (n, p, q) of dy[n][p][q][c] * x[n][p - ph + r][q - pw + s][c].
+// Why: the forward's shared-memory tile kernel (depthwise_tile_s1.cu) took 0.54-0.81x the time of the register walks
+// on MobileNet-v2's stride-1 layers (run 16); the row-walk backward filter (depthwise_wgrad_rows.cu) left those at
+// 0.52-0.74 of PyTorch's path. Here a block stages a 16 x 8 tile of dy and the 18 x 10 x pixels it reads for cv
+// channel vectors (8-byte cp.async, zeros outside the image), and each thread walks one column of the tile down its
+// 16 rows with a 3 x 3 window of float x vectors: per step 4 shared loads, 4 conversions, 9 x V FMAs into 9 x V sums
+// that stay in registers across the block's tiles.
+//
+// Work split (problem-only, so the workspace query knows it): grid (channel chunks, slices); block (cv, 8): cv channel
+// vectors (the largest divisor of C / V up to 16) x 8 tile columns. A slice walks a contiguous run of the N x
+// tiles_p x tiles_q tiles; at the end the block adds its 8 columns' sums in column order through shared memory and
+// writes partial[slice][tap][c] for its channels; the finish kernel of depthwise_wgrad.cu adds the slices in order.
+// Deterministic. Bytes: x (with its 180 / 128 halo, mostly L2 hits) and dy once, the partials (one wave of blocks'
+// 9 x cv x V floats) written and read once.
+#include "cuda/conv/depthwise_wgrad_tile.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/handle.h"
+#include "cuda/common/cp_async.cuh"
+#include "cuda/common/cuda_util.h"
+#include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/raw_words.cuh"
+
+namespace fd::cuda::conv {
+namespace {
+
+using fd::ConvProblem;
+using fd::conv::ConvArgs;
+
+constexpr int kK = 3, kTaps = kK * kK;
+constexpr int kTH = 16, kTW = 8;  // dy tile: rows x columns
+constexpr int kInH = kTH + kK - 1, kInW = kTW + kK - 1;
+constexpr int kMaxVecs = 16;  // channel vectors per block at most
+constexpr int kMaxThreads = kMaxVecs * kTW;
+constexpr int kTileVecs = kTH * kTW + kInH * kInW;  // 8-byte vectors per channel vector: dy tile, then x tile
+// One wave of blocks (problem-only: an H200's SMs and shared memory, registers as ptxas reports them rounded up).
+// Why: 6 blocks per SM asked for where shared memory allowed 5 left a second, short wave that doubled the time
+// (run 16, 56x56x144 f16: 0.092 ms).
+constexpr int64_t kSms = 132, kSmemPerSm = 227 * 1024, kRegsPerSm = 65536, kRegs = 96, kMaxBlocksPerSm = 8;
+constexpr int64_t kLimit = int64_t{1} << 31;
+static_assert(kTaps * 4 * kTW * 4 <= kTileVecs * 8, "the column sums fit in the tile's shared memory");
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct TileGeom {
+  int C = 1, H = 1, W = 1, P = 1, Q = 1, ph = 0, pw = 0;
+  int cv = 1, chunks = 1, tiles_p = 1, tiles_q = 1, tiles = 1;
+  int per_slice = 1;  // consecutive tiles per slice
+};
+
+struct TilePlan {
+  TileGeom g;
+  int smem = 0;  // bytes of dynamic shared memory
+  int64_t slices = 1;
+  size_t partial_bytes = 0;
+};
+
+// grid (chunks, slices), block (cv, kTW).
+template <class S>
+__global__ void __launch_bounds__(kMaxThreads, 4)
+    dw_wgrad_tile_kernel(TileGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
+  constexpr int V = 8 / sizeof(S);
+  extern __shared__ __align__(16) uint2 smem[];  // kTileVecs x cv
+  const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
+  uint2* dyt = smem;                    // [row][column][vector]
+  uint2* xt = smem + kTH * kTW * cv;    // [row][column][vector]
+  const int cbase = blockIdx.x * cv * V, c0 = cbase + v * V;
+  const int t0 = blockIdx.y * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
+
+  float acc[kK][kK][V];
+#pragma unroll
+  for (int r = 0; r < kK; ++r)
+#pragma unroll
+    for (int s = 0; s < kK; ++s)
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[r][s][e] = 0.f;
+
+  for (int t = t0; t < t1; ++t) {
+    const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
+    const int p0 = tp * kTH, q0 = tq * kTW;
+    // Staging: thread (v, qc) copies vector v of dy column qc and of x columns qc and (qc < 2) qc + 8, every row.
+    {
+      const S* dyn = dy + int64_t(n) * g.P * g.Q * g.C + c0;
+      const int q = q0 + qc;
+      for (int r = 0; r < kTH; ++r) {
+        const bool ok = p0 + r < g.P && q < g.Q;
+        cp_async8(shared_addr(&dyt[(r * kTW + qc) * cv + v]), ok ? dyn + ((p0 + r) * g.Q + q) * g.C : dy, ok);
+      }
+      const S* xn = x + int64_t(n) * g.H * g.W * g.C + c0;
+      const int wc0 = q0 - g.pw + qc, wc1 = wc0 + kTW;
+      const bool ok0 = wc0 >= 0 && wc0 < g.W, ok1 = qc < kInW - kTW && wc1 >= 0 && wc1 < g.W;
+      for (int r = 0; r < kInH; ++r) {
+        const int h = p0 - g.ph + r;
+        const bool hok = h >= 0 && h < g.H;
+        const S* row = xn + h * g.W * g.C;
+        cp_async8(shared_addr(&xt[(r * kInW + qc) * cv + v]), hok && ok0 ? row + wc0 * g.C : x, hok && ok0);
+        if (qc < kInW - kTW)
+          cp_async8(shared_addr(&xt[(r * kInW + qc + kTW) * cv + v]), hok && ok1 ? row + wc1 * g.C : x, hok && ok1);
+      }
+      cp_async_commit();
+      cp_async_wait<0>();
+      __syncthreads();
+    }
+    // Rows past P are zeros in dy: the walk may run the whole tile.
+    float win[kK][kK][V];  // x rows pp .. pp + 2 of the tile, columns qc .. qc + 2
+    auto load_row = [&](float (&row)[kK][V], int r) {
+#pragma unroll
+      for (int s = 0; s < kK; ++s) widen8<S>(xt[(r * kInW + qc + s) * cv + v], row[s]);
+    };
+    load_row(win[0], 0);
+    load_row(win[1], 1);
+    const int rows = min(kTH, g.P - p0);
+#pragma unroll
+    for (int pp = 0; pp < kTH; ++pp) {
+      if (pp >= rows) break;
+      load_row(win[(pp + 2) % kK], pp + 2);
+      float d[V];
+      widen8<S>(dyt[(pp * kTW + qc) * cv + v], d);
+#pragma unroll
+      for (int r = 0; r < kK; ++r)
+#pragma unroll
+        for (int s = 0; s < kK; ++s)
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[r][s][e] = fmaf(d[e], win[(pp + r) % kK][s][e], acc[r][s][e]);
+    }
+    __syncthreads();  // the tile is read before the next one is staged
+  }
+
+  // The 8 columns' sums in column order: red[tap][channel of the block][column].
+  float* red = reinterpret_cast<float*>(smem);
+  const int cb = cv * V;
+#pragma unroll
+  for (int r = 0; r < kK; ++r)
+#pragma unroll
+    for (int s = 0; s < kK; ++s)
+#pragma unroll
+      for (int e = 0; e < V; ++e) red[((r * kK + s) * cb + v * V + e) * kTW + qc] = acc[r][s][e];
+  __syncthreads();
+  for (int o = qc * cv + v; o < kTaps * cb; o += cv * kTW) {
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kTW; ++j) sum += red[o * kTW + j];
+    const int tap = o / cb, cc = o - tap * cb;
+    partial[(int64_t(blockIdx.y) * kTaps + tap) * g.C + cbase + cc] = sum;
+  }
+}
+
+TilePlan tile_plan(const ConvProblem& p) {
+  TilePlan b;
+  TileGeom& g = b.g;
+  g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
+  g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow), g.ph = static_cast<int>(p.ph),
+  g.pw = static_cast<int>(p.pw);
+  const int64_t nv = p.ic / (8 / static_cast<int64_t>(dtype_size(p.xdt)));
+  for (int64_t d = 1; d <= kMaxVecs && d <= nv; ++d)
+    if (nv % d == 0) g.cv = static_cast<int>(d);
+  g.chunks = static_cast<int>(nv / g.cv);
+  g.tiles_p = static_cast<int>(ceil_div(p.oh, kTH)), g.tiles_q = static_cast<int>(ceil_div(p.ow, kTW));
+  const int64_t tiles = p.mb * g.tiles_p * g.tiles_q;
+  g.tiles = static_cast<int>(std::min<int64_t>(tiles, INT32_MAX));
+  b.smem = kTileVecs * g.cv * 8;
+  const int64_t threads = int64_t(g.cv) * kTW;
+  const int64_t per_sm = std::max<int64_t>(1, std::min({kMaxBlocksPerSm, kSmemPerSm / (b.smem + 1024),
+                                                         kRegsPerSm / (kRegs * threads)}));
+  const int64_t want = std::clamp<int64_t>(kSms * per_sm / g.chunks, 1, tiles);
+  g.per_slice = static_cast<int>(ceil_div(tiles, want));
+  b.slices = ceil_div(tiles, g.per_slice);
+  b.partial_bytes = static_cast<size_t>(b.slices) * kTaps * static_cast<size_t>(p.ic) * sizeof(float);
+  return b;
+}
+
+template <class S>
+void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
+  const dim3 grid(static_cast<unsigned>(b.g.chunks), static_cast<unsigned>(b.slices));
+  const dim3 block(static_cast<unsigned>(b.g.cv), kTW);
+  dw_wgrad_tile_kernel<S><<<grid, block, b.smem, a.handle->stream>>>(b.g, static_cast<const S*>(a.in),
+                                                                static_cast<const S*>(a.in2), partial);
+}
+
+bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
+
+}  // namespace
+
+bool dw_wgrad_tile_covers(const ConvProblem& p) {
+  if (p.nsp != 2 || p.x->nb_dims != 4) return false;
+  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
+  if (p.ydt != p.xdt) return false;
+  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1 || p.sh != 1 || p.sw != 1) return false;
+  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
+  if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;
+  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
+  const TilePlan b = tile_plan(p);
+  return b.slices <= 65535 && b.g.chunks <= 65535 && p.mb * b.g.tiles_p * b.g.tiles_q < INT32_MAX;
+}
+
+size_t dw_wgrad_tile_partial_bytes(const ConvProblem& p) { return tile_plan(p).partial_bytes; }
+
+cudnnStatus_t dw_wgrad_tile_launch(const ConvProblem& p, const ConvArgs& a, float* partial, int64_t& slices) {
+  if (!aligned8(a.in) || !aligned8(a.in2)) return CUDNN_STATUS_NOT_SUPPORTED;  // the caller falls back
+  const TilePlan b = tile_plan(p);
+  switch (p.xdt) {
+    case CUDNN_DATA_FLOAT: launch<float>(b, a, partial); break;
+    case CUDNN_DATA_HALF: launch<__half>(b, a, partial); break;
+    case CUDNN_DATA_BFLOAT16: launch<__nv_bfloat16>(b, a, partial); break;
+    default: return CUDNN_STATUS_NOT_SUPPORTED;
+  }
+  FD_CUDA_LAUNCHED();
+  slices = b.slices;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace fd::cuda::conv
