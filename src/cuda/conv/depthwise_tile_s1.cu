@@ -30,6 +30,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/depthwise_tile.cuh"
 #include "cuda/conv/depthwise_tile_s1.h"
 #include "cuda/conv/raw_words.cuh"
 
@@ -69,19 +70,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   const int c0 = (chunk * cv + v) * V;  // this thread's channels
   const int cbase = chunk * cv * V;     // the chunk's first channel
 
-  // Staging: thread (v, qc) copies vector v of tile columns qc and, for qc < kInW - kTW, qc + kTW, in every row.
-  const S* srcn = src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V;
-  const int wc0 = q0 - g.pw + qc, wc1 = wc0 + kTW;
-  const bool ok0 = wc0 >= 0 && wc0 < g.SW, ok1 = qc < kInW - kTW && wc1 >= 0 && wc1 < g.SW;
-#pragma unroll 2
-  for (int r = 0; r < kInH; ++r) {
-    const int h = p0 - g.ph + r;
-    const bool hok = h >= 0 && h < g.SH;
-    const S* row = srcn + h * g.SW * g.C;
-    cp_async8(shared_addr(&tile[(r * kInW + qc) * cv + v]), hok && ok0 ? row + wc0 * g.C : src, hok && ok0);
-    if (qc < kInW - kTW)
-      cp_async8(shared_addr(&tile[(r * kInW + qc + kTW) * cv + v]), hok && ok1 ? row + wc1 * g.C : src, hok && ok1);
-  }
+  stage_tile8<S, kInH, kInW, kTW>(tile, src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V, src, g.SH, g.SW, g.C,
+                                  p0 - g.ph, q0 - g.pw, qc, v, cv);
   cp_async_commit();
 
   float wt[kK][kK][V];  // loaded while the tile is in flight

@@ -30,6 +30,7 @@
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/depthwise_fast.h"
+#include "cuda/conv/depthwise_tile.cuh"
 #include "cuda/conv/raw_words.cuh"
 
 namespace fd::cuda::conv {
@@ -89,7 +90,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   for (int t = t0; t < t1; ++t) {
     const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
     const int p0 = tp * kTH, q0 = tq * kTW;
-    // Staging: thread (v, qc) copies vector v of dy column qc and of x columns qc and (qc < 2) qc + 8, every row.
+    // Staging: thread (v, qc) copies vector v of dy column qc and of the x tile's columns (depthwise_tile.cuh).
     {
       const S* dyn = dy + int64_t(n) * g.P * g.Q * g.C + c0;
       const int q = q0 + qc;
@@ -97,17 +98,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
         const bool ok = p0 + r < g.P && q < g.Q;
         cp_async8(shared_addr(&dyt[(r * kTW + qc) * cv + v]), ok ? dyn + ((p0 + r) * g.Q + q) * g.C : dy, ok);
       }
-      const S* xn = x + int64_t(n) * g.H * g.W * g.C + c0;
-      const int wc0 = q0 - g.pw + qc, wc1 = wc0 + kTW;
-      const bool ok0 = wc0 >= 0 && wc0 < g.W, ok1 = qc < kInW - kTW && wc1 >= 0 && wc1 < g.W;
-      for (int r = 0; r < kInH; ++r) {
-        const int h = p0 - g.ph + r;
-        const bool hok = h >= 0 && h < g.H;
-        const S* row = xn + h * g.W * g.C;
-        cp_async8(shared_addr(&xt[(r * kInW + qc) * cv + v]), hok && ok0 ? row + wc0 * g.C : x, hok && ok0);
-        if (qc < kInW - kTW)
-          cp_async8(shared_addr(&xt[(r * kInW + qc + kTW) * cv + v]), hok && ok1 ? row + wc1 * g.C : x, hok && ok1);
-      }
+      stage_tile8<S, kInH, kInW, kTW>(xt, x + int64_t(n) * g.H * g.W * g.C + c0, x, g.H, g.W, g.C, p0 - g.ph,
+                                      q0 - g.pw, qc, v, cv);
       cp_async_commit();
       cp_async_wait<0>();
       __syncthreads();

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The shared-memory tiles of the stride-1 depthwise kernels (depthwise_tile_s1.cu: forward / backward data;
+// depthwise_wgrad_tile.cu: backward filter): a tile of IN_H x IN_W source pixels for cv channel vectors of 8 bytes,
+// [row][column][vector], staged by the block's cv x TW threads (thread (v, qc) copies vector v of columns qc and, for
+// qc < IN_W - TW, qc + TW, in every row) with 8-byte cp.async, zeros outside the plane.
+#pragma once
+#include <cstdint>
+
+#include "cuda/common/cp_async.cuh"
+
+namespace fd::cuda::conv {
+
+// Queues the copies (the caller commits and waits). plane: pixel (0, 0) of an H x W plane of C-element pixels, at
+// this thread's channel vector; (h0, w0): the plane pixel of tile pixel (0, 0); any: a valid address for the copies
+// that only write zeros.
+template <class S, int IN_H, int IN_W, int TW>
+__device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const void* any, int H, int W, int C, int h0,
+                                            int w0, int qc, int v, int cv) {
+  const int wc0 = w0 + qc, wc1 = wc0 + TW;
+  const bool ok0 = wc0 >= 0 && wc0 < W, ok1 = qc < IN_W - TW && wc1 >= 0 && wc1 < W;
+#pragma unroll 2
+  for (int r = 0; r < IN_H; ++r) {
+    const int h = h0 + r;
+    const bool hok = h >= 0 && h < H;
+    const S* row = plane + h * W * C;
+    cp_async8(shared_addr(&tile[(r * IN_W + qc) * cv + v]), hok && ok0 ? row + wc0 * C : any, hok && ok0);
+    if (qc < IN_W - TW)
+      cp_async8(shared_addr(&tile[(r * IN_W + qc + TW) * cv + v]), hok && ok1 ? row + wc1 * C : any, hok && ok1);
+  }
+}
+
+}  // namespace fd::cuda::conv
