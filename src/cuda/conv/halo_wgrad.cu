@@ -338,6 +338,13 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
     if (const char* why = refusal(p)) return {CUDNN_STATUS_NOT_SUPPORTED, why};
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return {CUDNN_STATUS_NOT_SUPPORTED, "cannot query the current CUDA device"};
+    }
+    if (device_info(dev).cc_major < 9)
+      return {CUDNN_STATUS_NOT_SUPPORTED, "needs thread block clusters (compute capability 9.0 or later)"};
     if (!fits_int(p)) return {CUDNN_STATUS_NOT_SUPPORTED, "tensors of 2^31 elements or more"};
     if ((p.oc + kTileK - 1) / kTileK > 65535 || p.ic / kTileC > 65535)
       return {CUDNN_STATUS_NOT_SUPPORTED, "too many K tiles or C blocks for the grid"};
