@@ -30,7 +30,6 @@
 #include <mutex>
 
 #include "core/dtype.h"
-#include "core/env.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
@@ -51,7 +50,8 @@ using fd::conv::ConvArgs;
 
 constexpr int kThreads = 256;
 constexpr int kK3 = 3, kTaps = 9;                       // 3x3 filters only
-// Output pixels per tile: rows x columns (14 x 8 tiles, 7 k-steps between barriers, measured the same, run 16).
+// Output pixels per tile: rows x columns (14 x 8 tiles, 7 k-steps between barriers, measured the same in run 16;
+// that variant's dy staging also issued zero-fill copies past the dy region, a race racecheck caught).
 constexpr int kTileP = 8, kTileQ = 8;
 constexpr int kHaloP = kTileP + 2, kHaloQ = kTileQ + 2;  // the x rows and columns a tile reads
 constexpr int kTileK = kDwTileK;                         // dy channels per block (64)
