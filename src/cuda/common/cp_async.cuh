@@ -2,7 +2,8 @@
 // Copyright 2026 The freednn Authors
 // Asynchronous global -> shared copies (sm_80 and later): the kernels that stage tiles in shared memory queue them
 // with cp.async and overlap them with work on the previous tile. A copy with valid == false writes zeros and reads
-// nothing (the source pointer must still be a valid address expression).
+// nothing (the source pointer must still be a valid address expression). Also the shared-window address that
+// cp.async and ldmatrix (mma_sync.cuh) take.
 #pragma once
 #include <cstdint>
 

@@ -121,7 +121,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 2)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wm = warp & 1, wn = warp >> 1;
   const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
   const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
-  const uint32_t base = smem_addr(smem);
+  const uint32_t base = shared_addr(smem);
 
   // ldmatrix row addresses of this lane. A (dy^T, x4.trans): pixel (lane / 16) * 8 + lane % 8 of the k-step,
   // channels + 8 for lanes 8..15 / 24..31. B (x4.trans, two taps): pixel k = lane % 8 + 8 * (lane / 8 % 2) of the

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cuda/common/cp_async.cuh"  // shared_addr: ldmatrix takes shared-window addresses
+
 namespace fd::cuda::conv {
 
 template <class S>
@@ -35,10 +37,6 @@ __device__ __forceinline__ auto operand_bits(S v) {
 }
 template <class S>
 using Bits = std::conditional_t<sizeof(S) == 2, unsigned short, uint32_t>;
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"

@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads)
   // ldmatrix: lane supplies row (lane / 8 % 2) * 8 + lane % 8 of the 16-position A tile, k half lane / 16.
   const int a_row = ((lane >> 3) & 1) * 8 + (lane & 7);
   const uint32_t a_k = uint32_t(lane >> 4) * 16;
-  const uint32_t patch_addr = smem_addr(smem);
+  const uint32_t patch_addr = shared_addr(smem);
   uint2* filter = reinterpret_cast<uint2*>(smem + patch_bytes(g));
   const int phases = g.sh * g.sw;
   const FusedDev none{};

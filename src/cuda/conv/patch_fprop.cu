@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   zero_patch_tail<Bits<S>, kThreads>(g.in, patch);
 
   // ldmatrix row addresses: matrix m = lane / 8 is (n-tile pair half m / 2, k half m % 2), row lane % 8.
-  const uint32_t b_base = smem_addr(smem) + uint32_t(((lane >> 4) * 8 + (lane & 7)) * g.b_pitch) +
+  const uint32_t b_base = shared_addr(smem) + uint32_t(((lane >> 4) * 8 + (lane & 7)) * g.b_pitch) +
                           uint32_t(((lane >> 3) & 1) * 16);
   // Pixel bases in the patch: rows gq and gq + 8 of each m16 tile.
   int base[2][2];

@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mt][j][e] = 0.f;
   // ldmatrix.trans (16-bit): lane supplies pixel (lane / 8 / 2) * 8 + lane % 8 of a row, channel half lane / 8 % 2.
-  const uint32_t a_lane = smem_addr(dys) + uint32_t((((lane >> 4) * 8) + (lane & 7)) * g.dy_pitch) +
+  const uint32_t a_lane = shared_addr(dys) + uint32_t((((lane >> 4) * 8) + (lane & 7)) * g.dy_pitch) +
                           uint32_t(((lane >> 3) & 1) * 16);
 
   for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
