@@ -35,7 +35,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <type_traits>
 
 #include "core/dtype.h"
@@ -225,11 +224,7 @@ bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) ==
 
 }  // namespace
 
-bool dw_wgrad_rows_wanted(const ConvProblem& p) {
-  const std::string forced = fd::env_string("FREEDNN_DW_WGRAD");
-  if (forced == "rows" || forced == "strip") return forced == "rows";
-  return p.ow >= 14;
-}
+bool dw_wgrad_rows_wanted(const ConvProblem& p) { return p.ow >= 14; }
 
 bool dw_wgrad_rows_covers(const ConvProblem& p) {
   if (p.nsp != 2 || p.x->nb_dims != 4) return false;

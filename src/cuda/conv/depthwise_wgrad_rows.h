@@ -12,9 +12,9 @@
 
 namespace fd::cuda::conv {
 
-// Whether the row walk should serve p when it covers it: output widths of 14 and more, where it measured faster
-// than the strip kernel (run 16 on the H200: 0.39-0.79x its time on MobileNet-v2's layers; 1.03-1.30x on the
-// 7-wide ones). FREEDNN_DW_WGRAD=rows|strip forces it either way (read at every call).
+// Whether the row walk should serve p by default when it covers it (depthwise_wgrad.cu's first_level, which also
+// reads FREEDNN_DW_WGRAD): output widths of 14 and more, where it measured faster than the strip kernel (run 16 on
+// the H200: 0.39-0.79x its time on MobileNet-v2's layers; 1.03-1.30x on the 7-wide ones).
 bool dw_wgrad_rows_wanted(const fd::ConvProblem& p);
 // Packed NHWC x and dy, f32 / f16 / bf16, C a multiple of 16 bytes of elements, 3x3 filter, the same stride (1 or 2)
 // in H and W, padding 0..2, no dilation, sizes within 32-bit offsets. Problem only (pointers: the launch checks).
