@@ -26,6 +26,14 @@ inline bool dw_packed_nhwc(const cudnnTensorStruct& t) {
   return true;
 }
 
+// The largest divisor of n up to cap: channel vectors per CTA, so that the CTAs' channel groups divide C exactly.
+inline int largest_divisor_upto(int64_t n, int cap) {
+  int d = 1;
+  for (int b = 1; b <= cap && b <= n; ++b)
+    if (n % b == 0) d = b;
+  return d;
+}
+
 // The work split of the row-walk kernels (depthwise_fwd_walk.cu, depthwise_wgrad_rows.cu): C / v channel vectors in
 // CTA groups of bx (the largest divisor up to 32, so the groups divide C exactly), and the N * OH output rows cut
 // into `segs` column segments of seg_len (at least min_segment columns) until the items times
@@ -38,8 +46,7 @@ inline DwRowSplit dw_row_split(const fd::ConvProblem& p, int64_t v, int64_t thre
                                int64_t target_threads, int64_t min_segment) {
   DwRowSplit d;
   const int64_t cv = p.ic / v;
-  for (int b = 1; b <= 32 && b <= cv; ++b)
-    if (cv % b == 0) d.bx = b;
+  d.bx = largest_divisor_upto(cv, 32);
   d.groups = static_cast<int>(cv / d.bx);
   const int64_t rows = p.mb * p.oh, max_segs = std::max<int64_t>(1, p.ow / min_segment);
   const int64_t want = (target_threads + rows * threads_per_vector * cv - 1) / (rows * threads_per_vector * cv);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cuda/common/cp_async.cuh"
+#include "cuda/conv/raw_words.cuh"
 
 namespace fd::cuda::conv {
 
@@ -28,6 +29,14 @@ __device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const v
     if (qc < IN_W - TW)
       cp_async8(shared_addr(&tile[(r * IN_W + qc + TW) * cv + v]), hok && ok1 ? row + wc1 * C : any, hok && ok1);
   }
+}
+
+// Tile row r at columns qc .. qc + K - 1 (a thread's window row), channel vector v, widened to float.
+template <class S, int IN_W, int K>
+__device__ __forceinline__ void load_window_row(const uint2* tile, int r, int qc, int v, int cv,
+                                                float (&row)[K][8 / sizeof(S)]) {
+#pragma unroll
+  for (int s = 0; s < K; ++s) widen8<S>(tile[(r * IN_W + qc + s) * cv + v], row[s]);
 }
 
 }  // namespace fd::cuda::conv

@@ -114,10 +114,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   const int q = q0 + qc, rows = min(TH, g.DH - p0);
   if (q >= g.DW) return;  // no barrier below
   float win[kK][kK][V];   // source rows pp .. pp + 2, columns qc .. qc + 2 of the tile
-  auto load_row = [&](float (&row)[kK][V], int r) {
-#pragma unroll
-    for (int s = 0; s < kK; ++s) widen8<S>(tile[(r * kInW + qc + s) * cv + v], row[s]);
-  };
+  auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(tile, r, qc, v, cv, row); };
   load_row(win[0], 0);
   load_row(win[1], 1);
   auto* out = reinterpret_cast<uint2*>(dst + ((int64_t(n) * g.DH + p0) * g.DW + q) * g.C + c0);
@@ -158,8 +155,7 @@ TileGeom tile_geom(const ConvProblem& p) {
   g.DH = static_cast<int>(bwd ? p.ih : p.oh), g.DW = static_cast<int>(bwd ? p.iw : p.ow);
   g.ph = static_cast<int>(bwd ? kK - 1 - p.ph : p.ph), g.pw = static_cast<int>(bwd ? kK - 1 - p.pw : p.pw);
   const int64_t nv = p.ic / (8 / static_cast<int64_t>(dtype_size(p.xdt)));
-  for (int64_t b = 1; b <= kMaxVecs && b <= nv; ++b)
-    if (nv % b == 0) g.cv = static_cast<int>(b);
+  g.cv = largest_divisor_upto(nv, kMaxVecs);
   g.chunks = static_cast<int>(nv / g.cv);
   g.tiles_w = (g.DW + kTW - 1) / kTW;
   const cudnnTensorStruct& wt = p.w->as_tensor;  // (k, c, r, s)

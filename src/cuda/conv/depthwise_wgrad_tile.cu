@@ -116,10 +116,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     const uint2* xt = buf + TH * kTW * cv;
     const int p0 = (t / g.tiles_q) % g.tiles_p * TH;
     float win[kK][kK][V];  // x rows pp .. pp + 2 of the tile, columns qc .. qc + 2
-    auto load_row = [&](float (&row)[kK][V], int r) {
-#pragma unroll
-      for (int s = 0; s < kK; ++s) widen8<S>(xt[(r * kInW + qc + s) * cv + v], row[s]);
-    };
+    auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(xt, r, qc, v, cv, row); };
     load_row(win[0], 0);
     load_row(win[1], 1);
     const int rows = min(TH, g.P - p0);
@@ -189,8 +186,7 @@ TilePlan tile_plan(const ConvProblem& p) {
   g.P = static_cast<int>(p.oh), g.Q = static_cast<int>(p.ow), g.ph = static_cast<int>(p.ph),
   g.pw = static_cast<int>(p.pw);
   const int64_t nv = p.ic / (8 / static_cast<int64_t>(dtype_size(p.xdt)));
-  for (int64_t d = 1; d <= kMaxVecs && d <= nv; ++d)
-    if (nv % d == 0) g.cv = static_cast<int>(d);
+  g.cv = largest_divisor_upto(nv, kMaxVecs);
   g.chunks = static_cast<int>(nv / g.cv);
   b.shape = fd::env_int("FREEDNN_DW_WGRAD_TILE_STAGES", 1) == 2 ? kTwoStages : kOneStage;
   g.tiles_p = static_cast<int>(ceil_div(p.oh, b.shape.rows)), g.tiles_q = static_cast<int>(ceil_div(p.ow, kTW));
