@@ -122,6 +122,18 @@ inline void check_backward_filter(cudnnHandle_t h, ft_conv::Problem& p, int algo
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " bwd_filter " + p.str()));
 }
 
+// check_backward_filter, then (beta 0) the same call again on a poisoned dw: the same bits (deterministic
+// implementations: fixed work split, sums in a fixed order).
+inline void check_backward_filter_twice(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt19937_64& rng,
+                                        double alpha, double beta, double tol, const std::string& tag) {
+  check_backward_filter(h, p, algo, rng, alpha, beta, tol, tag);
+  if (::testing::Test::HasFatalFailure() || beta != 0) return;
+  const std::vector<double> got = p.w.values();
+  p.w.poison();
+  ASSERT_EQ(ft_conv::backward_filter(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
+  EXPECT_EQ(p.w.values(), got) << tag << " bwd_w not deterministic: " << p.str();
+}
+
 // The coefficients and NaN rule of check_fused (alpha1/alpha2 must be exact in float).
 struct FusedOpts {
   double alpha1 = 0.75, alpha2 = -0.5;
