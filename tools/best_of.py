@@ -60,13 +60,15 @@ def check_same(ours, path):
             sys.exit(f"{path}: case {a['index']} is {b['problem']!r}, not {a['problem']!r}")
 
 
-def report(name, ours, ref):
+def report(name, ours, ref, per_case=False):
     groups = {}
     for c, r in zip(ours, ref):
         t = t_med(c.get("lib"))
         if t is None or r is None:
             continue
         groups.setdefault(shape(c["problem"])[1], []).append((r / t, c["problem"]))
+        if per_case:
+            print(f"  {r / t:5.2f}  ours {t:.4f} ms  {name} {r:.4f} ms  {' '.join(shape(c['problem'])[::-1])}")
     for direction, rows in groups.items():
         gm = math.exp(sum(math.log(x) for x, _ in rows) / len(rows))
         worst = min(rows)
@@ -79,14 +81,15 @@ def main():
     ap.add_argument("ours", help="freednn-bench --json of the run being judged")
     ap.add_argument("--vs", nargs="*", default=[], help="freednn-bench --json files whose 'vs' side is NVIDIA")
     ap.add_argument("--torch", nargs="*", default=[], help="tools/bench_torch.py --json files")
+    ap.add_argument("--cases", action="store_true", help="also print every case's ratio and times")
     a = ap.parse_args()
     ours = cases(a.ours)
     for path in a.vs + a.torch:
         check_same(ours, path)
     if a.vs:
-        report("NVIDIA(best)", ours, best([a.ours] + a.vs, "vs", len(ours)))
+        report("NVIDIA(best)", ours, best([a.ours] + a.vs, "vs", len(ours)), a.cases)
     if a.torch:
-        report("PyTorch(best)", ours, best(a.torch, "lib", len(ours)))
+        report("PyTorch(best)", ours, best(a.torch, "lib", len(ours)), a.cases)
 
 
 if __name__ == "__main__":
