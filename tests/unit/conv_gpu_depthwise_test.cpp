@@ -209,7 +209,7 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
 // The stride-1 shared-memory tile kernel (depthwise_tile_s1.cu, the default, FREEDNN_DW_TILE=1), forward and backward
 // data: every float type, one channel vector to 16 per block (C = 960 f16: 15 chunks; C = 40 f32: 20 vectors in
 // chunks of 10), padding 0 / 1 / 2 and H != W padding (backward data: padding 2 - p), tile edges in both dims,
-// convolution mode, alpha / beta; then its opt-in variants (FREEDNN_DW_TILE_ROWS=32, FREEDNN_DW_TILE_WSMEM=1).
+// convolution mode, alpha / beta.
 TEST(ConvGpuDepthwise, TileStride1Nhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -230,21 +230,6 @@ TEST(ConvGpuDepthwise, TileStride1Nhwc) {
       Problem p(s, t, true, false, i % 3 == 0, rng);
       const bool blend = i % 2 == 0;
       ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
-    }
-  }
-  // The opt-in variants (32 rows per tile, the filter through shared memory, both), alpha 1 and not.
-  for (const char* rows : {"16", "32"}) {
-    for (const char* wsmem : {"0", "1"}) {
-      if (std::string(rows) == "16" && std::string(wsmem) == "0") continue;  // the default, above
-      ft::ScopedEnv r("FREEDNN_DW_TILE_ROWS", rows), ws("FREEDNN_DW_TILE_WSMEM", wsmem);
-      for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}) {
-        for (const Shape& s : {shapes[0], shapes[1], shapes[2], shapes[4]}) {
-          ++i;
-          Problem p(s, t, true, false, i % 3 == 0, rng);
-          const bool blend = i % 2 == 0;
-          ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
-        }
-      }
     }
   }
 }
@@ -488,9 +473,8 @@ TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
 
 // The stride-1 shared-memory tile backward filter (depthwise_wgrad_tile.cu, the default there, forced by
 // FREEDNN_DW_WGRAD=tile): f16 / bf16 / f32, one channel vector to 16 per block and several chunks, padding 0..2 with
-// H != W padding, tile edges in rows and columns, beta != 0, convolution mode, N = 64 at 7x7 (many tiles per slice);
-// then the same with the opt-in two-stage variant (FREEDNN_DW_WGRAD_TILE_STAGES=2). Each is run twice: bitwise
-// identical.
+// H != W padding, tile edges in rows and columns, beta != 0, convolution mode, N = 64 at 7x7 (many tiles per slice).
+// Each is run twice: bitwise identical.
 TEST(ConvGpuDepthwise, BackwardFilterTileNhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -505,8 +489,6 @@ TEST(ConvGpuDepthwise, BackwardFilterTileNhwc) {
       {{"t5", 5, 32, 32, 32, {19, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
       {{"t6", 2, 24, 24, 24, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
   };
-  check_wgrad_nhwc(h, rng, cases);
-  ft::ScopedEnv two("FREEDNN_DW_WGRAD_TILE_STAGES", "2");  // the opt-in variant: 8-row tiles, two in flight
   check_wgrad_nhwc(h, rng, cases);
 }
 

@@ -41,13 +41,11 @@ using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
 constexpr int kK = 3;
-// Output tile: rows x columns. 16 rows per thread's walk by default: its filter loads and the tile's halo rows
-// amortized over twice the outputs of 8 (8 rows measured no faster than the strip kernel, run 16: 69 us on 56x56x144
-// f16). ncu put the 16-row kernel at 66 % of the SMs' issue rate (46 us on that layer), so two opt-in variants cut
-// instructions per output for an A/B (FREEDNN_DW_TILE_ROWS=32: the per-thread overheads over twice the rows;
-// FREEDNN_DW_TILE_WSMEM=1: the block's filter staged once in shared memory as float, 9 vector loads per thread
-// instead of 9 x V scalar global loads, and no multiply when alpha is 1). Both written after run 16: NOT yet run on
-// a GPU.
+// Output tile: rows x columns. 16 rows per thread's walk: its filter loads and the tile's halo rows amortized over
+// twice the outputs of 8 (8 rows measured no faster than the strip kernel, run 16: 69 us on 56x56x144 f16). ncu put
+// the 16-row kernel at 66 % of the SMs' issue rate (46 us on that layer), but the two ways tried to cut instructions
+// per output were slower on the H200 (run 17, MobileNet-v2 f16, stride-1 layers): 32-row tiles 1.19-1.24x the time,
+// the block's filter staged once in shared memory as float 1.02-1.13x.
 constexpr int kTH = 16, kTW = 8;
 constexpr int kInW = kTW + kK - 1;
 constexpr int kMaxVecs = 16;                      // channel vectors per block at most (128 bytes of a pixel)
@@ -62,17 +60,16 @@ struct TileGeom {
   bool flip = false;                     // read the filter rotated by 180 degrees
 };
 
-// grid (chunks x tiles_w, tiles_h of TH rows, N), block (cv, kTW). TH: output rows per tile; WSMEM: the filter
-// through shared memory (the opt-in variants above).
-template <class S, int TH, bool WSMEM>
+// grid (chunks x tiles_w, tiles_h of kTH rows, N), block (cv, kTW).
+template <class S>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_tile_s1_kernel(TileGeom g, const S* __restrict__ src, const S* __restrict__ w, S* __restrict__ dst,
                       float alpha, float beta) {
-  constexpr int V = 8 / sizeof(S), kInH = TH + kK - 1;
+  constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
   __shared__ __align__(16) uint2 tile[kInH * kInW * kMaxVecs];  // [row][column][vector of the chunk]
   const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
   const int chunk = blockIdx.x % g.chunks, tw = blockIdx.x / g.chunks;
-  const int p0 = blockIdx.y * TH, q0 = tw * kTW, n = blockIdx.z;
+  const int p0 = blockIdx.y * kTH, q0 = tw * kTW, n = blockIdx.z;
   const int c0 = (chunk * cv + v) * V;  // this thread's channels
   const int cbase = chunk * cv * V;     // the chunk's first channel
 
@@ -81,37 +78,19 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   cp_async_commit();
 
   float wt[kK][kK][V];  // loaded while the tile is in flight
-  if constexpr (WSMEM) {
-    __shared__ __align__(16) float wsm[kK * kK * kMaxVecs * 4];  // [tap][channel of the chunk], V <= 4
-    const int cb = cv * V;
-    for (int i = qc * cv + v; i < kK * kK * cb; i += cv * kTW) {
-      const int tap = i / cb, cc = i - tap * cb, r = tap / kK, s = tap - r * kK;
-      const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
-      wsm[i] = static_cast<float>(widen(w[(cbase + cc) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
-    }
-    cp_async_wait<0>();
-    __syncthreads();
 #pragma unroll
-    for (int r = 0; r < kK; ++r)
+  for (int r = 0; r < kK; ++r)
 #pragma unroll
-      for (int s = 0; s < kK; ++s)
+    for (int s = 0; s < kK; ++s)
 #pragma unroll
-        for (int e = 0; e < V; ++e) wt[r][s][e] = wsm[(r * kK + s) * cb + v * V + e];
-  } else {
-#pragma unroll
-    for (int r = 0; r < kK; ++r)
-#pragma unroll
-      for (int s = 0; s < kK; ++s)
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
-          wt[r][s][e] = static_cast<float>(widen(w[(c0 + e) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
-        }
-    cp_async_wait<0>();
-    __syncthreads();
-  }
+      for (int e = 0; e < V; ++e) {
+        const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
+        wt[r][s][e] = static_cast<float>(widen(w[(c0 + e) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
+      }
+  cp_async_wait<0>();
+  __syncthreads();
 
-  const int q = q0 + qc, rows = min(TH, g.DH - p0);
+  const int q = q0 + qc, rows = min(kTH, g.DH - p0);
   if (q >= g.DW) return;  // no barrier below
   float win[kK][kK][V];   // source rows pp .. pp + 2, columns qc .. qc + 2 of the tile
   auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(tile, r, qc, v, cv, row); };
@@ -120,7 +99,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   auto* out = reinterpret_cast<uint2*>(dst + ((int64_t(n) * g.DH + p0) * g.DW + q) * g.C + c0);
   const int row_stride = g.DW * g.C / V;  // 8-byte vectors per destination row
 #pragma unroll
-  for (int pp = 0; pp < TH; ++pp) {
+  for (int pp = 0; pp < kTH; ++pp) {
     if (pp >= rows) break;
     load_row(win[(pp + 2) % kK], pp + 2);
     float acc[V];
@@ -132,10 +111,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
       for (int s = 0; s < kK; ++s)
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] = fmaf(wt[r][s][e], win[(pp + r) % kK][s][e], acc[e]);
-    if (!WSMEM || alpha != 1.f) {
 #pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] *= alpha;
-    }
+    for (int e = 0; e < V; ++e) acc[e] *= alpha;
     uint2* o = out + pp * row_stride;
     if (beta != 0.f) {
       float old[V];
@@ -164,29 +141,15 @@ TileGeom tile_geom(const ConvProblem& p) {
   return g;
 }
 
-template <class S, int TH, bool WSMEM>
-void launch_variant(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
-  const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + TH - 1) / TH),
-                  static_cast<unsigned>(p.mb));
-  const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  dw_tile_s1_kernel<S, TH, WSMEM><<<grid, block, 0, a.handle->stream>>>(
-      g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
-      static_cast<float>(a.alpha), static_cast<float>(a.beta));
-}
-
-// FREEDNN_DW_TILE_ROWS=32 and FREEDNN_DW_TILE_WSMEM=1 pick the opt-in variants (read at every call).
 template <class S>
 void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
-  const bool rows32 = fd::env_int("FREEDNN_DW_TILE_ROWS", kTH) == 32;
-  const bool wsmem = fd::env_int("FREEDNN_DW_TILE_WSMEM", 0) == 1;
-  if (rows32 && wsmem)
-    launch_variant<S, 32, true>(p, g, a);
-  else if (rows32)
-    launch_variant<S, 32, false>(p, g, a);
-  else if (wsmem)
-    launch_variant<S, kTH, true>(p, g, a);
-  else
-    launch_variant<S, kTH, false>(p, g, a);
+  const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + kTH - 1) / kTH),
+                  static_cast<unsigned>(p.mb));
+  const dim3 block(static_cast<unsigned>(g.cv), kTW);
+  prefer_shared_memory(reinterpret_cast<const void*>(&dw_tile_s1_kernel<S>), a.handle->device);  // 23 KB per block
+  dw_tile_s1_kernel<S><<<grid, block, 0, a.handle->stream>>>(
+      g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
+      static_cast<float>(a.alpha), static_cast<float>(a.beta));
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }

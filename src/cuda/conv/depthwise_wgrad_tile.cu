@@ -26,7 +26,6 @@
 #include <cstdint>
 
 #include "core/dtype.h"
-#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
@@ -45,21 +44,17 @@ constexpr int kTW = 8;  // dy tile columns
 constexpr int kInW = kTW + kK - 1;
 constexpr int kMaxVecs = 16;  // channel vectors per block at most
 constexpr int kMaxThreads = kMaxVecs * kTW;
-// Tile rows and stages in flight. Default: 16-row tiles, one at a time. FREEDNN_DW_WGRAD_TILE_STAGES=2 (opt-in,
-// written after run 16 and NOT yet run on a GPU): 8-row tiles, the next one's cp.async in flight while the current one
-// is summed (the default waits for each tile's loads: 0.072 ms on 56x56x144 f16 against PyTorch's 0.049).
-struct Shape {
-  int rows, stages;
-  constexpr int vecs() const { return rows * kTW + (rows + kK - 1) * kInW; }  // 8-byte vectors per channel vector
-};
-constexpr Shape kOneStage{16, 1}, kTwoStages{8, 2};
+// dy tile rows: 16-row tiles, one at a time (each tile's loads waited for, then summed). A two-stage variant, 8-row
+// tiles with the next one's cp.async in flight while the current one is summed, was measured slower (run 17, H200,
+// MobileNet-v2 f16): 1.03x the time on 56x56x144, 1.21-2.46x on the other stride-1 layers.
+constexpr int kTH = 16;
+constexpr int kSmemPerVec = (kTH * kTW + (kTH + kK - 1) * kInW) * 8;  // bytes per channel vector: dy tile, x tile
 // One wave of blocks (problem-only: an H200's SMs and shared memory, registers as ptxas reports them rounded up).
 // Why: 6 blocks per SM asked for where shared memory allowed 5 left a second, short wave that doubled the time
 // (run 16, 56x56x144 f16: 0.092 ms).
 constexpr int64_t kSms = 132, kSmemPerSm = 227 * 1024, kRegsPerSm = 65536, kRegs = 96, kMaxBlocksPerSm = 8;
 constexpr int64_t kLimit = int64_t{1} << 31;
-static_assert(kTaps * 4 * kTW * 4 <= kOneStage.vecs() * 8 && kTaps * 4 * kTW * 4 <= kTwoStages.vecs() * 8,
-              "the column sums fit in the tiles' shared memory");
+static_assert(kTaps * 4 * kTW * 4 <= kSmemPerVec, "the column sums fit in the tile's shared memory");
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -71,20 +66,18 @@ struct TileGeom {
 
 struct TilePlan {
   TileGeom g;
-  Shape shape = kOneStage;
   int smem = 0;  // bytes of dynamic shared memory
   int64_t slices = 1;
   size_t partial_bytes = 0;
 };
 
-// grid (chunks, slices), block (cv, kTW); TH rows per tile, STAGES tiles in flight.
-template <class S, int TH, int STAGES>
+// grid (chunks, slices), block (cv, kTW); kTH rows per tile.
+template <class S>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_wgrad_tile_kernel(TileGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
-  constexpr int V = 8 / sizeof(S), kInH = TH + kK - 1;
-  extern __shared__ __align__(16) uint2 smem[];  // STAGES x (dy tile [row][column][vector], x tile likewise)
+  constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
+  extern __shared__ __align__(16) uint2 smem[];  // dy tile [row][column][vector], then the x tile likewise
   const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
-  const int stage_vecs = (TH * kTW + kInH * kInW) * cv;
   const int cbase = blockIdx.x * cv * V, c0 = cbase + v * V;
   const int t0 = blockIdx.y * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
 
@@ -96,32 +89,32 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[r][s][e] = 0.f;
 
-  // Queues tile t into buffer `buf`: thread (v, qc) copies vector v of dy column qc and of the x tile's columns
+  // Queues tile t into `buf`: thread (v, qc) copies vector v of dy column qc and of the x tile's columns
   // (depthwise_tile.cuh).
   auto stage = [&](int t, uint2* buf) {
     const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
-    const int p0 = tp * TH, q0 = tq * kTW;
+    const int p0 = tp * kTH, q0 = tq * kTW;
     const S* dyn = dy + int64_t(n) * g.P * g.Q * g.C + c0;
     const int q = q0 + qc;
-    for (int r = 0; r < TH; ++r) {
+    for (int r = 0; r < kTH; ++r) {
       const bool ok = p0 + r < g.P && q < g.Q;
       cp_async8(shared_addr(&buf[(r * kTW + qc) * cv + v]), ok ? dyn + ((p0 + r) * g.Q + q) * g.C : dy, ok);
     }
-    stage_tile8<S, kInH, kInW, kTW>(buf + TH * kTW * cv, x + int64_t(n) * g.H * g.W * g.C + c0, x, g.H, g.W, g.C,
+    stage_tile8<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, x + int64_t(n) * g.H * g.W * g.C + c0, x, g.H, g.W, g.C,
                                     p0 - g.ph, q0 - g.pw, qc, v, cv);
   };
   // Adds tile t (staged in `buf`) into acc: this thread's column, down the tile's rows (rows past P are zeros in dy).
   auto accumulate = [&](int t, const uint2* buf) {
     const uint2* dyt = buf;
-    const uint2* xt = buf + TH * kTW * cv;
-    const int p0 = (t / g.tiles_q) % g.tiles_p * TH;
+    const uint2* xt = buf + kTH * kTW * cv;
+    const int p0 = (t / g.tiles_q) % g.tiles_p * kTH;
     float win[kK][kK][V];  // x rows pp .. pp + 2 of the tile, columns qc .. qc + 2
     auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(xt, r, qc, v, cv, row); };
     load_row(win[0], 0);
     load_row(win[1], 1);
-    const int rows = min(TH, g.P - p0);
+    const int rows = min(kTH, g.P - p0);
 #pragma unroll
-    for (int pp = 0; pp < TH; ++pp) {
+    for (int pp = 0; pp < kTH; ++pp) {
       if (pp >= rows) break;
       load_row(win[(pp + 2) % kK], pp + 2);
       float d[V];
@@ -135,29 +128,13 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     }
   };
 
-  if constexpr (STAGES == 1) {
-    for (int t = t0; t < t1; ++t) {
-      stage(t, smem);
-      cp_async_commit();
-      cp_async_wait<0>();
-      __syncthreads();
-      accumulate(t, smem);
-      __syncthreads();  // the tile is read before the next one is staged
-    }
-  } else {
-    static_assert(STAGES == 2, "one or two stages");
-    if (t0 < t1) stage(t0, smem);
+  for (int t = t0; t < t1; ++t) {
+    stage(t, smem);
     cp_async_commit();
-    for (int t = t0; t < t1; ++t) {
-      const int i = t - t0;
-      if (t + 1 < t1) stage(t + 1, smem + ((i + 1) & 1) * stage_vecs);
-      cp_async_commit();
-      cp_async_wait<1>();  // tile t's group has landed (this thread's part)
-      __syncthreads();     // ... and every thread's
-      accumulate(t, smem + (i & 1) * stage_vecs);
-      __syncthreads();  // the buffer is read before it is staged again
-    }
-    cp_async_wait<0>();  // nothing left in flight before the column sums overwrite the buffers
+    cp_async_wait<0>();
+    __syncthreads();
+    accumulate(t, smem);
+    __syncthreads();  // the tile is read before the next one is staged
   }
 
   // The 8 columns' sums in column order: red[tap][channel of the block][column].
@@ -188,11 +165,10 @@ TilePlan tile_plan(const ConvProblem& p) {
   const int64_t nv = p.ic / (8 / static_cast<int64_t>(dtype_size(p.xdt)));
   g.cv = largest_divisor_upto(nv, kMaxVecs);
   g.chunks = static_cast<int>(nv / g.cv);
-  b.shape = fd::env_int("FREEDNN_DW_WGRAD_TILE_STAGES", 1) == 2 ? kTwoStages : kOneStage;
-  g.tiles_p = static_cast<int>(ceil_div(p.oh, b.shape.rows)), g.tiles_q = static_cast<int>(ceil_div(p.ow, kTW));
+  g.tiles_p = static_cast<int>(ceil_div(p.oh, kTH)), g.tiles_q = static_cast<int>(ceil_div(p.ow, kTW));
   const int64_t tiles = p.mb * g.tiles_p * g.tiles_q;
   g.tiles = static_cast<int>(std::min<int64_t>(tiles, INT32_MAX));
-  b.smem = b.shape.stages * b.shape.vecs() * g.cv * 8;
+  b.smem = kSmemPerVec * g.cv;
   const int64_t threads = int64_t(g.cv) * kTW;
   const int64_t per_sm = std::max<int64_t>(1, std::min({kMaxBlocksPerSm, kSmemPerSm / (b.smem + 1024),
                                                          kRegsPerSm / (kRegs * threads)}));
@@ -209,10 +185,10 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
   const dim3 block(static_cast<unsigned>(b.g.cv), kTW);
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
-  if (b.shape.stages == 2)
-    dw_wgrad_tile_kernel<S, kTwoStages.rows, 2><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
-  else
-    dw_wgrad_tile_kernel<S, kOneStage.rows, 1><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
+  // The plan counts on the largest shared-memory carveout (7 blocks of 30 KB per SM at C = 144 f16; the driver's own
+  // choice held 6, and the one-wave grid ran a second wave: 68 us, run 17).
+  prefer_shared_memory(reinterpret_cast<const void*>(&dw_wgrad_tile_kernel<S>), a.handle->device);
+  dw_wgrad_tile_kernel<S><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
