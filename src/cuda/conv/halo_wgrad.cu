@@ -11,8 +11,11 @@
 //
 // dw[k][r][s][c] = sum over (n, p, q) of dy[n][p][q][k] * x[n][p - ph + r][q - pw + s][c]: GEMM M = K (dy
 // channels), N = 9 x C, reduction over the output pixels, 16 per mma k-step (two tile rows of 8).
-// Work split: grid (slices, K / 64, C / 32); 8 warps; warp w owns dy channels (w & 1) * 32 .. + 31 (two m16 tiles)
-// and x channels (w >> 1) * 8 .. + 7 of the block at all nine taps (nine n8 tiles): 72 float sums per thread. A
+// Work split: grid (slices, K / 64, C / 32). Default (warp span 32): 8 warps; warp w owns dy channels (w & 1) * 32
+// .. + 31 (two m16 tiles) and x channels (w >> 1) * 8 .. + 7 of the block at all nine taps (nine n8 tiles): 72 float
+// sums per thread. Warp span 64 (FREEDNN_HALO_WGRAD_WARP_M=64, for an A/B): 4 warps; warp w owns all 64 dy
+// channels (four m16 tiles) and x channels w * 8 .. + 7: 144 sums per thread, and a third less shared-memory
+// traffic per mma (each B fragment feeds four mma instead of two). A
 // slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the next three tiles' dy and halo loading
 // by cp.async while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
 // partial dw through distributed shared memory and leave one in the workspace in the layout of patch_dw_sum.cuh;
@@ -30,6 +33,7 @@
 #include <mutex>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
@@ -48,7 +52,9 @@ using fd::ConvDir;
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
-constexpr int kThreads = 256;
+// Threads per block for a warp span of WM dy channels: the block's 64 x 32 (dy x x channels) in 8-channel columns.
+template <int WM>
+constexpr int threads_for() { return 32 * (64 / WM) * 4; }
 constexpr int kK3 = 3, kTaps = 9;                       // 3x3 filters only
 // Output pixels per tile: rows x columns (14 x 8 tiles, 7 k-steps between barriers, measured the same in run 16;
 // that variant's dy staging also issued zero-fill copies past the dy region, a race racecheck caught).
@@ -85,7 +91,7 @@ struct HaloGeom {  // sizes in int: applicable() keeps every tensor below 2^31 e
 
 // Queues (cp.async) tile t's dy (64 channels from k0) and x halo (32 channels from c0) into stage buffer `buf`;
 // zeros outside dy, past K, and outside the x rows / columns the valid pixels read.
-template <class S>
+template <class S, int kThreads>
 __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restrict__ x, const S* __restrict__ dy,
                                            uint32_t buf, int t, int64_t k0, int64_t c0) {
   const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
@@ -113,12 +119,14 @@ __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restric
 
 // grid (slices rounded up to kCluster, K tiles, C blocks), clusters of kCluster slices. sm_90 and later only
 // (clusters); launch() checks the device.
-template <class S>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 2)
+// WM: dy channels per warp (32 or 64: two or four m16 tiles).
+template <class S, int WM>
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(threads_for<WM>(), 2)
     halo_wgrad_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kThreads = threads_for<WM>(), kMt = WM / 16, kWarpsM = kTileK / WM;
   extern __shared__ __align__(128) unsigned char smem[];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wm = warp & 1, wn = warp >> 1;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wm = warp % kWarpsM, wn = warp / kWarpsM;
   const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
   const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
   const uint32_t base = shared_addr(smem);
@@ -127,15 +135,15 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 2)
   // channels + 8 for lanes 8..15 / 24..31. B (x4.trans, two taps): pixel k = lane % 8 + 8 * (lane / 8 % 2) of the
   // k-step (tile row k / 8, column k % 8), the first tap of the pair for lanes 0..15, the second for 16..31.
   const uint32_t a_lane = uint32_t((((lane >> 4) * 8) + (lane & 7)) * kDyPitch + ((lane >> 3) & 1) * 16 +
-                                   wm * 32 * 2);
+                                   wm * WM * 2);
   const int kpix = (lane & 7) + 8 * ((lane >> 3) & 1);
   const uint32_t b_lane = uint32_t(kDyBytes + ((kpix >> 3) * kHaloQ + (kpix & 7)) * kXPitch + wn * 16);
   auto tap_off = [](int tap) { return uint32_t(((tap / kK3) * kHaloQ + tap % kK3) * kXPitch); };
   const bool second = lane >= 16;
 
-  float acc[2][kTaps][4];
+  float acc[kMt][kTaps][4];
 #pragma unroll
-  for (int mt = 0; mt < 2; ++mt)
+  for (int mt = 0; mt < kMt; ++mt)
 #pragma unroll
     for (int t = 0; t < kTaps; ++t)
 #pragma unroll
@@ -144,23 +152,24 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 2)
   // One cp.async group per tile (empty past the slice's end), kStages - 1 of them ahead of the tile computed.
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (t0 + s < t1) stage_tile<S>(g, x, dy, base + uint32_t(s * kStageBytes), t0 + s, k0, c0);
+    if (t0 + s < t1) stage_tile<S, kThreads>(g, x, dy, base + uint32_t(s * kStageBytes), t0 + s, k0, c0);
     cp_async_commit();
   }
   int slot = 0;  // (t - t0) % kStages
   for (int t = t0; t < t1; ++t) {
     const uint32_t cur = base + uint32_t(slot * kStageBytes);
     const int ahead = slot == 0 ? kStages - 1 : slot - 1;  // the slot computed last iteration
-    if (t + kStages - 1 < t1) stage_tile<S>(g, x, dy, base + uint32_t(ahead * kStageBytes), t + kStages - 1, k0, c0);
+    if (t + kStages - 1 < t1)
+      stage_tile<S, kThreads>(g, x, dy, base + uint32_t(ahead * kStageBytes), t + kStages - 1, k0, c0);
     cp_async_commit();
     slot = slot == kStages - 1 ? 0 : slot + 1;
     cp_async_wait<kStages - 1>();  // tile t's group has landed (this thread's part)
     __syncthreads();               // ... and every thread's
 #pragma unroll
     for (int j = 0; j < kTileP * kTileQ / 16; ++j) {  // k-steps: tile rows 2j, 2j + 1
-      uint32_t a[2][4];
+      uint32_t a[kMt][4];
 #pragma unroll
-      for (int mt = 0; mt < 2; ++mt) ldmatrix_x4_trans(a[mt], cur + a_lane + uint32_t(j * 16 * kDyPitch + mt * 32));
+      for (int mt = 0; mt < kMt; ++mt) ldmatrix_x4_trans(a[mt], cur + a_lane + uint32_t(j * 16 * kDyPitch + mt * 32));
       const uint32_t bj = cur + b_lane + uint32_t(j * 2 * kHaloQ * kXPitch);
       // B of the next tap pair is loaded before this pair's mma (the asm statements keep their order), so the
       // shared-memory latency overlaps tensor work.
@@ -177,13 +186,13 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 2)
           ldmatrix_x2_trans(blast, bj + tap_off(kTaps - 1));
         const uint32_t(&bp)[4] = b[pair & 1];
 #pragma unroll
-        for (int mt = 0; mt < 2; ++mt) {
+        for (int mt = 0; mt < kMt; ++mt) {
           mma<S>(acc[mt][2 * pair], a[mt], bp[0], bp[1]);
           mma<S>(acc[mt][2 * pair + 1], a[mt], bp[2], bp[3]);
         }
       }
 #pragma unroll
-      for (int mt = 0; mt < 2; ++mt) mma<S>(acc[mt][kTaps - 1], a[mt], blast[0], blast[1]);
+      for (int mt = 0; mt < kMt; ++mt) mma<S>(acc[mt][kTaps - 1], a[mt], blast[0], blast[1]);
     }
     __syncthreads();  // every warp is done with `cur` before it is staged again
   }
@@ -196,8 +205,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 2)
   float* red = reinterpret_cast<float*>(smem);
   const int gq = lane >> 2, tq = lane & 3;
 #pragma unroll
-  for (int mt = 0; mt < 2; ++mt) {
-    const int ch = wm * 32 + mt * 16 + gq;
+  for (int mt = 0; mt < kMt; ++mt) {
+    const int ch = wm * WM + mt * 16 + gq;
 #pragma unroll
     for (int tap = 0; tap < kTaps; ++tap) {
       const int col = tap * kTileC + wn * 8 + 2 * tq;
@@ -269,7 +278,7 @@ int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTile
 // Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
 // wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
 // a grid that fit). 0 when the query fails.
-template <class S>
+template <class S, int WM>
 int resident_clusters(int device) {
   static std::mutex mutex;
   static std::map<int, int> known;
@@ -277,9 +286,10 @@ int resident_clusters(int device) {
   const auto it = known.find(device);
   if (it != known.end()) return it->second;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(kCluster), cfg.blockDim = dim3(kThreads), cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.gridDim = dim3(kCluster), cfg.blockDim = dim3(threads_for<WM>()), cfg.dynamicSmemBytes = kSmemBytes;
   int n = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(&halo_wgrad_kernel<S>), &cfg) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>), &cfg) !=
+      cudaSuccess) {
     (void)cudaGetLastError();
     n = 0;
   }
@@ -296,7 +306,7 @@ DwPartials dw_partials(const ConvProblem& p, const HaloGeom& g) {
   return d;
 }
 
-template <class S>
+template <class S, int WM>
 cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   cudnnContext* h = a.handle;
   const char* id = "cuda:halo_wgrad";
@@ -309,10 +319,10 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   // The workspace query sized the partials for this device's SM count (one per cluster of slices); a smaller
   // workspace means fewer slices.
   const size_t per_cluster = dw_partial_bytes_per_block(g.K, g.ld);
-  FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(&halo_wgrad_kernel<S>), kSmemBytes, h->device));
+  FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>), kSmemBytes, h->device));
   int64_t slices = std::min<int64_t>(slices_for(g.tiles, grid_columns(p), di.sm_count),
                                      int64_t(a.workspace_size / per_cluster) * kCluster);
-  const int64_t resident = resident_clusters<S>(h->device) / grid_columns(p);  // per grid column, one wave
+  const int64_t resident = resident_clusters<S, WM>(h->device) / grid_columns(p);  // per grid column, one wave
   if (resident >= 1) slices = std::min(slices, resident * kCluster);
   FD_CHECK(a.workspace != nullptr && slices >= 1 && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
            CUDNN_STATUS_BAD_PARAM, "%s needs at least %zu bytes of 16-byte aligned workspace (got %zu)", id,
@@ -323,7 +333,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const dim3 grid(static_cast<unsigned>(clusters * kCluster), static_cast<unsigned>((g.K + kTileK - 1) / kTileK),
                   static_cast<unsigned>(g.C / kTileC));
   auto* partial = static_cast<float*>(a.workspace);
-  halo_wgrad_kernel<S><<<grid, kThreads, kSmemBytes, h->stream>>>(g, static_cast<const S*>(a.in),
+  halo_wgrad_kernel<S, WM><<<grid, threads_for<WM>(), kSmemBytes, h->stream>>>(g, static_cast<const S*>(a.in),
                                                                   static_cast<const S*>(a.in2), partial);
   FD_CUDA_LAUNCHED();
   return dw_sum<S>(h->stream, dw_partials(p, g), partial, clusters, a.out, a.alpha, a.beta);
@@ -375,8 +385,11 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
-    if (p.xdt == CUDNN_DATA_HALF) return launch<__half>(p, a);
-    if (p.xdt == CUDNN_DATA_BFLOAT16) return launch<__nv_bfloat16>(p, a);
+    // FREEDNN_HALO_WGRAD_WARP_M=64: four warps of 64 dy channels each (opt-in, read at every call; see the top).
+    const bool wide = fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64;
+    if (p.xdt == CUDNN_DATA_HALF) return wide ? launch<__half, 64>(p, a) : launch<__half, 32>(p, a);
+    if (p.xdt == CUDNN_DATA_BFLOAT16)
+      return wide ? launch<__nv_bfloat16, 64>(p, a) : launch<__nv_bfloat16, 32>(p, a);
     FD_CHECK_SUPPORTED(false, "cuda:halo_wgrad has no kernel for %s", dtype_short_name(p.xdt));
     return CUDNN_STATUS_NOT_SUPPORTED;
   }
