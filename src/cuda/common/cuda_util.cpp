@@ -6,10 +6,8 @@
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <set>
 #include <utility>
 
-#include "core/env.h"
 #include "core/handle.h"
 
 namespace fd::cuda {
@@ -119,19 +117,6 @@ cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device) {
   FD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   have = bytes;
   return CUDNN_STATUS_SUCCESS;
-}
-
-void prefer_shared_memory(const void* kernel, int device) {
-  static const bool wanted = fd::env_string("FREEDNN_SMEM_CARVEOUT") != "0";
-  if (!wanted) return;
-  static std::mutex mutex;
-  static std::set<std::pair<const void*, int>> done;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!done.insert({kernel, device}).second) return;
-  // A hint: where the driver refuses it the kernel still runs (with fewer blocks per SM), so nothing is reported.
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                           static_cast<int>(cudaSharedmemCarveoutMaxShared)) != cudaSuccess)
-    (void)cudaGetLastError();
 }
 
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out) {

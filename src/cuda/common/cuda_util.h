@@ -50,12 +50,6 @@ int resident_grid(const void* kernel, int64_t items, int64_t per_block, int bloc
 // kernel, device and size: later calls with the same or a smaller size make no driver call.
 cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device);
 
-// Asks the driver to give `kernel`'s SMs the largest shared-memory carveout (the rest of the unified L1 / shared
-// array stays L1), once per kernel and device. Why: left to itself the driver picked a carveout that held 6 blocks of
-// the depthwise backward filter's 30 KB where 7 fit, and the planned one-wave grid ran a second wave (run 17, ncu).
-// FREEDNN_SMEM_CARVEOUT=0 leaves the driver's choice (for A/B runs; read once per process).
-void prefer_shared_memory(const void* kernel, int device);
-
 // At least `bytes` of device scratch memory owned by the handle, valid for work queued on h->stream after this
 // call. Grows stream-ordered (cudaFreeAsync / cudaMallocAsync on the handle's stream): no host synchronization.
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out);

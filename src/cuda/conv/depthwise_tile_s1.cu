@@ -146,7 +146,6 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
   const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + kTH - 1) / kTH),
                   static_cast<unsigned>(p.mb));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  prefer_shared_memory(reinterpret_cast<const void*>(&dw_tile_s1_kernel<S>), a.handle->device);  // 23 KB per block
   dw_tile_s1_kernel<S><<<grid, block, 0, a.handle->stream>>>(
       g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
       static_cast<float>(a.alpha), static_cast<float>(a.beta));

@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
@@ -52,7 +53,15 @@ constexpr int kSmemPerVec = (kTH * kTW + (kTH + kK - 1) * kInW) * 8;  // bytes p
 // One wave of blocks (problem-only: an H200's SMs and shared memory, registers as ptxas reports them rounded up).
 // Why: 6 blocks per SM asked for where shared memory allowed 5 left a second, short wave that doubled the time
 // (run 16, 56x56x144 f16: 0.092 ms).
-constexpr int64_t kSms = 132, kSmemPerSm = 227 * 1024, kRegsPerSm = 65536, kRegs = 96, kMaxBlocksPerSm = 8;
+constexpr int64_t kSms = 132, kRegsPerSm = 65536, kRegs = 96, kMaxBlocksPerSm = 8;
+// Shared memory per SM the plan counts on: the carveout the driver gave this kernel, not the 227 KB an SM can hold.
+// ncu (run 17) showed 6 blocks of 30 KB resident (a 196 KB carveout) where the plan had counted 7, and the grid ran
+// a second wave (68 us on 56x56x144 f16); asking the driver for the largest carveout instead made the stride-1 tile
+// kernels slower (0.071 -> 0.088 ms there, less L1 left). FREEDNN_DW_WGRAD_TILE_SMEM_KB overrides it (A/B runs).
+int64_t smem_per_sm() {
+  static const int64_t kb = std::clamp<long long>(fd::env_int("FREEDNN_DW_WGRAD_TILE_SMEM_KB", 196), 32, 227);
+  return kb * 1024;
+}
 constexpr int64_t kLimit = int64_t{1} << 31;
 static_assert(kTaps * 4 * kTW * 4 <= kSmemPerVec, "the column sums fit in the tile's shared memory");
 
@@ -170,7 +179,7 @@ TilePlan tile_plan(const ConvProblem& p) {
   g.tiles = static_cast<int>(std::min<int64_t>(tiles, INT32_MAX));
   b.smem = kSmemPerVec * g.cv;
   const int64_t threads = int64_t(g.cv) * kTW;
-  const int64_t per_sm = std::max<int64_t>(1, std::min({kMaxBlocksPerSm, kSmemPerSm / (b.smem + 1024),
+  const int64_t per_sm = std::max<int64_t>(1, std::min({kMaxBlocksPerSm, smem_per_sm() / (b.smem + 1024),
                                                          kRegsPerSm / (kRegs * threads)}));
   const int64_t want = std::clamp<int64_t>(kSms * per_sm / g.chunks, 1, tiles);
   g.per_slice = static_cast<int>(ceil_div(tiles, want));
@@ -185,9 +194,6 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
   const dim3 block(static_cast<unsigned>(b.g.cv), kTW);
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
-  // The plan counts on the largest shared-memory carveout (7 blocks of 30 KB per SM at C = 144 f16; the driver's own
-  // choice held 6, and the one-wave grid ran a second wave: 68 us, run 17).
-  prefer_shared_memory(reinterpret_cast<const void*>(&dw_wgrad_tile_kernel<S>), a.handle->device);
   dw_wgrad_tile_kernel<S><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
 }
 
