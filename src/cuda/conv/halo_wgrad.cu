@@ -15,7 +15,8 @@
 // .. + 31 (two m16 tiles) and x channels (w >> 1) * 8 .. + 7 of the block at all nine taps (nine n8 tiles): 72 float
 // sums per thread. Warp span 64 (FREEDNN_HALO_WGRAD_WARP_M=64, for an A/B): 4 warps; warp w owns all 64 dy
 // channels (four m16 tiles) and x channels w * 8 .. + 7: 144 sums per thread, and a third less shared-memory
-// traffic per mma (each B fragment feeds four mma instead of two). A
+// traffic per mma (each B fragment feeds four mma instead of two). FREEDNN_HALO_WGRAD_WGMMA=1 (opt-in, not yet run on
+// a GPU): the same tile on wgmma, one warpgroup (halo_wgrad_wgmma_kernel below). A
 // slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the next three tiles' dy and halo loading
 // by cp.async while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
 // partial dw through distributed shared memory and leave one in the workspace in the layout of patch_dw_sum.cuh;
@@ -42,6 +43,7 @@
 #include "cuda/conv/mma_sync.cuh"
 #include "cuda/conv/patch_dw_sum.cuh"
 #include "cuda/conv/patch_input.cuh"
+#include "cuda/conv/wgmma.cuh"
 
 namespace fd::cuda::conv {
 namespace {
@@ -66,6 +68,8 @@ constexpr int kDyPitch = kTileK * 2 + 16;                // bytes per staged dy 
 constexpr int kXPitch = kTileC * 2 + 16;                 // bytes per staged x pixel
 constexpr int kDyBytes = kTileP * kTileQ * kDyPitch;
 constexpr int kStageBytes = kDyBytes + kHaloP * kHaloQ * kXPitch;  // one tile's buffer
+constexpr int kPlaneBytes = kHaloP * kHaloQ * 16;  // the wgmma kernel's x: one 8-channel plane of the halo
+static_assert(kTileC / 8 * kPlaneBytes <= kHaloP * kHaloQ * kXPitch, "the x planes fit in a stage buffer");
 // Tiles in flight: a tile's mma work (~600 cycles per warp) is shorter than a DRAM round trip, so the loads run
 // kStages - 1 tiles ahead (run 16: two stages took 0.067 ms on the 56x56x64 layer, four 0.065).
 constexpr int kStages = 4;
@@ -91,7 +95,9 @@ struct HaloGeom {  // sizes in int: applicable() keeps every tensor below 2^31 e
 
 // Queues (cp.async) tile t's dy (64 channels from k0) and x halo (32 channels from c0) into stage buffer `buf`;
 // zeros outside dy, past K, and outside the x rows / columns the valid pixels read.
-template <class S, int kThreads>
+// kPlanes: x as four 8-channel planes of 100 pixels x 16 bytes (the wgmma kernel's B: 8 consecutive halo pixels of
+// a plane form one no-swizzle core matrix), else pixel rows of kXPitch bytes (the mma.sync kernel's ldmatrix rows).
+template <class S, int kThreads, bool kPlanes = false>
 __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restrict__ x, const S* __restrict__ dy,
                                            uint32_t buf, int t, int64_t k0, int64_t c0) {
   const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
@@ -112,9 +118,36 @@ __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restric
     if (i >= kXChunks) break;
     const int h = p0 - g.ph + hp / kHaloQ, w = q0 - g.pw + hp % kHaloQ;
     const bool ok = h >= 0 && h < g.hmax && w >= 0 && w < g.wmax;
-    cp_async16(buf + kDyBytes + hp * kXPitch + v * 16,
+    cp_async16(buf + kDyBytes + (kPlanes ? v * kPlaneBytes + hp * 16 : hp * kXPitch + v * 16),
                ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
   }
+}
+
+// The cluster's blocks, each with its partial dw in shared memory (`red`: [dy channel 0..63][tap * 32 + c], row
+// pitch kRedPitch), each add kTileK / kCluster rows over the kCluster blocks in rank order (deterministic) and store
+// them: partial[blockIdx.y][cluster][dy channel][tap * C + c].
+template <int kThreads>
+__device__ __forceinline__ void cluster_sum_store(const HaloGeom& g, const float* red, float* __restrict__ partial,
+                                                  int64_t c0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();  // every block's partial is in its shared memory
+  const float* peer[kCluster];
+#pragma unroll
+  for (int r = 0; r < kCluster; ++r) peer[r] = cluster.map_shared_rank(red, r);
+  constexpr int kRows = kTileK / kCluster;
+  const int row0 = int(cluster.block_rank()) * kRows;
+  const int clusters = int(gridDim.x) / kCluster, cl = int(blockIdx.x) / kCluster;
+  float* out = partial + (size_t(blockIdx.y) * clusters + cl) * kTileK * size_t(g.ld);
+  for (int e = threadIdx.x; e < kRows * kRedCols; e += kThreads) {
+    const int row = row0 + e / kRedCols, col = e % kRedCols;
+    float sum = 0.f;
+#pragma unroll
+    for (int r = 0; r < kCluster; ++r) sum += peer[r][row * kRedPitch + col];
+    out[size_t(row) * g.ld + size_t(col / kTileC) * g.C + c0 + col % kTileC] = sum;
+  }
+  cluster.sync();  // no block leaves while a peer still reads its shared memory
+#endif
 }
 
 // grid (slices rounded up to kCluster, K tiles, C blocks), clusters of kCluster slices. sm_90 and later only
@@ -197,9 +230,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(threads_for<W
     __syncthreads();  // every warp is done with `cur` before it is staged again
   }
 
-  // This block's partial dw into its shared memory, [dy channel 0..63][tap * 32 + c], then the cluster's blocks
-  // each add kTileK / kCluster rows over the kCluster blocks in rank order (deterministic) and store them:
-  // partial[blockIdx.y][cluster][dy channel][tap * C + c].
+  // This block's partial dw into its shared memory, then the cluster's sum (cluster_sum_store).
   cp_async_wait<0>();
   __syncthreads();
   float* red = reinterpret_cast<float*>(smem);
@@ -214,23 +245,88 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(threads_for<W
       *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) = make_float2(acc[mt][tap][2], acc[mt][tap][3]);
     }
   }
-  cg::cluster_group cluster = cg::this_cluster();
-  cluster.sync();  // every block's partial is in its shared memory
-  const float* peer[kCluster];
+  cluster_sum_store<kThreads>(g, red, partial, c0);
+#endif
+}
+
+// The same work on wgmma (sm_90a): one warpgroup per block, 64 dy channels x 32 x channels x 9 taps. Per k-step
+// (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy channels' A fragment once (ldmatrix.trans, as above)
+// and issues nine m64n32k16 wgmma, one per tap, whose B is the x planes read in place: tap (r, s)'s descriptor starts
+// at halo pixel (2j + r, s), the k-step's second 8 pixels one halo row (160 bytes) further, the next 8 channels one
+// plane further. No B fragments through registers, and a third of the mma.sync kernel's shared-memory reads.
+// Written after run 17's device time: NOT yet run on a GPU (FREEDNN_HALO_WGRAD_WGMMA=1, opt-in).
+template <class S>
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(128, 2)
+    halo_wgrad_wgmma_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy,
+                            float* __restrict__ partial) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kThreads = 128, kSteps = kTileP * kTileQ / 16;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
+  const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
+  const uint32_t base = shared_addr(smem);
+  const uint32_t a_lane = uint32_t((((lane >> 4) * 8) + (lane & 7)) * kDyPitch + ((lane >> 3) & 1) * 16 + warp * 32);
+
+  float acc[kTaps][16];
 #pragma unroll
-  for (int r = 0; r < kCluster; ++r) peer[r] = cluster.map_shared_rank(red, r);
-  constexpr int kRows = kTileK / kCluster;
-  const int row0 = int(cluster.block_rank()) * kRows;
-  const int clusters = int(gridDim.x) / kCluster, cl = int(blockIdx.x) / kCluster;
-  float* out = partial + (size_t(blockIdx.y) * clusters + cl) * kTileK * size_t(g.ld);
-  for (int e = threadIdx.x; e < kRows * kRedCols; e += kThreads) {
-    const int row = row0 + e / kRedCols, col = e % kRedCols;
-    float sum = 0.f;
+  for (int t = 0; t < kTaps; ++t)
 #pragma unroll
-    for (int r = 0; r < kCluster; ++r) sum += peer[r][row * kRedPitch + col];
-    out[size_t(row) * g.ld + size_t(col / kTileC) * g.C + c0 + col % kTileC] = sum;
+    for (int e = 0; e < 16; ++e) acc[t][e] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (t0 + s < t1) stage_tile<S, kThreads, true>(g, x, dy, base + uint32_t(s * kStageBytes), t0 + s, k0, c0);
+    cp_async_commit();
   }
-  cluster.sync();  // no block leaves while a peer still reads its shared memory
+  int slot = 0;
+  for (int t = t0; t < t1; ++t) {
+    const uint32_t cur = base + uint32_t(slot * kStageBytes);
+    const int ahead = slot == 0 ? kStages - 1 : slot - 1;
+    if (t + kStages - 1 < t1)
+      stage_tile<S, kThreads, true>(g, x, dy, base + uint32_t(ahead * kStageBytes), t + kStages - 1, k0, c0);
+    cp_async_commit();
+    slot = slot == kStages - 1 ? 0 : slot + 1;
+    cp_async_wait<kStages - 1>();
+    fence_proxy_async_shared();  // the tile's cp.async data, for wgmma's reads
+    __syncthreads();
+    const uint32_t xs = cur + kDyBytes;
+    uint32_t a[2][4];  // A of k-steps j (in use by the wgmma in flight) and j + 1
+    ldmatrix_x4_trans(a[0], cur + a_lane);
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j) {
+      wgmma_fence();
+#pragma unroll
+      for (int tap = 0; tap < kTaps; ++tap) {
+        const uint32_t start = xs + uint32_t(((2 * j + tap / kK3) * kHaloQ + tap % kK3) * 16);
+        wgmma_m64n32k16_rs<S>(acc[tap], a[j & 1], wgmma_desc(start, kHaloQ * 16, kPlaneBytes));
+      }
+      wgmma_commit();
+      if (j + 1 < kSteps) {
+        wgmma_wait<1>();  // k-step j - 1's group is done with a[(j + 1) & 1]
+        ldmatrix_x4_trans(a[(j + 1) & 1], cur + a_lane + uint32_t((j + 1) * 16 * kDyPitch));
+      }
+    }
+    wgmma_wait<0>();  // every wgmma is done with `cur` before it is staged again
+    __syncthreads();
+  }
+
+  cp_async_wait<0>();
+  __syncthreads();
+  float* red = reinterpret_cast<float*>(smem);
+  const int gq = lane >> 2, tq = lane & 3, ch = warp * 16 + gq;
+#pragma unroll
+  for (int tap = 0; tap < kTaps; ++tap)
+#pragma unroll
+    for (int jn = 0; jn < kTileC / 8; ++jn) {
+      const int col = tap * kTileC + jn * 8 + 2 * tq;
+      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[tap][4 * jn], acc[tap][4 * jn + 1]);
+      *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) =
+          make_float2(acc[tap][4 * jn + 2], acc[tap][4 * jn + 3]);
+    }
+  cluster_sum_store<kThreads>(g, red, partial, c0);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built without sm_90a features: launch() never picks this kernel there
 #endif
 }
 
@@ -278,6 +374,22 @@ int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTile
 // Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
 // wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
 // a grid that fit). 0 when the query fails.
+// A variant's kernel and block: WM = 32 or 64 (mma.sync, dy channels per warp) or 0 (wgmma, one warpgroup).
+template <class S, int WM>
+const void* kernel_of() {
+  if constexpr (WM == 0)
+    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S>);
+  else
+    return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
+}
+template <int WM>
+constexpr int block_threads() {
+  if constexpr (WM == 0)
+    return 128;
+  else
+    return threads_for<WM>();
+}
+
 template <class S, int WM>
 int resident_clusters(int device) {
   static std::mutex mutex;
@@ -286,10 +398,9 @@ int resident_clusters(int device) {
   const auto it = known.find(device);
   if (it != known.end()) return it->second;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(kCluster), cfg.blockDim = dim3(threads_for<WM>()), cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.gridDim = dim3(kCluster), cfg.blockDim = dim3(block_threads<WM>()), cfg.dynamicSmemBytes = kSmemBytes;
   int n = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>), &cfg) !=
-      cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&n, kernel_of<S, WM>(), &cfg) != cudaSuccess) {
     (void)cudaGetLastError();
     n = 0;
   }
@@ -319,7 +430,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   // The workspace query sized the partials for this device's SM count (one per cluster of slices); a smaller
   // workspace means fewer slices.
   const size_t per_cluster = dw_partial_bytes_per_block(g.K, g.ld);
-  FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>), kSmemBytes, h->device));
+  FD_TRY(allow_dynamic_smem(kernel_of<S, WM>(), kSmemBytes, h->device));
   int64_t slices = std::min<int64_t>(slices_for(g.tiles, grid_columns(p), di.sm_count),
                                      int64_t(a.workspace_size / per_cluster) * kCluster);
   const int64_t resident = resident_clusters<S, WM>(h->device) / grid_columns(p);  // per grid column, one wave
@@ -333,8 +444,12 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const dim3 grid(static_cast<unsigned>(clusters * kCluster), static_cast<unsigned>((g.K + kTileK - 1) / kTileK),
                   static_cast<unsigned>(g.C / kTileC));
   auto* partial = static_cast<float*>(a.workspace);
-  halo_wgrad_kernel<S, WM><<<grid, threads_for<WM>(), kSmemBytes, h->stream>>>(g, static_cast<const S*>(a.in),
-                                                                  static_cast<const S*>(a.in2), partial);
+  const auto* xs = static_cast<const S*>(a.in);
+  const auto* dys = static_cast<const S*>(a.in2);
+  if constexpr (WM == 0)
+    halo_wgrad_wgmma_kernel<S><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
+  else
+    halo_wgrad_kernel<S, WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
   FD_CUDA_LAUNCHED();
   return dw_sum<S>(h->stream, dw_partials(p, g), partial, clusters, a.out, a.alpha, a.beta);
 }
@@ -385,11 +500,16 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
-    // FREEDNN_HALO_WGRAD_WARP_M=64: four warps of 64 dy channels each (opt-in, read at every call; see the top).
-    const bool wide = fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64;
-    if (p.xdt == CUDNN_DATA_HALF) return wide ? launch<__half, 64>(p, a) : launch<__half, 32>(p, a);
+    // Opt-in variants, read at every call (see the kernels): FREEDNN_HALO_WGRAD_WGMMA=1 (needs an sm_90a build),
+    // else FREEDNN_HALO_WGRAD_WARP_M=64 (four mma.sync warps of 64 dy channels each).
+    const int wm = fd::env_int("FREEDNN_HALO_WGRAD_WGMMA", 0) == 1 ? 0
+                   : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64
+                                                                          : 32;
+    if (p.xdt == CUDNN_DATA_HALF) return wm == 0 ? launch<__half, 0>(p, a) : wm == 64 ? launch<__half, 64>(p, a)
+                                                                                       : launch<__half, 32>(p, a);
     if (p.xdt == CUDNN_DATA_BFLOAT16)
-      return wide ? launch<__nv_bfloat16, 64>(p, a) : launch<__nv_bfloat16, 32>(p, a);
+      return wm == 0 ? launch<__nv_bfloat16, 0>(p, a) : wm == 64 ? launch<__nv_bfloat16, 64>(p, a)
+                                                                 : launch<__nv_bfloat16, 32>(p, a);
     FD_CHECK_SUPPORTED(false, "cuda:halo_wgrad has no kernel for %s", dtype_short_name(p.xdt));
     return CUDNN_STATUS_NOT_SUPPORTED;
   }

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Hopper warpgroup MMA (wgmma.mma_async, sm_90a only) for hand-written kernels: shared-memory matrix descriptors of
+// the no-swizzle layout, the fences and group waits, and m64n32k16 with A from registers and B from shared memory
+// in N-major ("transposed") order. Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace fd::cuda::conv {
+
+// Descriptor of a no-swizzle operand in shared memory. Its core matrices are 8 rows of 16 bytes stored contiguously
+// (128 bytes); for an N-major B a core matrix is 8 k-rows of 8 consecutive n elements. lbo: bytes between core
+// matrices adjacent in k; sbo: bytes between core matrices adjacent in n (PTX ISA, "Matrix Descriptor Format").
+__device__ __forceinline__ uint64_t wgmma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo) {
+  return uint64_t((smem_addr >> 4) & 0x3FFF) | (uint64_t((lbo >> 4) & 0x3FFF) << 16) |
+         (uint64_t((sbo >> 4) & 0x3FFF) << 32);  // bits 62..63 = 0: no swizzle
+}
+
+// Orders this thread's register writes (A fragments, accumulators) before the wgmma that read them.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Makes this thread's generic-proxy shared-memory writes (st.shared, cp.async) visible to the async proxy that wgmma
+// reads through; executed by the writers before the barrier that publishes the data.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Operands after B: keep (scale-d: add to d), scale-a 1, scale-b 1, trans-b 1 (B is N-major).
+// d (64 x 32 floats over the warpgroup, the mma.m16n8 accumulator layout per warp and n8 block) += A (64 x 16, this
+// warp's rows 16 * (warp % 4) .. + 15 in the mma.m16n8k16 A fragment) x B (16 x 32, N-major, descriptor b).
+template <class S>
+__device__ __forceinline__ void wgmma_m64n32k16_rs(float (&d)[16], const uint32_t (&a)[4], uint64_t b) {
+  static_assert(std::is_same_v<S, __half> || std::is_same_v<S, __nv_bfloat16>, "f16 or bf16");
+#define FD_WGMMA_M64N32K16(TYPE)                                                                                    \
+  asm volatile("{\n.reg .pred keep;\nsetp.ne.b32 keep, %21, 0;\n"                                                  \
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32." TYPE "." TYPE                                         \
+               " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},"                           \
+               " {%16, %17, %18, %19}, %20, keep, 1, 1, 1;\n}\n"                                                    \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),   \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),          \
+                 "+f"(d[15])                                                                                        \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1))
+  if constexpr (std::is_same_v<S, __half>)
+    FD_WGMMA_M64N32K16("f16");
+  else
+    FD_WGMMA_M64N32K16("bf16");
+#undef FD_WGMMA_M64N32K16
+}
+
+}  // namespace fd::cuda::conv
