@@ -234,6 +234,32 @@ TEST(ConvGpuDepthwise, TileStride1Nhwc) {
   }
 }
 
+// The tile kernel at stride 2 (forward only; FREEDNN_DW_TILE_S2=1, opt-in): 8 x 8 output tiles from 17 x 17 source
+// pixels, the same types, channel splits, paddings and edges as above (the backward directions run the other kernels).
+TEST(ConvGpuDepthwise, TileStride2Nhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  ft::ScopedEnv tile("FREEDNN_DW_TILE", "1"), s2("FREEDNN_DW_TILE_S2", "1");
+  const Shape shapes[] = {
+      {"u1", 2, 96, 96, 96, {30, 29}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"u2", 3, 8, 8, 8, {13, 21}, {3, 3}, {0, 2}, {2, 2}, {1, 1}},
+      {"u3", 2, 960, 960, 960, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"u4", 2, 40, 40, 40, {9, 40}, {3, 3}, {2, 0}, {2, 2}, {1, 1}},
+      {"u5", 1, 32, 32, 32, {3, 4}, {3, 3}, {2, 2}, {2, 2}, {1, 1}},
+  };
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+    for (const Shape& s : shapes) {
+      ++i;
+      Problem p(s, t, true, false, i % 3 == 0, rng);
+      const bool blend = i % 2 == 0;
+      ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
+    }
+  }
+}
+
 // The fast NHWC kernels' edges: 5x5 filters, padding 0 / 1 / 2 / 3 (both parities of the stride-2 backward data
 // strips; padding > K - 1 gives the stride-1 backward data a negative padding), widths that leave strip tails,
 // H != W, one channel vector, channel counts that split into several channel groups (C = 520 f16: 65 vectors).

@@ -2,8 +2,8 @@
 // Copyright 2026 The freednn Authors
 // The shared-memory tiles of the stride-1 depthwise kernels (depthwise_tile_s1.cu: forward / backward data;
 // depthwise_wgrad_tile.cu: backward filter): a tile of IN_H x IN_W source pixels for cv channel vectors of 8 bytes,
-// [row][column][vector], staged by the block's cv x TW threads (thread (v, qc) copies vector v of columns qc and, for
-// qc < IN_W - TW, qc + TW, in every row) with 8-byte cp.async, zeros outside the plane.
+// [row][column][vector], staged by the block's cv x TW threads (thread (v, qc) copies vector v of columns qc, qc + TW
+// and qc + 2 TW where they are inside the tile, in every row) with 8-byte cp.async, zeros outside the plane.
 #pragma once
 #include <cstdint>
 
@@ -18,8 +18,10 @@ namespace fd::cuda::conv {
 template <class S, int IN_H, int IN_W, int TW>
 __device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const void* any, int H, int W, int C, int h0,
                                             int w0, int qc, int v, int cv) {
-  const int wc0 = w0 + qc, wc1 = wc0 + TW;
+  static_assert(IN_W <= 3 * TW, "a thread copies at most three columns");
+  const int wc0 = w0 + qc, wc1 = wc0 + TW, wc2 = wc1 + TW;
   const bool ok0 = wc0 >= 0 && wc0 < W, ok1 = qc < IN_W - TW && wc1 >= 0 && wc1 < W;
+  const bool ok2 = qc < IN_W - 2 * TW && wc2 >= 0 && wc2 < W;
 #pragma unroll 2
   for (int r = 0; r < IN_H; ++r) {
     const int h = h0 + r;
@@ -28,6 +30,11 @@ __device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const v
     cp_async8(shared_addr(&tile[(r * IN_W + qc) * cv + v]), hok && ok0 ? row + wc0 * C : any, hok && ok0);
     if (qc < IN_W - TW)
       cp_async8(shared_addr(&tile[(r * IN_W + qc + TW) * cv + v]), hok && ok1 ? row + wc1 * C : any, hok && ok1);
+    if constexpr (IN_W > 2 * TW) {  // stride-2 tiles: 2 * TW + 1 columns
+      if (qc < IN_W - 2 * TW)
+        cp_async8(shared_addr(&tile[(r * IN_W + qc + 2 * TW) * cv + v]), hok && ok2 ? row + wc2 * C : any,
+                  hok && ok2);
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 // Work split: grid (channel chunks x column tiles, row tiles, N); block (cv, 8): cv channel vectors (the largest
 // divisor of C / V up to 16, so chunks divide C exactly) x 8 output columns. No reduction, no workspace.
 // Bytes: source and destination once from DRAM (the tile halos, 180 / 128 of the source, are mostly L2 hits).
+// The forward at stride 2 has an opt-in variant of the same kernel (FREEDNN_DW_TILE_S2=1, see tile_rows below).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -47,7 +48,16 @@ constexpr int kK = 3;
 // per output were slower on the H200 (run 17, MobileNet-v2 f16, stride-1 layers): 32-row tiles 1.19-1.24x the time,
 // the block's filter staged once in shared memory as float 1.02-1.13x.
 constexpr int kTH = 16, kTW = 8;
-constexpr int kInW = kTW + kK - 1;
+// Stride 2 (forward only; FREEDNN_DW_TILE_S2=1, opt-in, written after run 17's device time and NOT yet run on a GPU):
+// 8 x 8 outputs from 17 x 17 source pixels (37 KB for 16 channel vectors), each thread's column walk loading two new
+// window rows per output row. Why: the forward walk that serves stride 2 is at 0.83-0.98 of PyTorch's path on
+// MobileNet-v2's stride-2 layers (run 17), where this tile layout gave the stride-1 layers 0.54-0.81x the walk's time.
+template <int ST>
+constexpr int tile_rows() { return ST == 1 ? kTH : 8; }
+template <int ST>
+constexpr int in_rows() { return (tile_rows<ST>() - 1) * ST + kK; }
+template <int ST>
+constexpr int in_cols() { return (kTW - 1) * ST + kK; }
 constexpr int kMaxVecs = 16;                      // channel vectors per block at most (128 bytes of a pixel)
 constexpr int kMaxThreads = kMaxVecs * kTW;
 constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
@@ -60,21 +70,21 @@ struct TileGeom {
   bool flip = false;                     // read the filter rotated by 180 degrees
 };
 
-// grid (chunks x tiles_w, tiles_h of kTH rows, N), block (cv, kTW).
-template <class S>
+// grid (chunks x tiles_w, tiles_h of tile_rows<ST>() rows, N), block (cv, kTW); ST: the stride.
+template <class S, int ST>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_tile_s1_kernel(TileGeom g, const S* __restrict__ src, const S* __restrict__ w, S* __restrict__ dst,
                       float alpha, float beta) {
-  constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
+  constexpr int V = 8 / sizeof(S), kRows = tile_rows<ST>(), kInH = in_rows<ST>(), kInW = in_cols<ST>();
   __shared__ __align__(16) uint2 tile[kInH * kInW * kMaxVecs];  // [row][column][vector of the chunk]
   const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
   const int chunk = blockIdx.x % g.chunks, tw = blockIdx.x / g.chunks;
-  const int p0 = blockIdx.y * kTH, q0 = tw * kTW, n = blockIdx.z;
+  const int p0 = blockIdx.y * kRows, q0 = tw * kTW, n = blockIdx.z;
   const int c0 = (chunk * cv + v) * V;  // this thread's channels
   const int cbase = chunk * cv * V;     // the chunk's first channel
 
   stage_tile8<S, kInH, kInW, kTW>(tile, src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V, src, g.SH, g.SW, g.C,
-                                  p0 - g.ph, q0 - g.pw, qc, v, cv);
+                                  p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
   cp_async_commit();
 
   float wt[kK][kK][V];  // loaded while the tile is in flight
@@ -90,18 +100,19 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   cp_async_wait<0>();
   __syncthreads();
 
-  const int q = q0 + qc, rows = min(kTH, g.DH - p0);
+  const int q = q0 + qc, rows = min(kRows, g.DH - p0);
   if (q >= g.DW) return;  // no barrier below
-  float win[kK][kK][V];   // source rows pp .. pp + 2, columns qc .. qc + 2 of the tile
-  auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(tile, r, qc, v, cv, row); };
+  float win[kK][kK][V];   // source rows pp * ST .. + 2 (tile row R in win[R % 3]), columns qc * ST .. + 2
+  auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(tile, r, qc * ST, v, cv, row); };
   load_row(win[0], 0);
-  load_row(win[1], 1);
+  if constexpr (ST == 1) load_row(win[1], 1);
   auto* out = reinterpret_cast<uint2*>(dst + ((int64_t(n) * g.DH + p0) * g.DW + q) * g.C + c0);
   const int row_stride = g.DW * g.C / V;  // 8-byte vectors per destination row
 #pragma unroll
-  for (int pp = 0; pp < kTH; ++pp) {
+  for (int pp = 0; pp < kRows; ++pp) {
     if (pp >= rows) break;
-    load_row(win[(pp + 2) % kK], pp + 2);
+    if constexpr (ST == 2) load_row(win[(pp * 2 + 1) % kK], pp * 2 + 1);
+    load_row(win[(pp * ST + 2) % kK], pp * ST + 2);
     float acc[V];
 #pragma unroll
     for (int e = 0; e < V; ++e) acc[e] = 0.f;
@@ -110,7 +121,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
 #pragma unroll
       for (int s = 0; s < kK; ++s)
 #pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] = fmaf(wt[r][s][e], win[(pp + r) % kK][s][e], acc[e]);
+        for (int e = 0; e < V; ++e) acc[e] = fmaf(wt[r][s][e], win[(pp * ST + r) % kK][s][e], acc[e]);
 #pragma unroll
     for (int e = 0; e < V; ++e) acc[e] *= alpha;
     uint2* o = out + pp * row_stride;
@@ -141,21 +152,33 @@ TileGeom tile_geom(const ConvProblem& p) {
   return g;
 }
 
-template <class S>
+template <class S, int ST>
 void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
-  const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + kTH - 1) / kTH),
+  constexpr int rows = tile_rows<ST>();
+  const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + rows - 1) / rows),
                   static_cast<unsigned>(p.mb));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  dw_tile_s1_kernel<S><<<grid, block, 0, a.handle->stream>>>(
+  dw_tile_s1_kernel<S, ST><<<grid, block, 0, a.handle->stream>>>(
       g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
       static_cast<float>(a.alpha), static_cast<float>(a.beta));
+}
+
+template <class S>
+void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
+  if (p.sh == 2)
+    launch<S, 2>(p, g, a);
+  else
+    launch<S, 1>(p, g, a);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
 
 }  // namespace
 
-bool dw_tile_s1_wanted(const ConvProblem&) { return fd::env_string("FREEDNN_DW_TILE") != "0"; }
+bool dw_tile_s1_wanted(const ConvProblem& p) {
+  if (fd::env_string("FREEDNN_DW_TILE") == "0") return false;
+  return p.sh == 1 || fd::env_string("FREEDNN_DW_TILE_S2") == "1";  // stride 2: opt-in (see tile_rows)
+}
 
 bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
   if (p.dir == fd::ConvDir::bwd_filter || a.fused != nullptr) return false;
@@ -163,11 +186,13 @@ bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
   if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
   if (p.wdt != p.xdt || p.ydt != p.xdt) return false;
   if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
-  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1 || p.sh != 1 || p.sw != 1) return false;
+  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1) return false;
+  const bool s1 = p.sh == 1 && p.sw == 1, s2 = p.sh == 2 && p.sw == 2 && p.dir == fd::ConvDir::fwd;
+  if (!s1 && !s2) return false;  // backward data at stride 2 is no correlation of dy
   if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
   if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;
   if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
-  if (p.mb > 65535 || (std::max(p.oh, p.ih) + kTH - 1) / kTH > 65535) return false;
+  if (p.mb > 65535 || (std::max(p.oh, p.ih) + tile_rows<2>() - 1) / tile_rows<2>() > 65535) return false;
   return aligned8(a.in) && aligned8(a.out);
 }
 
