@@ -210,19 +210,12 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
 // data: every float type, one channel vector to 16 per block (C = 960 f16: 15 chunks; C = 40 f32: 20 vectors in
 // chunks of 10), padding 0 / 1 / 2 and H != W padding (backward data: padding 2 - p), tile edges in both dims,
 // convolution mode, alpha / beta.
-TEST(ConvGpuDepthwise, TileStride1Nhwc) {
-  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+// Every direction of each shape in f16, bf16 and f32: convolution mode on every third, alpha / beta blends on every
+// second (the tile tests' sweep).
+template <size_t N>
+void check_tile_shapes(const Shape (&shapes)[N]) {
   ft::Handle h;
   auto rng = ft::make_rng();
-  OnlyImpl only(kId);
-  ft::ScopedEnv tile("FREEDNN_DW_TILE", "1");
-  const Shape shapes[] = {
-      {"t1", 2, 144, 144, 144, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"t2", 3, 8, 8, 8, {13, 21}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
-      {"t3", 2, 960, 960, 960, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"t4", 2, 40, 40, 40, {9, 17}, {3, 3}, {2, 0}, {1, 1}, {1, 1}},
-      {"t5", 1, 32, 32, 32, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
-  };
   int i = 0;
   for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
     for (const Shape& s : shapes) {
@@ -234,12 +227,24 @@ TEST(ConvGpuDepthwise, TileStride1Nhwc) {
   }
 }
 
+TEST(ConvGpuDepthwise, TileStride1Nhwc) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  OnlyImpl only(kId);
+  ft::ScopedEnv tile("FREEDNN_DW_TILE", "1");
+  const Shape shapes[] = {
+      {"t1", 2, 144, 144, 144, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"t2", 3, 8, 8, 8, {13, 21}, {3, 3}, {0, 2}, {1, 1}, {1, 1}},
+      {"t3", 2, 960, 960, 960, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"t4", 2, 40, 40, 40, {9, 17}, {3, 3}, {2, 0}, {1, 1}, {1, 1}},
+      {"t5", 1, 32, 32, 32, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+  };
+  check_tile_shapes(shapes);
+}
+
 // The tile kernel at stride 2 (forward only; FREEDNN_DW_TILE_S2=1, opt-in): 8 x 8 output tiles from 17 x 17 source
 // pixels, the same types, channel splits, paddings and edges as above (the backward directions run the other kernels).
 TEST(ConvGpuDepthwise, TileStride2Nhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
-  ft::Handle h;
-  auto rng = ft::make_rng();
   OnlyImpl only(kId);
   ft::ScopedEnv tile("FREEDNN_DW_TILE", "1"), s2("FREEDNN_DW_TILE_S2", "1");
   const Shape shapes[] = {
@@ -249,15 +254,7 @@ TEST(ConvGpuDepthwise, TileStride2Nhwc) {
       {"u4", 2, 40, 40, 40, {9, 40}, {3, 3}, {2, 0}, {2, 2}, {1, 1}},
       {"u5", 1, 32, 32, 32, {3, 4}, {3, 3}, {2, 2}, {2, 2}, {1, 1}},
   };
-  int i = 0;
-  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
-    for (const Shape& s : shapes) {
-      ++i;
-      Problem p(s, t, true, false, i % 3 == 0, rng);
-      const bool blend = i % 2 == 0;
-      ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
-    }
-  }
+  check_tile_shapes(shapes);
 }
 
 // The fast NHWC kernels' edges: 5x5 filters, padding 0 / 1 / 2 / 3 (both parities of the stride-2 backward data
