@@ -10,7 +10,8 @@ set -uo pipefail
 list=${1:-tools/gpu/ab_pending.txt}
 out=${OUT:-$PWD/gpu-out}
 n=0
-grep -v '^[[:space:]]*#' "$list" | grep . | while read -r batch cfg variants; do
+# (an empty list, comments only, is no failure)
+{ grep -v '^[[:space:]]*#' "$list" | grep . || true; } | while read -r batch cfg variants; do
   n=$((n + 1))
   IFS=: read -r dt layout algo math <<< "$cfg"
   IFS=';' read -r -a vs <<< "$variants"
