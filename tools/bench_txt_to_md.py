@@ -22,6 +22,7 @@ LINE = re.compile(rf"^(\d+):(\w+) (.*?) \| \S+ ({NUM}) ms \(min [^)]*\)"
                   rf"(?: ({NUM}) TFLOP/s(?: ([0-9.]+)% peak)?)?"
                   rf" ({NUM}) GB/s ([0-9.]+)% bw"
                   rf"(?: moved ({NUM}) GB/s ([0-9.]+)% bw passes=(\d+))?"
+                  rf"(?: same-size copy ([0-9.]+)%)?"
                   rf"(?: \| vs: (.*))?$")
 VS = re.compile(rf"(?:({NUM}) ms ratio={NUM})?(?: impl=\S+)?(?: diff=(\S+))?")
 
@@ -36,10 +37,10 @@ def rows_from_text(path):
         m = LINE.match(line.strip())
         if not m:
             continue
-        idx, _verdict, prob, ours, tflops, peak, gbs, bw, gbs_m, bw_m, passes, vs = m.groups()
+        idx, _verdict, prob, ours, tflops, peak, gbs, bw, gbs_m, bw_m, passes, copy, vs = m.groups()
         prob = re.sub(r" (impl|err|tol)=\S+", "", prob)  # what ran and the check, not the problem
         r = dict(index=int(idx), problem=prob, ours=float(ours), tflops=tflops, peak=peak, gbs=gbs, bw=bw,
-                 gbs_moved=gbs_m, bw_moved=bw_m, passes=passes, theirs=None, diff=None, vs_note=None)
+                 gbs_moved=gbs_m, bw_moved=bw_m, passes=passes, copy=copy, theirs=None, diff=None, vs_note=None)
         if vs is not None:
             vm = VS.match(vs.strip())
             if vm and vm.group(1):
@@ -67,7 +68,8 @@ def rows_from_json(run):
                          peak=pct(lib.get("peak_frac")) if c.get("flops") and lib.get("peak_tflops") else None,
                          gbs=fmt(lib.get("gbs")), bw=pct(lib.get("bw_frac")),
                          gbs_moved=fmt(lib.get("gbs_moved")), bw_moved=pct(lib.get("bw_frac_moved")),
-                         passes=fmt(c.get("passes"), "{:.0f}"), theirs=vs.get("t_med_ms"),
+                         passes=fmt(c.get("passes"), "{:.0f}"), copy=pct(lib.get("copy_same_frac")),
+                         theirs=vs.get("t_med_ms"),
                          diff=fmt(c.get("diff"), "{:.3g}"), vs_note=vs.get("status") if vs and not vs.get("t_med_ms")
                          else None))
     return rows
@@ -91,7 +93,11 @@ def table(title, rows, torch_times, vs_label="NVIDIA"):
     cols = ["#", "problem", "ours (ms)", f"{vs_label} (ms)", f"{vs_label}/ours"]
     if torch_times is not None:
         cols += ["PyTorch (ms)", "PyTorch/ours"]
-    cols += ["TFLOP/s", "% peak", "GB/s must", "% bw", "passes", "GB/s moved", "% bw moved", "max diff"]
+    cols += ["TFLOP/s", "% peak", "GB/s must", "% bw", "passes", "GB/s moved", "% bw moved"]
+    with_copy = any(r.get("copy") for r in rows)
+    if with_copy:
+        cols += ["% same-size copy"]
+    cols += ["max diff"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     speedups, tspeed = [], []
@@ -109,7 +115,10 @@ def table(title, rows, torch_times, vs_label="NVIDIA"):
                 tspeed.append(ts)
             cells += [fmt(t), fmt(ts, "{:.2f}")]
         cells += [r["tflops"] or "", r["peak"] or "", r["gbs"] or "", r["bw"] or "", r["passes"] or "",
-                  r["gbs_moved"] or "", r["bw_moved"] or "", r["diff"] or ""]
+                  r["gbs_moved"] or "", r["bw_moved"] or ""]
+        if with_copy:
+            cells += [r.get("copy") or ""]
+        cells += [r["diff"] or ""]
         print("| " + " | ".join(cells) + " |")
     for name, s in ((vs_label, speedups), ("PyTorch", tspeed)):
         if s:

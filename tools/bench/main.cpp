@@ -34,7 +34,7 @@ const char* kUsage =
     "  --impl=ID          freednn implementation id (sets FREEDNN_ONLY_IMPL for the library under test)\n"
     "  --alpha=A --beta=B override the scales\n"
     "  --seed=N --iters=N --max-ms=MS   data seed, timing samples, timing budget per case\n"
-    "  --no-yardsticks    skip the copy-bandwidth and GEMM-peak measurements (profiling runs)\n"
+    "  --no-yardsticks    skip the copy-bandwidth, same-size-copy and GEMM-peak measurements (profiling runs)\n"
     "  --csv=FILE --json=FILE           machine-readable results\n";
 
 std::string exe_dir() {
@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "freednn-bench: --fast-ref needs freednn as the library under test\n");
     return 2;
   }
+  cfg.size_copy = cfg.perf && yardsticks;
   bench::Runner runner(&lib, vs_path.empty() ? nullptr : &vs, cfg);
   bench::RunInfo info;
   info.device = runner.device_timing() ? bench::device_name() : "cpu";

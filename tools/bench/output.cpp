@@ -46,9 +46,11 @@ std::string csv_str(const std::string& s) {
 
 // gbs / bw_frac: the bytes that must move (Op::bytes); gbs_moved / bw_frac_moved: the bytes freednn's kernels move
 // (Op::bytes_moved, each pass over memory; NaN without a pass model). peak_frac: of the GEMM peak peak_tflops.
+// copy_frac: the same-size copy's time over this library's (CaseResult::copy_same_ms; NaN when not measured).
 struct Perf {
   double tflops = 0, gbs = 0, bw_frac = 0, peak_frac = 0, peak_tflops = 0;
   double gbs_moved = NAN, bw_frac_moved = NAN;
+  double copy_frac = NAN;
 };
 
 Perf perf_of(const CaseResult& c, const LibResult& r, bool device) {
@@ -57,6 +59,7 @@ Perf perf_of(const CaseResult& c, const LibResult& r, bool device) {
   p.tflops = c.flops / (r.t_med * 1e-3) / 1e12;
   p.gbs = c.bytes / (r.t_med * 1e-3) / 1e9;
   if (c.bytes_moved >= 0) p.gbs_moved = c.bytes_moved / (r.t_med * 1e-3) / 1e9;
+  if (c.copy_same_ms > 0) p.copy_frac = c.copy_same_ms / r.t_med;
   const double bw = copy_bandwidth_gbs(device);
   if (bw > 0) {
     p.bw_frac = p.gbs / bw;
@@ -87,7 +90,7 @@ std::string lib_json(const CaseResult& c, const LibResult& r, bool device) {
          ", \"t_min_ms\": " + json_num(r.t_min > 0 ? r.t_min : NAN) + ", \"tflops\": " + json_num(p.tflops) +
          ", \"gbs\": " + json_num(p.gbs) + ", \"bw_frac\": " + json_num(p.bw_frac) +
          ", \"gbs_moved\": " + json_num(p.gbs_moved) + ", \"bw_frac_moved\": " + json_num(p.bw_frac_moved) +
-         ", \"peak_frac\": " + json_num(p.peak_frac) +
+         ", \"peak_frac\": " + json_num(p.peak_frac) + ", \"copy_same_frac\": " + json_num(p.copy_frac) +
          ", \"peak_tflops\": " + json_num(p.peak_tflops > 0 ? p.peak_tflops : NAN) + "}";
 }
 
@@ -121,6 +124,7 @@ std::string Reporter::line(const CaseResult& c) const {
     if (std::isfinite(p.gbs_moved))
       s += fmt(" moved %.4g GB/s", p.gbs_moved) + fmt(" %.1f%% bw", 100 * p.bw_frac_moved) +
            fmt(" passes=%.0f", c.passes);
+    if (std::isfinite(p.copy_frac)) s += fmt(" same-size copy %.1f%%", 100 * p.copy_frac);
   }
   if (c.vs.ran) {
     s += " | vs:";
@@ -172,7 +176,7 @@ int Reporter::finish() {
     std::ofstream f(csv_path_);
     f << "index,verdict,problem,impl,err,tol,flops,bytes,t_med_ms,t_min_ms,tflops,gbs,bw_frac,peak_frac,"
          "vs_status,vs_impl,vs_t_med_ms,vs_t_min_ms,ratio,diff,reason,"
-         "bytes_moved,passes,gbs_moved,bw_frac_moved,peak_tflops,vs_gbs,vs_gbs_moved,tf32,wall_s\n";
+         "bytes_moved,passes,gbs_moved,bw_frac_moved,peak_tflops,vs_gbs,vs_gbs_moved,tf32,wall_s,copy_same_ms\n";
     for (const CaseResult& c : cases_) {
       const Perf p = timed ? perf_of(c, c.lib, dev) : Perf{};
       f << c.index << "," << c.verdict << "," << csv_str(c.problem) << "," << csv_str(c.lib.impl) << "," << c.err
@@ -185,7 +189,7 @@ int Reporter::finish() {
         << "," << num_or_empty(p.gbs_moved) << "," << num_or_empty(p.bw_frac_moved) << ","
         << (p.peak_tflops > 0 ? num_or_empty(p.peak_tflops) : "") << "," << (c.vs.ran ? num_or_empty(v.gbs) : "")
         << "," << (c.vs.ran ? num_or_empty(v.gbs_moved) : "") << "," << (c.tf32 ? 1 : 0) << "," << c.wall_s
-        << "\n";
+        << "," << (c.copy_same_ms > 0 ? num_or_empty(c.copy_same_ms) : "") << "\n";
     }
   }
   if (!json_path_.empty()) {
@@ -203,7 +207,9 @@ int Reporter::finish() {
         << ", \"err\": " << json_num(c.err >= 0 ? c.err : NAN) << ", \"tol\": " << json_num(c.tol >= 0 ? c.tol : NAN)
         << ", \"flops\": " << json_num(c.flops) << ", \"bytes\": " << json_num(c.bytes)
         << ", \"bytes_moved\": " << json_num(c.bytes_moved >= 0 ? c.bytes_moved : NAN)
-        << ", \"passes\": " << json_num(c.passes > 0 ? c.passes : NAN) << ", \"tf32\": " << (c.tf32 ? "true" : "false")
+        << ", \"passes\": " << json_num(c.passes > 0 ? c.passes : NAN)
+        << ", \"copy_same_ms\": " << json_num(c.copy_same_ms > 0 ? c.copy_same_ms : NAN)
+        << ", \"tf32\": " << (c.tf32 ? "true" : "false")
         << ", \"wall_s\": " << json_num(c.wall_s)
         << ", \"lib\": " << lib_json(c, c.lib, dev);
       if (c.vs.ran) {

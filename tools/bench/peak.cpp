@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dtype.h"
@@ -174,6 +175,51 @@ double copy_bandwidth_gbs(bool device) {
   }
   cache[device] = gbs;
   return gbs;
+}
+
+double same_size_copy_ms(bool device, double bytes, int launches) {
+  launches = std::max(launches, 1);
+  const size_t n = std::max<size_t>(256, static_cast<size_t>(bytes / (2.0 * launches)) / 256 * 256);
+  static std::map<std::tuple<bool, size_t, int>, double> cache;
+  const auto key = std::make_tuple(device, n, launches);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  // Enough source / destination pairs that a sample's copies do not find their data in the cache (as the runner
+  // rotates an operation's buffer sets), at most 16 and 8 GB.
+  const size_t cache_bytes = device ? size_t{128} << 20 : size_t{64} << 20;
+  int sets = static_cast<int>(std::clamp<size_t>((cache_bytes + 2 * n - 1) / (2 * n), 1, 16));
+  if (2.0 * n * sets > 8e9) sets = 1;
+  std::vector<Buffer> src, dst;
+  for (int k = 0; k < sets; ++k) {
+    src.emplace_back(n, device);
+    dst.emplace_back(n, device);
+    src.back().fill_zero();
+  }
+  auto copy = [&](int k) {
+#ifdef BENCH_WITH_CUDA
+    if (device) {
+      cudaMemcpyAsync(dst[k % sets].get(), src[k % sets].get(), n, cudaMemcpyDeviceToDevice, 0);
+      return;
+    }
+#endif
+    std::memcpy(dst[k % sets].get(), src[k % sets].get(), n);
+  };
+  Timer tm(device);
+  for (int k = 0; k < 2 * launches; ++k) copy(k);  // warm-up
+  tm.start();
+  for (int k = 0; k < sets * launches; ++k) copy(k);
+  const double t1 = std::max(tm.stop_ms() / sets, 1e-4);  // one "call": `launches` copies
+  const int reps = std::clamp(static_cast<int>(1.0 / t1), std::max(sets, 1), 10000);
+  std::vector<double> times;
+  for (int s = 0; s < (device ? 10 : 3); ++s) {
+    flush_cache(device);
+    tm.start();
+    for (int k = 0; k < reps * launches; ++k) copy(k);
+    times.push_back(tm.stop_ms() / reps);
+  }
+  std::sort(times.begin(), times.end());
+  const double ms = times[times.size() / 2];
+  cache[key] = ms;
+  return ms;
 }
 
 double gemm_peak_tflops(bool device, cudnnDataType_t t, bool tf32) {

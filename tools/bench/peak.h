@@ -10,6 +10,11 @@
 namespace bench {
 
 double copy_bandwidth_gbs(bool device);
+// Milliseconds that `launches` back-to-back copies (device-to-device on a GPU, memcpy on the CPU) take to move
+// `bytes` in all (read + written, bytes / (2 x launches) per copy), timed like an operation: warm-up, buffers rotated
+// past the cache, cache flushed before each sample, median. The size-matched yardstick of a memory-bound case (its
+// moved bytes in its passes): at a few MB even a copy stays below the large-copy bandwidth. Cached per size.
+double same_size_copy_ms(bool device, double bytes, int launches);
 // 0 when unknown (no cuBLAS, a type without a GEMM). tf32: the f32 figure with TF32 tensor cores.
 double gemm_peak_tflops(bool device, cudnnDataType_t t, bool tf32 = false);
 

@@ -11,6 +11,7 @@
 
 #include "dtype.h"
 #include "memory.h"
+#include "peak.h"
 
 namespace bench {
 
@@ -370,6 +371,8 @@ CaseResult Runner::run_case(const std::string& line, int index) {
     return c;
   }
   c.verdict = cfg_.correctness ? "PASSED" : "TIMED";
+  if (cfg_.perf && cfg_.size_copy && c.bytes_moved > 0 && c.passes > 0 && c.lib.t_med > 0)
+    c.copy_same_ms = same_size_copy_ms(device_timing(), c.bytes_moved, c.passes);
 
   // Correctness: tests/ref, a custom check, or the CPU backend (--fast-ref).
   if (cfg_.correctness) {

@@ -21,6 +21,7 @@ struct Config {
   uint64_t seed = 1;
   int iters = 0;          // timing samples (0: 20 on a GPU, 5 on the CPU)
   double max_ms = 0;      // timing budget per case and library (0: 2000 GPU, 1000 CPU)
+  bool size_copy = false;  // time a same-size copy per memory-bound case (same_size_copy_ms, peak.h)
   bool verbose = false;
 };
 
@@ -48,6 +49,7 @@ struct CaseResult {
   double flops = 0, bytes = 0;
   double bytes_moved = -1;  // what freednn's kernels move (each pass over memory); -1: no model
   int passes = 0;
+  double copy_same_ms = -1;  // a copy moving bytes_moved in `passes` launches (peak.h); -1: not measured
   bool tf32 = false;        // the tolerance allowed for TF32 tensor cores
   double wall_s = 0;        // the whole case, data preparation included
   cudnnDataType_t dtype = CUDNN_DATA_FLOAT;  // the first tensor's (for the GEMM peak)
