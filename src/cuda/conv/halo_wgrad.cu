@@ -118,8 +118,12 @@ __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restric
     if (i >= kXChunks) break;
     const int h = p0 - g.ph + hp / kHaloQ, w = q0 - g.pw + hp % kHaloQ;
     const bool ok = h >= 0 && h < g.hmax && w >= 0 && w < g.wmax;
-    cp_async16(buf + kDyBytes + (kPlanes ? v * kPlaneBytes + hp * 16 : hp * kXPitch + v * 16),
-               ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
+    if constexpr (kPlanes)
+      cp_async16(buf + kDyBytes + v * kPlaneBytes + hp * 16,
+                 ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
+    else
+      cp_async16(buf + kDyBytes + hp * kXPitch + v * 16,
+                 ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
   }
 }
 
