@@ -211,7 +211,7 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
 // chunks of 10), padding 0 / 1 / 2 and H != W padding (backward data: padding 2 - p), tile edges in both dims,
 // convolution mode, alpha / beta.
 // Every direction of each shape in f16, bf16 and f32: convolution mode on every third, alpha / beta blends on every
-// second (the tile tests' sweep).
+// second, the lean staging (FREEDNN_DW_TILE_LEAN=1) on two of every four (the tile tests' sweep).
 template <size_t N>
 void check_tile_shapes(const Shape (&shapes)[N]) {
   ft::Handle h;
@@ -220,6 +220,7 @@ void check_tile_shapes(const Shape (&shapes)[N]) {
   for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
     for (const Shape& s : shapes) {
       ++i;
+      ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", (i / 2) % 2 == 1 ? "1" : "0");
       Problem p(s, t, true, false, i % 3 == 0, rng);
       const bool blend = i % 2 == 0;
       ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
@@ -512,7 +513,10 @@ TEST(ConvGpuDepthwise, BackwardFilterTileNhwc) {
       {{"t5", 5, 32, 32, 32, {19, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
       {{"t6", 2, 24, 24, 24, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
   };
-  check_wgrad_nhwc(h, rng, cases);
+  for (const char* lean : {"0", "1"}) {  // the default staging and stage_tile8_lean (FREEDNN_DW_TILE_LEAN=1)
+    ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", lean);
+    check_wgrad_nhwc(h, rng, cases);
+  }
 }
 
 // The fused bias + ReLU forward on the fast NHWC kernels (3x3 and 5x5, stride 1 and 2).

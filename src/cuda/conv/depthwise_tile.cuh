@@ -38,6 +38,41 @@ __device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const v
   }
 }
 
+// The same copies with less address arithmetic per copy (FREEDNN_DW_TILE_LEAN=1, opt-in, written after run 17 and
+// NOT yet run on a GPU): each column's global address is formed once as an integer and advanced by a plane row per
+// tile row, a copy outside the plane passes that address with a source size of 0 (cp.async then reads nothing and
+// writes zeros), and a row's validity is one unsigned compare. Why: in the SASS of the default (cuobjdump, run 17) a
+// copy costs about 12 instructions of selects and 64-bit pointer math, against 61 for a row step of the backward
+// filter's sums; staging is about a third of that kernel's instructions. `any` is unused (same signature).
+template <class S, int IN_H, int IN_W, int TW>
+__device__ __forceinline__ void stage_tile8_lean(uint2* tile, const S* plane, const void* /*any*/, int H, int W,
+                                                 int C, int h0, int w0, int qc, int v, int cv) {
+  static_assert(IN_W <= 3 * TW, "a thread copies at most three columns");
+  constexpr int kCols = (IN_W + TW - 1) / TW;  // column chunks a thread may copy
+  const uint64_t row_bytes = uint64_t(W) * uint64_t(C) * sizeof(S);
+  const uint32_t tile_row = uint32_t(IN_W * cv * 8), tile_col = uint32_t(TW * cv * 8);
+  bool cok[kCols];
+  uint64_t src[kCols];  // global byte address of (h0 + r, column), modulo 2^64 (used only inside the plane)
+#pragma unroll
+  for (int j = 0; j < kCols; ++j) {
+    const int col = w0 + qc + j * TW;
+    cok[j] = qc + j * TW < IN_W && col >= 0 && col < W;
+    src[j] = reinterpret_cast<uint64_t>(plane) + uint64_t(int64_t(h0) * W + col) * uint64_t(C) * sizeof(S);
+  }
+  uint32_t dst = shared_addr(&tile[qc * cv + v]);
+#pragma unroll 2
+  for (int r = 0; r < IN_H; ++r) {
+    const bool hok = unsigned(h0 + r) < unsigned(H);
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      if (j == 0 || qc + j * TW < IN_W)
+        cp_async8(dst + j * tile_col, reinterpret_cast<const void*>(src[j]), hok && cok[j]);
+      src[j] += row_bytes;
+    }
+    dst += tile_row;
+  }
+}
+
 // Tile row r at columns qc .. qc + K - 1 (a thread's window row), channel vector v, widened to float.
 template <class S, int IN_W, int K>
 __device__ __forceinline__ void load_window_row(const uint2* tile, int r, int qc, int v, int cv,

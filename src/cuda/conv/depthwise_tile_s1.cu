@@ -70,8 +70,9 @@ struct TileGeom {
   bool flip = false;                     // read the filter rotated by 180 degrees
 };
 
-// grid (chunks x tiles_w, tiles_h of tile_rows<ST>() rows, N), block (cv, kTW); ST: the stride.
-template <class S, int ST>
+// grid (chunks x tiles_w, tiles_h of tile_rows<ST>() rows, N), block (cv, kTW); ST: the stride; LEAN: the tile
+// staged by stage_tile8_lean (depthwise_tile.cuh, opt-in).
+template <class S, int ST, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_tile_s1_kernel(TileGeom g, const S* __restrict__ src, const S* __restrict__ w, S* __restrict__ dst,
                       float alpha, float beta) {
@@ -83,8 +84,11 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   const int c0 = (chunk * cv + v) * V;  // this thread's channels
   const int cbase = chunk * cv * V;     // the chunk's first channel
 
-  stage_tile8<S, kInH, kInW, kTW>(tile, src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V, src, g.SH, g.SW, g.C,
-                                  p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
+  const S* plane = src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V;
+  if constexpr (LEAN)
+    stage_tile8_lean<S, kInH, kInW, kTW>(tile, plane, src, g.SH, g.SW, g.C, p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
+  else
+    stage_tile8<S, kInH, kInW, kTW>(tile, plane, src, g.SH, g.SW, g.C, p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
   cp_async_commit();
 
   float wt[kK][kK][V];  // loaded while the tile is in flight
@@ -152,23 +156,24 @@ TileGeom tile_geom(const ConvProblem& p) {
   return g;
 }
 
-template <class S, int ST>
+template <class S, int ST, bool LEAN>
 void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
   constexpr int rows = tile_rows<ST>();
   const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + rows - 1) / rows),
                   static_cast<unsigned>(p.mb));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  dw_tile_s1_kernel<S, ST><<<grid, block, 0, a.handle->stream>>>(
+  dw_tile_s1_kernel<S, ST, LEAN><<<grid, block, 0, a.handle->stream>>>(
       g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
       static_cast<float>(a.alpha), static_cast<float>(a.beta));
 }
 
 template <class S>
 void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
+  const bool lean = fd::env_string("FREEDNN_DW_TILE_LEAN") == "1";  // opt-in (depthwise_tile.cuh), every call
   if (p.sh == 2)
-    launch<S, 2>(p, g, a);
+    lean ? launch<S, 2, true>(p, g, a) : launch<S, 2, false>(p, g, a);
   else
-    launch<S, 1>(p, g, a);
+    lean ? launch<S, 1, true>(p, g, a) : launch<S, 1, false>(p, g, a);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }

@@ -81,7 +81,8 @@ struct TilePlan {
 };
 
 // grid (chunks, slices), block (cv, kTW); kTH rows per tile.
-template <class S>
+// LEAN: the x tile staged by stage_tile8_lean (depthwise_tile.cuh, opt-in).
+template <class S, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_wgrad_tile_kernel(TileGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
   constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
@@ -104,13 +105,19 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
     const int p0 = tp * kTH, q0 = tq * kTW;
     const S* dyn = dy + int64_t(n) * g.P * g.Q * g.C + c0;
-    const int q = q0 + qc;
-    for (int r = 0; r < kTH; ++r) {
-      const bool ok = p0 + r < g.P && q < g.Q;
-      cp_async8(shared_addr(&buf[(r * kTW + qc) * cv + v]), ok ? dyn + ((p0 + r) * g.Q + q) * g.C : dy, ok);
+    if constexpr (LEAN) {  // the dy tile is a tile without a halo: rows p0.., columns q0.., zeros past P and Q
+      const S* xn = x + int64_t(n) * g.H * g.W * g.C + c0;
+      stage_tile8_lean<S, kTH, kTW, kTW>(buf, dyn, dy, g.P, g.Q, g.C, p0, q0, qc, v, cv);
+      stage_tile8_lean<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, xn, x, g.H, g.W, g.C, p0 - g.ph, q0 - g.pw, qc, v, cv);
+    } else {
+      const int q = q0 + qc;
+      for (int r = 0; r < kTH; ++r) {
+        const bool ok = p0 + r < g.P && q < g.Q;
+        cp_async8(shared_addr(&buf[(r * kTW + qc) * cv + v]), ok ? dyn + ((p0 + r) * g.Q + q) * g.C : dy, ok);
+      }
+      const S* xn = x + int64_t(n) * g.H * g.W * g.C + c0;
+      stage_tile8<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, xn, x, g.H, g.W, g.C, p0 - g.ph, q0 - g.pw, qc, v, cv);
     }
-    stage_tile8<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, x + int64_t(n) * g.H * g.W * g.C + c0, x, g.H, g.W, g.C,
-                                    p0 - g.ph, q0 - g.pw, qc, v, cv);
   };
   // Adds tile t (staged in `buf`) into acc: this thread's column, down the tile's rows (rows past P are zeros in dy).
   auto accumulate = [&](int t, const uint2* buf) {
@@ -194,7 +201,10 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
   const dim3 block(static_cast<unsigned>(b.g.cv), kTW);
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
-  dw_wgrad_tile_kernel<S><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
+  if (fd::env_string("FREEDNN_DW_TILE_LEAN") == "1")  // opt-in (depthwise_tile.cuh), read at every call
+    dw_wgrad_tile_kernel<S, true><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
+  else
+    dw_wgrad_tile_kernel<S, false><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
