@@ -88,6 +88,22 @@ __device__ __forceinline__ A load_as(const S* p, int64_t i) {
   return static_cast<A>(widen(p[i]));
 }
 
+// The K x K taps of V consecutive channels c0 .. c0 + V - 1 of a depthwise filter (filter k is channel c) as float,
+// rotated by 180 degrees when `flip` (CUDNN_CONVOLUTION): wt[r][s][e] = w[(c0 + e) * sk + r' * sr + s' * ss].
+template <int K, int V, class S, class I>
+__device__ __forceinline__ void load_depthwise_taps(const S* w, int c0, I sk, I sr, I ss, bool flip,
+                                                    float (&wt)[K][K][V]) {
+#pragma unroll
+  for (int r = 0; r < K; ++r)
+#pragma unroll
+    for (int s = 0; s < K; ++s)
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const int rr = flip ? K - 1 - r : r, sc = flip ? K - 1 - s : s;
+        wt[r][s][e] = static_cast<float>(widen(w[(c0 + e) * sk + rr * sr + sc * ss]));
+      }
+}
+
 // Compute -> storage, as the CPU's tensor_io: round to nearest; integers saturate and NaN becomes 0.
 template <class E>
 __device__ __forceinline__ void store(float* p, int64_t i, E v) { p[i] = static_cast<float>(v); }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/dtype.h"
 #include "core/tensor_desc.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
@@ -24,6 +25,22 @@ inline bool dw_packed_nhwc(const cudnnTensorStruct& t) {
     s *= t.dims[i];
   }
   return true;
+}
+
+// What the 3x3 kernels on 8-byte channel vectors share (depthwise_fwd_walk.cu, depthwise_tile_s1.cu,
+// depthwise_wgrad_tile.cu): 2-D f32 / f16 / bf16 with x and y of one type, packed NHWC x and y, a 3x3 filter without
+// dilation, padding 0..2, C a multiple of 8 bytes of elements, x and y below 2^31 elements (int offsets). Each
+// caller adds its direction, stride, filter-type, pointer and grid checks.
+inline bool dw_3x3_vec8_nhwc(const fd::ConvProblem& p) {
+  if (p.nsp != 2 || p.x->nb_dims != 4) return false;
+  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
+  if (p.ydt != p.xdt) return false;
+  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (p.kh != 3 || p.kw != 3 || p.dh != 1 || p.dw != 1) return false;
+  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
+  if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;
+  const int64_t lim = int64_t{1} << 31;
+  return p.mb * p.ih * p.iw * p.ic < lim && p.mb * p.oh * p.ow * p.ic < lim;
 }
 
 // The largest divisor of n up to cap: channel vectors per CTA, so that the CTAs' channel groups divide C exactly.

@@ -52,7 +52,6 @@ constexpr int blocks_for(int d) { return d == 1 ? 3 : 2; }
 constexpr int kK = 3;
 constexpr int64_t kTargetThreads = 132 * 768 * 2;  // two waves of 768 threads per SM (an H200; problem-only plan)
 constexpr int kMinSegment = 8;                     // output columns per segment at least
-constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -85,15 +84,7 @@ __global__ void __launch_bounds__(threads_for(D), blocks_for(D))
   if (item >= g.items) return;  // no barrier below
   const int c0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;  // the groups divide C exactly
   float wt[kK][kK][V];
-#pragma unroll
-  for (int r = 0; r < kK; ++r)
-#pragma unroll
-    for (int s = 0; s < kK; ++s)
-#pragma unroll
-      for (int v = 0; v < V; ++v) {
-        const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
-        wt[r][s][v] = static_cast<float>(widen(w[(c0 + v) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
-      }
+  load_depthwise_taps(w, c0, g.ws_k, g.ws_r, g.ws_s, g.flip, wt);
   const int np = item / g.segs, seg = item - np * g.segs;
   const int n = np / g.P, p = np - n * g.P;
   const int q0 = seg * g.seg_len, q1 = min(g.Q, q0 + g.seg_len);
@@ -219,17 +210,9 @@ bool dw_fwd_walk_wanted(const ConvProblem& p) {
 }
 
 bool dw_fwd_walk_covers(const ConvProblem& p, const ConvArgs& a) {
-  if (p.dir != fd::ConvDir::fwd || a.fused != nullptr) return false;
-  if (p.nsp != 2 || p.x->nb_dims != 4 || p.w->as_tensor.nb_dims != 4) return false;
-  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
-  if (p.wdt != p.xdt || p.ydt != p.xdt) return false;
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
-  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1) return false;
+  if (p.dir != fd::ConvDir::fwd || a.fused != nullptr || !dw_3x3_vec8_nhwc(p)) return false;
+  if (p.w->as_tensor.nb_dims != 4 || p.wdt != p.xdt) return false;
   if (p.sh != p.sw || (p.sh != 1 && p.sh != 2)) return false;
-  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
-  const int64_t v = 8 / static_cast<int64_t>(dtype_size(p.xdt));
-  if (p.ic % v != 0) return false;
-  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
   if (!aligned8(a.in) || !aligned8(a.out)) return false;
   const WalkPlan b = walk_plan(p);
   return b.blocks_y <= 65535 && p.mb * p.oh * b.g.segs < INT32_MAX;

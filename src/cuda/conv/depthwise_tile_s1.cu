@@ -60,7 +60,6 @@ template <int ST>
 constexpr int in_cols() { return (kTW - 1) * ST + kK; }
 constexpr int kMaxVecs = 16;                      // channel vectors per block at most (128 bytes of a pixel)
 constexpr int kMaxThreads = kMaxVecs * kTW;
-constexpr int64_t kLimit = int64_t{1} << 31;      // element offsets in int
 
 struct TileGeom {
   int C = 1, SH = 1, SW = 1, DH = 1, DW = 1;  // source (x or dy) and destination (y or dx) planes
@@ -92,15 +91,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   cp_async_commit();
 
   float wt[kK][kK][V];  // loaded while the tile is in flight
-#pragma unroll
-  for (int r = 0; r < kK; ++r)
-#pragma unroll
-    for (int s = 0; s < kK; ++s)
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const int rr = g.flip ? kK - 1 - r : r, ss = g.flip ? kK - 1 - s : s;
-        wt[r][s][e] = static_cast<float>(widen(w[(c0 + e) * g.ws_k + rr * g.ws_r + ss * g.ws_s]));
-      }
+  load_depthwise_taps(w, c0, g.ws_k, g.ws_r, g.ws_s, g.flip, wt);
   cp_async_wait<0>();
   __syncthreads();
 
@@ -186,17 +177,10 @@ bool dw_tile_s1_wanted(const ConvProblem& p) {
 }
 
 bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
-  if (p.dir == fd::ConvDir::bwd_filter || a.fused != nullptr) return false;
-  if (p.nsp != 2 || p.x->nb_dims != 4 || p.w->as_tensor.nb_dims != 4) return false;
-  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
-  if (p.wdt != p.xdt || p.ydt != p.xdt) return false;
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
-  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1) return false;
+  if (p.dir == fd::ConvDir::bwd_filter || a.fused != nullptr || !dw_3x3_vec8_nhwc(p)) return false;
+  if (p.w->as_tensor.nb_dims != 4 || p.wdt != p.xdt) return false;
   const bool s1 = p.sh == 1 && p.sw == 1, s2 = p.sh == 2 && p.sw == 2 && p.dir == fd::ConvDir::fwd;
   if (!s1 && !s2) return false;  // backward data at stride 2 is no correlation of dy
-  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
-  if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;
-  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
   if (p.mb > 65535 || (std::max(p.oh, p.ih) + tile_rows<2>() - 1) / tile_rows<2>() > 65535) return false;
   return aligned8(a.in) && aligned8(a.out);
 }

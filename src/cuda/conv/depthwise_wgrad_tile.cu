@@ -62,7 +62,6 @@ int64_t smem_per_sm() {
   static const int64_t kb = std::clamp<long long>(fd::env_int("FREEDNN_DW_WGRAD_TILE_SMEM_KB", 196), 32, 227);
   return kb * 1024;
 }
-constexpr int64_t kLimit = int64_t{1} << 31;
 static_assert(kTaps * 4 * kTW * 4 <= kSmemPerVec, "the column sums fit in the tile's shared memory");
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -212,14 +211,7 @@ bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0
 }  // namespace
 
 bool dw_wgrad_tile_covers(const ConvProblem& p) {
-  if (p.nsp != 2 || p.x->nb_dims != 4) return false;
-  if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
-  if (p.ydt != p.xdt) return false;
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
-  if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1 || p.sh != 1 || p.sw != 1) return false;
-  if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
-  if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;
-  if (p.mb * p.ih * p.iw * p.ic >= kLimit || p.mb * p.oh * p.ow * p.ic >= kLimit) return false;
+  if (!dw_3x3_vec8_nhwc(p) || p.sh != 1 || p.sw != 1) return false;
   const TilePlan b = tile_plan(p);
   return b.slices <= 65535 && b.g.chunks <= 65535 && p.mb * b.g.tiles_p * b.g.tiles_q < INT32_MAX;
 }
