@@ -26,6 +26,17 @@ constexpr bool kCutlassBuilt = false;
 
 inline ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
 
+// An output before a call: random prior data, returned for the blend, when beta != 0; else poisoned (and nothing
+// returned: ref::blend reads no prior at beta 0).
+inline std::vector<double> output_before(ft::HostTensor& out, std::mt19937_64& rng, double beta) {
+  if (beta == 0) {
+    out.poison();
+    return {};
+  }
+  out.fill_uniform(rng, -1, 1);
+  return out.values();
+}
+
 struct Algos {
   int fwd, bwd_data, bwd_filter;
 };
@@ -35,37 +46,21 @@ struct Algos {
 inline void check_directions(cudnnHandle_t h, ft_conv::Problem& p, const Algos& algo, std::mt19937_64& rng,
                              double alpha, double beta, double tol, const std::string& tag) {
   const std::string what = tag + " " + p.str() + " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
-  std::vector<double> prior;
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
-  if (beta != 0) {
-    p.y.fill_uniform(rng, -1, 1);
-    prior = p.y.values();
-  } else {
-    p.y.poison();
-  }
+  std::vector<double> prior = output_before(p.y, rng, beta);
   ASSERT_EQ(ft_conv::forward(h, p, algo.fwd, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
   const auto yref = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
   EXPECT_TRUE(ft::near(p.y.values(), ref::blend(yref.v, prior, alpha, beta), tol, "fwd y: " + what));
 
   p.y.fill_uniform(rng, -1, 1);  // dy
-  if (beta != 0) {
-    p.x.fill_uniform(rng, -1, 1);
-    prior = p.x.values();
-  } else {
-    p.x.poison();
-  }
+  prior = output_before(p.x, rng, beta);
   ASSERT_EQ(ft_conv::backward_data(h, p, algo.bwd_data, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
   const auto dxref = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
   EXPECT_TRUE(ft::near(p.x.values(), ref::blend(dxref.v, prior, alpha, beta), tol, "bwd_data dx: " + what));
 
   p.x.fill_uniform(rng, -1, 1);
-  if (beta != 0) {
-    p.w.fill_uniform(rng, -1, 1);
-    prior = p.w.values();
-  } else {
-    p.w.poison();
-  }
+  prior = output_before(p.w, rng, beta);
   ASSERT_EQ(ft_conv::backward_filter(h, p, algo.bwd_filter, alpha, beta), CUDNN_STATUS_SUCCESS) << what;
   const auto dwref = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(dwref.v, prior, alpha, beta), tol, "bwd_filter dw: " + what));
@@ -78,13 +73,7 @@ inline void check_forward(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::m
                           double beta, double tol, const std::string& tag) {
   p.x.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.y.fill_uniform(rng, -1, 1);
-    prior = p.y.values();
-  } else {
-    p.y.poison();
-  }
+  std::vector<double> prior = output_before(p.y, rng, beta);
   ASSERT_EQ(ft_conv::forward(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
   const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
   EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " fwd " + p.str()));
@@ -94,13 +83,7 @@ inline void check_backward_data(cudnnHandle_t h, ft_conv::Problem& p, int algo, 
                                 double beta, double tol, const std::string& tag) {
   p.y.fill_uniform(rng, -1, 1);
   p.w.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.x.fill_uniform(rng, -1, 1);
-    prior = p.x.values();
-  } else {
-    p.x.poison();
-  }
+  std::vector<double> prior = output_before(p.x, rng, beta);
   ASSERT_EQ(ft_conv::backward_data(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
   const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
   EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " bwd_data " + p.str()));
@@ -110,13 +93,7 @@ inline void check_backward_filter(cudnnHandle_t h, ft_conv::Problem& p, int algo
                                   double alpha, double beta, double tol, const std::string& tag) {
   p.x.fill_uniform(rng, -1, 1);
   p.y.fill_uniform(rng, -1, 1);
-  std::vector<double> prior;
-  if (beta != 0) {
-    p.w.fill_uniform(rng, -1, 1);
-    prior = p.w.values();
-  } else {
-    p.w.poison();
-  }
+  std::vector<double> prior = output_before(p.w, rng, beta);
   ASSERT_EQ(ft_conv::backward_filter(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << p.str();
   const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
   EXPECT_TRUE(ft::near(p.w.values(), ref::blend(r.v, prior, alpha, beta), tol, tag + " bwd_filter " + p.str()));

@@ -12,6 +12,7 @@
 // type's own tolerance (x2) for half and bf16 (results rounded to 11 / 8 bits).
 #include <cmath>
 
+#include "unit/conv_check.h"
 #include "unit/conv_fixture.h"
 
 namespace {
@@ -19,8 +20,8 @@ namespace {
 using ft_conv::OnlyImpl;
 using ft_conv::Problem;
 using ft_conv::Shape;
-
-ref::Tensor as_ref(const ft::HostTensor& t) { return ref::Tensor(t.dims, t.values()); }
+using ft_conv_check::as_ref;
+using ft_conv_check::output_before;
 
 struct Algos {
   std::vector<int> fwd, bwd_data, bwd_filter;
@@ -56,16 +57,10 @@ void check_problem(cudnnHandle_t h, Problem& p, const Algos& algos, std::mt19937
   const double tol_f = tol_for(p.dt, p.wdims[1] * taps);
   const double tol_d = tol_for(p.dt, (p.ydims[1] / p.s.g) * taps);
   const double tol_w = tol_for(p.dt, p.ydims[0] * prod(p.ydims, 2));
-  std::vector<double> prior;
   for (int algo : algos.fwd) {
     p.x.fill_uniform(rng, -1, 1);
     p.w.fill_uniform(rng, -1, 1);
-    if (beta != 0) {
-      p.y.fill_uniform(rng, -1, 1);
-      prior = p.y.values();
-    } else {
-      p.y.poison();
-    }
+    const std::vector<double> prior = output_before(p.y, rng, beta);
     ASSERT_EQ(ft_conv::forward(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS) << "fwd algo " << algo << " " << what;
     const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
     EXPECT_TRUE(ft::near(p.y.values(), ref::blend(r.v, prior, alpha, beta), tol_f,
@@ -74,12 +69,7 @@ void check_problem(cudnnHandle_t h, Problem& p, const Algos& algos, std::mt19937
   for (int algo : algos.bwd_data) {
     p.y.fill_uniform(rng, -1, 1);
     p.w.fill_uniform(rng, -1, 1);
-    if (beta != 0) {
-      p.x.fill_uniform(rng, -1, 1);
-      prior = p.x.values();
-    } else {
-      p.x.poison();
-    }
+    const std::vector<double> prior = output_before(p.x, rng, beta);
     ASSERT_EQ(ft_conv::backward_data(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS)
         << "bwd data algo " << algo << " " << what;
     const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
@@ -89,12 +79,7 @@ void check_problem(cudnnHandle_t h, Problem& p, const Algos& algos, std::mt19937
   for (int algo : algos.bwd_filter) {
     p.x.fill_uniform(rng, -1, 1);
     p.y.fill_uniform(rng, -1, 1);
-    if (beta != 0) {
-      p.w.fill_uniform(rng, -1, 1);
-      prior = p.w.values();
-    } else {
-      p.w.poison();
-    }
+    const std::vector<double> prior = output_before(p.w, rng, beta);
     ASSERT_EQ(ft_conv::backward_filter(h, p, algo, alpha, beta), CUDNN_STATUS_SUCCESS)
         << "bwd filter algo " << algo << " " << what;
     const auto r = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);

@@ -318,14 +318,8 @@ TEST(ConvImpl, WinogradF2x3Forward) {
       ++i;
       p.x.fill_uniform(rng, -1, 1);
       p.w.fill_uniform(rng, -1, 1);
-      std::vector<double> prior;
       const double beta = i % 2 ? 0.5 : 0.0;
-      if (beta != 0) {
-        p.y.fill_uniform(rng, -1, 1);
-        prior = p.y.values();
-      } else {
-        p.y.poison();
-      }
+      const std::vector<double> prior = ft_conv_check::output_before(p.y, rng, beta);
       ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, 1.0, beta), CUDNN_STATUS_SUCCESS)
           << p.str();
       const auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
