@@ -43,10 +43,10 @@ __device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const v
 // tile row, a copy outside the plane passes that address with a source size of 0 (cp.async then reads nothing and
 // writes zeros), and a row's validity is one unsigned compare. Why: in the SASS of the default (cuobjdump, run 17) a
 // copy costs about 12 instructions of selects and 64-bit pointer math, against 61 for a row step of the backward
-// filter's sums; staging is about a third of that kernel's instructions. `any` is unused (same signature).
+// filter's sums; staging is about a third of that kernel's instructions.
 template <class S, int IN_H, int IN_W, int TW>
-__device__ __forceinline__ void stage_tile8_lean(uint2* tile, const S* plane, const void* /*any*/, int H, int W,
-                                                 int C, int h0, int w0, int qc, int v, int cv) {
+__device__ __forceinline__ void stage_tile8_lean(uint2* tile, const S* plane, int H, int W, int C, int h0, int w0,
+                                                 int qc, int v, int cv) {
   static_assert(IN_W <= 3 * TW, "a thread copies at most three columns");
   constexpr int kCols = (IN_W + TW - 1) / TW;  // column chunks a thread may copy
   const uint64_t row_bytes = uint64_t(W) * uint64_t(C) * sizeof(S);

@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
 
   const S* plane = src + int64_t(n) * g.SH * g.SW * g.C + cbase + v * V;
   if constexpr (LEAN)
-    stage_tile8_lean<S, kInH, kInW, kTW>(tile, plane, src, g.SH, g.SW, g.C, p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
+    stage_tile8_lean<S, kInH, kInW, kTW>(tile, plane, g.SH, g.SW, g.C, p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
   else
     stage_tile8<S, kInH, kInW, kTW>(tile, plane, src, g.SH, g.SW, g.C, p0 * ST - g.ph, q0 * ST - g.pw, qc, v, cv);
   cp_async_commit();

@@ -106,8 +106,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     const S* dyn = dy + int64_t(n) * g.P * g.Q * g.C + c0;
     if constexpr (LEAN) {  // the dy tile is a tile without a halo: rows p0.., columns q0.., zeros past P and Q
       const S* xn = x + int64_t(n) * g.H * g.W * g.C + c0;
-      stage_tile8_lean<S, kTH, kTW, kTW>(buf, dyn, dy, g.P, g.Q, g.C, p0, q0, qc, v, cv);
-      stage_tile8_lean<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, xn, x, g.H, g.W, g.C, p0 - g.ph, q0 - g.pw, qc, v, cv);
+      stage_tile8_lean<S, kTH, kTW, kTW>(buf, dyn, g.P, g.Q, g.C, p0, q0, qc, v, cv);
+      stage_tile8_lean<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, xn, g.H, g.W, g.C, p0 - g.ph, q0 - g.pw, qc, v, cv);
     } else {
       const int q = q0 + qc;
       for (int r = 0; r < kTH; ++r) {

@@ -54,9 +54,15 @@ using fd::ConvDir;
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
-// Threads per block for a warp span of WM dy channels: the block's 64 x 32 (dy x x channels) in 8-channel columns.
+// Threads per block: for mma.sync warps of WM dy channels, the block's 64 x 32 (dy x x channels) in 8-channel
+// columns; WM = 0, the wgmma kernel: one warpgroup.
 template <int WM>
-constexpr int threads_for() { return 32 * (64 / WM) * 4; }
+constexpr int block_threads() {
+  if constexpr (WM == 0)
+    return 128;
+  else
+    return 32 * (64 / WM) * 4;
+}
 constexpr int kK3 = 3, kTaps = 9;                       // 3x3 filters only
 // Output pixels per tile: rows x columns (14 x 8 tiles, 7 k-steps between barriers, measured the same in run 16;
 // that variant's dy staging also issued zero-fill copies past the dy region, a race racecheck caught).
@@ -158,10 +164,10 @@ __device__ __forceinline__ void cluster_sum_store(const HaloGeom& g, const float
 // (clusters); launch() checks the device.
 // WM: dy channels per warp (32 or 64: two or four m16 tiles).
 template <class S, int WM>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(threads_for<WM>(), 2)
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<WM>(), 2)
     halo_wgrad_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int kThreads = threads_for<WM>(), kMt = WM / 16, kWarpsM = kTileK / WM;
+  constexpr int kThreads = block_threads<WM>(), kMt = WM / 16, kWarpsM = kTileK / WM;
   extern __shared__ __align__(128) unsigned char smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wm = warp % kWarpsM, wn = warp / kWarpsM;
   const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
@@ -260,11 +266,11 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(threads_for<W
 // plane further. No B fragments through registers, and a third of the mma.sync kernel's shared-memory reads.
 // Written after run 17's device time: NOT yet run on a GPU (FREEDNN_HALO_WGRAD_WGMMA=1, opt-in).
 template <class S>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(128, 2)
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<0>(), 2)
     halo_wgrad_wgmma_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy,
                             float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int kThreads = 128, kSteps = kTileP * kTileQ / 16;
+  constexpr int kThreads = block_threads<0>(), kSteps = kTileP * kTileQ / 16;
   extern __shared__ __align__(128) unsigned char smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
@@ -378,20 +384,13 @@ int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTile
 // Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
 // wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
 // a grid that fit). 0 when the query fails.
-// A variant's kernel and block: WM = 32 or 64 (mma.sync, dy channels per warp) or 0 (wgmma, one warpgroup).
+// A variant's kernel: WM = 32 or 64 (mma.sync, dy channels per warp) or 0 (wgmma, one warpgroup).
 template <class S, int WM>
 const void* kernel_of() {
   if constexpr (WM == 0)
     return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S>);
   else
     return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
-}
-template <int WM>
-constexpr int block_threads() {
-  if constexpr (WM == 0)
-    return 128;
-  else
-    return threads_for<WM>();
 }
 
 template <class S, int WM>
