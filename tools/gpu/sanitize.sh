@@ -9,7 +9,8 @@
 # be tried here without a GPU: every GPU test then skips, which checks the listing and the bookkeeping.
 # Usage: tools/gpu/sanitize.sh [memcheck|racecheck|synccheck|initcheck]   (default memcheck)
 # Environment: OUT (default ./gpu-out), TESTS (default build/h200/tests/freednn_tests), SUITES (a regex of suite
-# names, default all), SUITE_TIMEOUT (seconds per suite, default 120), BUDGET (seconds for this call, default 480).
+# names, default all), SUITE_TIMEOUT (seconds per suite, default 120), BUDGET (seconds for this call, default 480),
+# PARALLEL (units run at once, default 1).
 # Summary lines: "<tool> <suite> <PASS|FAIL rc=N|TIMEOUT> <seconds> s <errors from the ERROR SUMMARY>".
 set -uo pipefail
 tool=${1:-memcheck}
@@ -32,13 +33,16 @@ units=$("$tests" --gtest_list_tests | awk -v tool="$tool" -v summary="$summary" 
     if (keep && !split_it) print suite
     next }
   /^  [A-Za-z_]/ { if (split_it) { t = $1; print suite "." t } }')
-for u in $units; do
-  awk -v k="$tool $u " 'index($0, k) == 1 { found = 1 } END { exit !found }' "$summary" && continue  # done before
-  left=$(( ${BUDGET:-480} - ($(date +%s) - start) ))
-  [ "$left" -lt 20 ] && { echo "budget spent; run again to go on"; break; }
-  limit=$(( left < ${SUITE_TIMEOUT:-120} ? left : ${SUITE_TIMEOUT:-120} ))
-  filter=$u
+# One unit under the tool, with what is left of the call's budget as its limit; appends its summary line.
+run_unit() {
+  local u=$1
+  awk -v k="$tool $u " 'index($0, k) == 1 { found = 1 } END { exit !found }' "$summary" && return 0  # done before
+  local left=$(( ${BUDGET:-480} - ($(date +%s) - start) ))
+  [ "$left" -lt 20 ] && { echo "budget spent before $u; run again to go on"; return 0; }
+  local limit=$(( left < ${SUITE_TIMEOUT:-120} ? left : ${SUITE_TIMEOUT:-120} ))
+  local filter=$u
   [[ "$u" != *.* ]] && filter="$u.*"
+  local t0 rc errs verdict
   t0=$(date +%s)
   FREEDNN_BACKEND=cuda timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
     "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$out/${tool}_$u.txt" 2>&1
@@ -49,5 +53,16 @@ for u in $units; do
     124) verdict=TIMEOUT ;;
     *) verdict="FAIL rc=$rc" ;;
   esac
+  # one short line per append: whole lines even when PARALLEL units finish together
   echo "$tool $u $verdict $(( $(date +%s) - t0 )) s ${errs:-}" | tee -a "$summary"
-done
+}
+# PARALLEL=N: N units at once (the GPU has room for many test processes; the sanitizer's cost is per process).
+if [ "${PARALLEL:-1}" -gt 1 ]; then
+  export -f run_unit
+  export tool out tests summary start
+  export extra_s="${extra[*]:-}"
+  # (arrays do not cross export: rebuilt from extra_s in each worker)
+  printf '%s\n' $units | xargs -P "$PARALLEL" -I{} bash -c 'extra=($extra_s); run_unit "$1"' _ {}
+else
+  for u in $units; do run_unit "$u"; done
+fi

@@ -16,7 +16,7 @@
 // Work split: grid (channel chunks x column tiles, row tiles, N); block (cv, 8): cv channel vectors (the largest
 // divisor of C / V up to 16, so chunks divide C exactly) x 8 output columns. No reduction, no workspace.
 // Bytes: source and destination once from DRAM (the tile halos, 180 / 128 of the source, are mostly L2 hits).
-// The forward at stride 2 has an opt-in variant of the same kernel (FREEDNN_DW_TILE_S2=1, see tile_rows below).
+// The forward at stride 2 on small planes takes the same kernel too (see tile_rows and dw_tile_s1_wanted below).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -48,7 +48,7 @@ constexpr int kK = 3;
 // per output were slower on the H200 (run 17, MobileNet-v2 f16, stride-1 layers): 32-row tiles 1.19-1.24x the time,
 // the block's filter staged once in shared memory as float 1.02-1.13x.
 constexpr int kTH = 16, kTW = 8;
-// Stride 2 (forward only; FREEDNN_DW_TILE_S2=1, opt-in, written after run 17's device time and NOT yet run on a GPU):
+// Stride 2 (forward only; outputs of at most 14 x 14, FREEDNN_DW_TILE_S2=1 / 0 forces it on / off, dw_tile_s1_wanted):
 // 8 x 8 outputs from 17 x 17 source pixels (37 KB for 16 channel vectors), each thread's column walk loading two new
 // window rows per output row. Why: the forward walk that serves stride 2 is at 0.83-0.98 of PyTorch's path on
 // MobileNet-v2's stride-2 layers (run 17), where this tile layout gave the stride-1 layers 0.54-0.81x the walk's time.
@@ -160,7 +160,7 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
 
 template <class S>
 void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
-  const bool lean = fd::env_string("FREEDNN_DW_TILE_LEAN") == "1";  // opt-in (depthwise_tile.cuh), every call
+  const bool lean = fd::env_string("FREEDNN_DW_TILE_LEAN") != "0";  // default (depthwise_tile.cuh), every call
   if (p.sh == 2)
     lean ? launch<S, 2, true>(p, g, a) : launch<S, 2, false>(p, g, a);
   else
@@ -173,7 +173,10 @@ bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0
 
 bool dw_tile_s1_wanted(const ConvProblem& p) {
   if (fd::env_string("FREEDNN_DW_TILE") == "0") return false;
-  return p.sh == 1 || fd::env_string("FREEDNN_DW_TILE_S2") == "1";  // stride 2: opt-in (see tile_rows)
+  // Stride 2 on outputs of at most 14 x 14 (run 18, MobileNet-v2 f16: 0.79x the walk's time at 14 x 14, 0.94x at
+  // 7 x 7, but 1.20x at 56 x 56 and 1.34x at 28 x 28); FREEDNN_DW_TILE_S2=1 / 0 forces it on / off.
+  const std::string s2 = fd::env_string("FREEDNN_DW_TILE_S2");
+  return p.sh == 1 || s2 == "1" || (s2 != "0" && p.oh * p.ow <= 14 * 14);
 }
 
 bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {

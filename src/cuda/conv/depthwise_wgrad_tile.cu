@@ -200,7 +200,7 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
   const dim3 block(static_cast<unsigned>(b.g.cv), kTW);
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
-  if (fd::env_string("FREEDNN_DW_TILE_LEAN") == "1")  // opt-in (depthwise_tile.cuh), read at every call
+  if (fd::env_string("FREEDNN_DW_TILE_LEAN") != "0")  // default (depthwise_tile.cuh), read at every call
     dw_wgrad_tile_kernel<S, true><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
   else
     dw_wgrad_tile_kernel<S, false><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);

@@ -15,8 +15,8 @@
 // .. + 31 (two m16 tiles) and x channels (w >> 1) * 8 .. + 7 of the block at all nine taps (nine n8 tiles): 72 float
 // sums per thread. Warp span 64 (FREEDNN_HALO_WGRAD_WARP_M=64, for an A/B): 4 warps; warp w owns all 64 dy
 // channels (four m16 tiles) and x channels w * 8 .. + 7: 144 sums per thread, and a third less shared-memory
-// traffic per mma (each B fragment feeds four mma instead of two). FREEDNN_HALO_WGRAD_WGMMA=1 (opt-in, not yet run on
-// a GPU): the same tile on wgmma, one warpgroup (halo_wgrad_wgmma_kernel below). A
+// traffic per mma (each B fragment feeds four mma instead of two). FREEDNN_HALO_WGRAD_WGMMA=1 or 3 (opt-in): the
+// same tile on wgmma, one or three warpgroups (halo_wgrad_wgmma_kernel below). A
 // slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the next three tiles' dy and halo loading
 // by cp.async while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
 // partial dw through distributed shared memory and leave one in the workspace in the layout of patch_dw_sum.cuh;
@@ -55,11 +55,13 @@ using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
 // Threads per block: for mma.sync warps of WM dy channels, the block's 64 x 32 (dy x x channels) in 8-channel
-// columns; WM = 0, the wgmma kernel: one warpgroup.
+// columns; WM <= 0, the wgmma kernel: one warpgroup (0, all nine taps) or three (-3, one filter row each).
 template <int WM>
 constexpr int block_threads() {
   if constexpr (WM == 0)
     return 128;
+  else if constexpr (WM < 0)
+    return 128 * -WM;
   else
     return 32 * (64 / WM) * 4;
 }
@@ -259,28 +261,33 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
 #endif
 }
 
-// The same work on wgmma (sm_90a): one warpgroup per block, 64 dy channels x 32 x channels x 9 taps. Per k-step
-// (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy channels' A fragment once (ldmatrix.trans, as above)
-// and issues nine m64n32k16 wgmma, one per tap, whose B is the x planes read in place: tap (r, s)'s descriptor starts
-// at halo pixel (2j + r, s), the k-step's second 8 pixels one halo row (160 bytes) further, the next 8 channels one
-// plane further. No B fragments through registers, and a third of the mma.sync kernel's shared-memory reads.
-// Written after run 17's device time: NOT yet run on a GPU (FREEDNN_HALO_WGRAD_WGMMA=1, opt-in).
-template <class S>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<0>(), 2)
+// The same work on wgmma (sm_90a), kGroups warpgroups per block sharing each staged tile: 64 dy channels x 32 x
+// channels x the taps of kTaps / kGroups filter rows per warpgroup (1: all nine; 3: warpgroup g takes row g, so
+// three times the warps per SM at a third of the accumulators each: run 18 measured the one-warpgroup kernel at
+// 0.97x the mma.sync kernel's time on the 56x56x64 layer, two blocks of 4 warps per SM, its registers (214) the
+// limit). Per k-step (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy channels' A fragment once
+// (ldmatrix.trans, as above) and issues one m64n32k16 wgmma per tap, whose B is the x planes read in place: tap
+// (r, s)'s descriptor starts at halo pixel (2j + r, s), the k-step's second 8 pixels one halo row (160 bytes)
+// further, the next 8 channels one plane further. No B fragments through registers.
+template <class S, int kGroups>
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<kGroups == 1 ? 0 : -kGroups>(), 2)
     halo_wgrad_wgmma_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy,
                             float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int kThreads = block_threads<0>(), kSteps = kTileP * kTileQ / 16;
+  static_assert(kTaps % kGroups == 0, "whole filter rows per warpgroup");
+  constexpr int kThreads = block_threads<kGroups == 1 ? 0 : -kGroups>(), kSteps = kTileP * kTileQ / 16;
+  constexpr int kMyTaps = kTaps / kGroups;
   extern __shared__ __align__(128) unsigned char smem[];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, group = int(threadIdx.x) >> 7;
+  const int tap0 = kGroups == 1 ? 0 : group * kMyTaps;  // (threadIdx.x < 128 is not known to the compiler)
   const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
   const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
   const uint32_t base = shared_addr(smem);
   const uint32_t a_lane = uint32_t((((lane >> 4) * 8) + (lane & 7)) * kDyPitch + ((lane >> 3) & 1) * 16 + warp * 32);
 
-  float acc[kTaps][16];
+  float acc[kMyTaps][16];
 #pragma unroll
-  for (int t = 0; t < kTaps; ++t)
+  for (int t = 0; t < kMyTaps; ++t)
 #pragma unroll
     for (int e = 0; e < 16; ++e) acc[t][e] = 0.f;
 
@@ -307,9 +314,10 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
     for (int j = 0; j < kSteps; ++j) {
       wgmma_fence();
 #pragma unroll
-      for (int tap = 0; tap < kTaps; ++tap) {
+      for (int i = 0; i < kMyTaps; ++i) {
+        const int tap = tap0 + i;
         const uint32_t start = xs + uint32_t(((2 * j + tap / kK3) * kHaloQ + tap % kK3) * 16);
-        wgmma_m64n32k16_rs<S>(acc[tap], a[j & 1], wgmma_desc(start, kHaloQ * 16, kPlaneBytes));
+        wgmma_m64n32k16_rs<S>(acc[i], a[j & 1], wgmma_desc(start, kHaloQ * 16, kPlaneBytes));
       }
       wgmma_commit();
       if (j + 1 < kSteps) {
@@ -326,13 +334,13 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
   float* red = reinterpret_cast<float*>(smem);
   const int gq = lane >> 2, tq = lane & 3, ch = warp * 16 + gq;
 #pragma unroll
-  for (int tap = 0; tap < kTaps; ++tap)
+  for (int i = 0; i < kMyTaps; ++i)
 #pragma unroll
     for (int jn = 0; jn < kTileC / 8; ++jn) {
-      const int col = tap * kTileC + jn * 8 + 2 * tq;
-      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[tap][4 * jn], acc[tap][4 * jn + 1]);
+      const int col = (tap0 + i) * kTileC + jn * 8 + 2 * tq;
+      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[i][4 * jn], acc[i][4 * jn + 1]);
       *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) =
-          make_float2(acc[tap][4 * jn + 2], acc[tap][4 * jn + 3]);
+          make_float2(acc[i][4 * jn + 2], acc[i][4 * jn + 3]);
     }
   cluster_sum_store<kThreads>(g, red, partial, c0);
 #elif defined(__CUDA_ARCH__)
@@ -384,11 +392,14 @@ int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTile
 // Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
 // wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
 // a grid that fit). 0 when the query fails.
-// A variant's kernel: WM = 32 or 64 (mma.sync, dy channels per warp) or 0 (wgmma, one warpgroup).
+// A variant's kernel: WM = 32 or 64 (mma.sync, dy channels per warp), 0 (wgmma, one warpgroup) or -3 (wgmma, three
+// warpgroups).
 template <class S, int WM>
 const void* kernel_of() {
   if constexpr (WM == 0)
-    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S>);
+    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S, 1>);
+  else if constexpr (WM < 0)
+    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S, -WM>);
   else
     return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
 }
@@ -449,8 +460,9 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   auto* partial = static_cast<float*>(a.workspace);
   const auto* xs = static_cast<const S*>(a.in);
   const auto* dys = static_cast<const S*>(a.in2);
-  if constexpr (WM == 0)
-    halo_wgrad_wgmma_kernel<S><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
+  if constexpr (WM <= 0)
+    halo_wgrad_wgmma_kernel<S, WM == 0 ? 1 : -WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys,
+                                                                                                     partial);
   else
     halo_wgrad_kernel<S, WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
   FD_CUDA_LAUNCHED();
@@ -503,16 +515,17 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
-    // Opt-in variants, read at every call (see the kernels): FREEDNN_HALO_WGRAD_WGMMA=1 (needs an sm_90a build),
-    // else FREEDNN_HALO_WGRAD_WARP_M=64 (four mma.sync warps of 64 dy channels each).
-    const int wm = fd::env_int("FREEDNN_HALO_WGRAD_WGMMA", 0) == 1 ? 0
-                   : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64
-                                                                          : 32;
-    if (p.xdt == CUDNN_DATA_HALF) return wm == 0 ? launch<__half, 0>(p, a) : wm == 64 ? launch<__half, 64>(p, a)
-                                                                                       : launch<__half, 32>(p, a);
-    if (p.xdt == CUDNN_DATA_BFLOAT16)
-      return wm == 0 ? launch<__nv_bfloat16, 0>(p, a) : wm == 64 ? launch<__nv_bfloat16, 64>(p, a)
-                                                                 : launch<__nv_bfloat16, 32>(p, a);
+    // Opt-in variants, read at every call (see the kernels): FREEDNN_HALO_WGRAD_WGMMA=1 or 3 (warpgroups per
+    // block; needs an sm_90a build), else FREEDNN_HALO_WGRAD_WARP_M=64 (four mma.sync warps of 64 dy channels each).
+    const int groups = fd::env_int("FREEDNN_HALO_WGRAD_WGMMA", 0);
+    const int wm = groups == 1 ? 0 : groups == 3 ? -3 : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
+    auto go = [&](auto tag) {
+      using S = decltype(tag);
+      return wm == 0 ? launch<S, 0>(p, a) : wm == -3 ? launch<S, -3>(p, a) : wm == 64 ? launch<S, 64>(p, a)
+                                                                                       : launch<S, 32>(p, a);
+    };
+    if (p.xdt == CUDNN_DATA_HALF) return go(__half{});
+    if (p.xdt == CUDNN_DATA_BFLOAT16) return go(__nv_bfloat16{});
     FD_CHECK_SUPPORTED(false, "cuda:halo_wgrad has no kernel for %s", dtype_short_name(p.xdt));
     return CUDNN_STATUS_NOT_SUPPORTED;
   }
