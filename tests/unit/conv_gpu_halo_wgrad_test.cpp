@@ -3,8 +3,8 @@
 // cuda:halo_wgrad (3x3 stride-1 backward filter from one staged dy tile and x halo per 8 x 8 pixels), forced by id:
 // tile edges in P and Q, K not a multiple of 64 (a partial K tile) and several K tiles, several 32-channel blocks of
 // x, padding 0 / 1 / 2 and unequal, a ResNet-50-sized plane, f16 and bf16, cross-correlation and convolution,
-// alpha / beta, bit-identical reruns, the four kernels (mma.sync warps of 32 or 64 dy channels, wgmma on one or three
-// warpgroups), and what it declines. GPU suite only.
+// alpha / beta, bit-identical reruns, the three kernels (mma.sync warps of 32 or 64 dy channels, wgmma), and what it
+// declines. GPU suite only.
 #include <string>
 #include <vector>
 
@@ -24,8 +24,7 @@ constexpr const char* kId = "cuda:halo_wgrad";
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU suite only (FREEDNN_BACKEND=cuda)"
 
 // The shapes on each kernel: mma.sync warps of 32 dy channels (the default) or of 64
-// (FREEDNN_HALO_WGRAD_WARP_M=64), and wgmma (FREEDNN_HALO_WGRAD_WGMMA=1 or 3 warpgroups); both knobs are read at
-// every call.
+// (FREEDNN_HALO_WGRAD_WARP_M=64), and wgmma (FREEDNN_HALO_WGRAD_WGMMA=1); both knobs are read at every call.
 void check_shapes(const char* warp_m, const char* wgmma) {
   ft::ScopedEnv env("FREEDNN_HALO_WGRAD_WARP_M", warp_m), env2("FREEDNN_HALO_WGRAD_WGMMA", wgmma);
   ft::Handle h;
@@ -65,12 +64,6 @@ TEST(ConvGpuHaloWgrad, ShapesTypesModesWarpM64) {
 TEST(ConvGpuHaloWgrad, ShapesTypesModesWgmma) {
   SKIP_UNLESS_GPU();
   check_shapes("32", "1");
-}
-
-// Three warpgroups per block, one filter row each (FREEDNN_HALO_WGRAD_WGMMA=3).
-TEST(ConvGpuHaloWgrad, ShapesTypesModesWgmmaThreeGroups) {
-  SKIP_UNLESS_GPU();
-  check_shapes("32", "3");
 }
 
 // NOT_SUPPORTED, not a wrong answer: float, NCHW, padded NHWC strides, stride 2, 5x5, dilation, C not a multiple

@@ -488,6 +488,57 @@ TEST(Pooling, NhwcMax) {
     }
 }
 
+// The one-pass backward of 3x3 stride-2 padding-1 max pooling (pooling2d_nhwc_bwd1.cu, FREEDNN_POOL_BWD_ONEPASS=1;
+// the forward of each case runs the register kernel): blocks of several column groups per row (the halo column
+// between them), strips of 8 output rows with a partial last strip and one whose halo row is the image's last,
+// odd and even planes, ceiling extents (windows past the input), channel-vector counts from 1 to 128 (2 columns a
+// block at 128), the four float types, NaNs under both options, ties, beta != 0, padded strides; C not a multiple
+// of the vector falls back to the tiles.
+TEST(Pooling, NhwcMaxBackwardOnePass) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  ft::ScopedEnv onepass("FREEDNN_POOL_BWD_ONEPASS", "1");
+  struct Shape {
+    cudnnDataType_t dt;
+    std::vector<int> x;
+    bool ceil_mode;
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_HALF, {2, 64, 112, 112}, false},  // pool1 in small: 2 column groups of 28, 7 strips
+      {CUDNN_DATA_HALF, {1, 16, 34, 35}, false},    // 17 x 18 outputs: a strip whose halo row is the last row
+      {CUDNN_DATA_BFLOAT16, {2, 8, 19, 23}, true},  // ceiling extents, 1 vector: one group of all columns
+      {CUDNN_DATA_FLOAT, {1, 132, 9, 31}, false},   // 33 vectors: 7 columns a block, 3 groups
+      {CUDNN_DATA_FLOAT, {1, 512, 5, 7}, false},    // 128 vectors: 1 owned column and its halo per block
+      {CUDNN_DATA_FLOAT, {2, 4, 6, 6}, true},       // last windows mostly padding
+      {CUDNN_DATA_DOUBLE, {1, 6, 17, 16}, false},   // 3 vectors of 2 doubles
+      {CUDNN_DATA_HALF, {1, 8, 1, 1}, false},       // a single pixel
+      {CUDNN_DATA_HALF, {1, 12, 9, 9}, false},      // C % 8 != 0: the tiles
+  };
+  for (const Shape& sh : shapes)
+    for (int variant = 0; variant < 5; ++variant) {
+      Case c;
+      c.dt = sh.dt;
+      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
+      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (int d = 0; d < 2; ++d) {
+        c.win.push_back(3);
+        c.pad.push_back(1);
+        c.stride.push_back(2);
+        const int span = sh.x[2 + d] + 2 - 3;
+        c.ydims.push_back(sh.ceil_mode ? 1 + (span + 1) / 2 : ref::pool_out_dim(sh.x[2 + d], 3, 1, 2));
+      }
+      c.layout = variant == 3 ? 4 : variant == 4 ? 3 : 1;  // packed NHWC; vector-padded; randomly padded
+      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
+      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
+      const bool ties = variant == 1 || variant == 2 || variant == 3;
+      const bool nan = variant != 1;
+      run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Backward of global average pooling (the GPU's broadcast kernel: packed NCHW-like planes of equal values, packed
 // channels-last dx; 16-byte stores when dx is aligned, element stores otherwise): the ResNet-50 head in both
 // layouts, element counts that are not a multiple of the vector (a partial last vector), 1x1 planes, C == 1, 3-D

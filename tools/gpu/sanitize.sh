@@ -10,7 +10,7 @@
 # Usage: tools/gpu/sanitize.sh [memcheck|racecheck|synccheck|initcheck]   (default memcheck)
 # Environment: OUT (default ./gpu-out), TESTS (default build/h200/tests/freednn_tests), SUITES (a regex of suite
 # names, default all), SUITE_TIMEOUT (seconds per suite, default 120), BUDGET (seconds for this call, default 480),
-# PARALLEL (units run at once, default 1).
+# PARALLEL (units run at once, default 1), FIRST (a regex of units to start first).
 # Summary lines: "<tool> <suite> <PASS|FAIL rc=N|TIMEOUT> <seconds> s <errors from the ERROR SUMMARY>".
 set -uo pipefail
 tool=${1:-memcheck}
@@ -33,6 +33,10 @@ units=$("$tests" --gtest_list_tests | awk -v tool="$tool" -v summary="$summary" 
     if (keep && !split_it) print suite
     next }
   /^  [A-Za-z_]/ { if (split_it) { t = $1; print suite "." t } }')
+# FIRST (a regex): the units that match it run first (the longest ones, so that the last wave ends together)
+if [ -n "${FIRST:-}" ]; then
+  units=$( (printf '%s\n' $units | grep -E "$FIRST"; printf '%s\n' $units | grep -vE "$FIRST") || true)
+fi
 # One unit under the tool, with what is left of the call's budget as its limit; appends its summary line.
 run_unit() {
   local u=$1

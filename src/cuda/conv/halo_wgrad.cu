@@ -15,8 +15,9 @@
 // .. + 31 (two m16 tiles) and x channels (w >> 1) * 8 .. + 7 of the block at all nine taps (nine n8 tiles): 72 float
 // sums per thread. Warp span 64 (FREEDNN_HALO_WGRAD_WARP_M=64, for an A/B): 4 warps; warp w owns all 64 dy
 // channels (four m16 tiles) and x channels w * 8 .. + 7: 144 sums per thread, and a third less shared-memory
-// traffic per mma (each B fragment feeds four mma instead of two). FREEDNN_HALO_WGRAD_WGMMA=1 or 3 (opt-in): the
-// same tile on wgmma, one or three warpgroups (halo_wgrad_wgmma_kernel below). A
+// traffic per mma (each B fragment feeds four mma instead of two). The default on sm_90a builds and 9.0 devices
+// (FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on): the same tile on wgmma, one warpgroup
+// (halo_wgrad_wgmma_kernel below). A
 // slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the next three tiles' dy and halo loading
 // by cp.async while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
 // partial dw through distributed shared memory and leave one in the workspace in the layout of patch_dw_sum.cuh;
@@ -32,6 +33,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 
 #include "core/dtype.h"
 #include "core/env.h"
@@ -55,13 +57,11 @@ using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
 // Threads per block: for mma.sync warps of WM dy channels, the block's 64 x 32 (dy x x channels) in 8-channel
-// columns; WM <= 0, the wgmma kernel: one warpgroup (0, all nine taps) or three (-3, one filter row each).
+// columns; WM = 0, the wgmma kernel: one warpgroup.
 template <int WM>
 constexpr int block_threads() {
   if constexpr (WM == 0)
     return 128;
-  else if constexpr (WM < 0)
-    return 128 * -WM;
   else
     return 32 * (64 / WM) * 4;
 }
@@ -243,6 +243,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
   }
 
   // This block's partial dw into its shared memory, then the cluster's sum (cluster_sum_store).
+  pdl_allow_dependents();
   cp_async_wait<0>();
   __syncthreads();
   float* red = reinterpret_cast<float*>(smem);
@@ -261,33 +262,30 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
 #endif
 }
 
-// The same work on wgmma (sm_90a), kGroups warpgroups per block sharing each staged tile: 64 dy channels x 32 x
-// channels x the taps of kTaps / kGroups filter rows per warpgroup (1: all nine; 3: warpgroup g takes row g, so
-// three times the warps per SM at a third of the accumulators each: run 18 measured the one-warpgroup kernel at
-// 0.97x the mma.sync kernel's time on the 56x56x64 layer, two blocks of 4 warps per SM, its registers (214) the
-// limit). Per k-step (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy channels' A fragment once
-// (ldmatrix.trans, as above) and issues one m64n32k16 wgmma per tap, whose B is the x planes read in place: tap
-// (r, s)'s descriptor starts at halo pixel (2j + r, s), the k-step's second 8 pixels one halo row (160 bytes)
-// further, the next 8 channels one plane further. No B fragments through registers.
-template <class S, int kGroups>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<kGroups == 1 ? 0 : -kGroups>(), 2)
+// The same work on wgmma (sm_90a): one warpgroup per block, 64 dy channels x 32 x channels x 9 taps. Per k-step
+// (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy channels' A fragment once (ldmatrix.trans, as above)
+// and issues nine m64n32k16 wgmma, one per tap, whose B is the x planes read in place: tap (r, s)'s descriptor starts
+// at halo pixel (2j + r, s), the k-step's second 8 pixels one halo row (160 bytes) further, the next 8 channels one
+// plane further. No B fragments through registers, and a third of the mma.sync kernel's shared-memory reads.
+// Run 18: correct (its test and tools/gpu/wgmma_probe.cu), 0.97-0.98x the
+// mma.sync kernel's time on ResNet-50's 56x56x64 layer; three warpgroups per block sharing each tile (one filter
+// row each, 80 registers, 24 warps per SM) took 1.20x, so one stays.
+template <class S>
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<0>(), 2)
     halo_wgrad_wgmma_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy,
                             float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  static_assert(kTaps % kGroups == 0, "whole filter rows per warpgroup");
-  constexpr int kThreads = block_threads<kGroups == 1 ? 0 : -kGroups>(), kSteps = kTileP * kTileQ / 16;
-  constexpr int kMyTaps = kTaps / kGroups;
+  constexpr int kThreads = block_threads<0>(), kSteps = kTileP * kTileQ / 16;
   extern __shared__ __align__(128) unsigned char smem[];
-  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, group = int(threadIdx.x) >> 7;
-  const int tap0 = kGroups == 1 ? 0 : group * kMyTaps;  // (threadIdx.x < 128 is not known to the compiler)
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
   const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
   const uint32_t base = shared_addr(smem);
   const uint32_t a_lane = uint32_t((((lane >> 4) * 8) + (lane & 7)) * kDyPitch + ((lane >> 3) & 1) * 16 + warp * 32);
 
-  float acc[kMyTaps][16];
+  float acc[kTaps][16];
 #pragma unroll
-  for (int t = 0; t < kMyTaps; ++t)
+  for (int t = 0; t < kTaps; ++t)
 #pragma unroll
     for (int e = 0; e < 16; ++e) acc[t][e] = 0.f;
 
@@ -314,10 +312,9 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
     for (int j = 0; j < kSteps; ++j) {
       wgmma_fence();
 #pragma unroll
-      for (int i = 0; i < kMyTaps; ++i) {
-        const int tap = tap0 + i;
+      for (int tap = 0; tap < kTaps; ++tap) {
         const uint32_t start = xs + uint32_t(((2 * j + tap / kK3) * kHaloQ + tap % kK3) * 16);
-        wgmma_m64n32k16_rs<S>(acc[i], a[j & 1], wgmma_desc(start, kHaloQ * 16, kPlaneBytes));
+        wgmma_m64n32k16_rs<S>(acc[tap], a[j & 1], wgmma_desc(start, kHaloQ * 16, kPlaneBytes));
       }
       wgmma_commit();
       if (j + 1 < kSteps) {
@@ -329,22 +326,41 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
     __syncthreads();
   }
 
+  pdl_allow_dependents();
   cp_async_wait<0>();
   __syncthreads();
   float* red = reinterpret_cast<float*>(smem);
   const int gq = lane >> 2, tq = lane & 3, ch = warp * 16 + gq;
 #pragma unroll
-  for (int i = 0; i < kMyTaps; ++i)
+  for (int tap = 0; tap < kTaps; ++tap)
 #pragma unroll
     for (int jn = 0; jn < kTileC / 8; ++jn) {
-      const int col = (tap0 + i) * kTileC + jn * 8 + 2 * tq;
-      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[i][4 * jn], acc[i][4 * jn + 1]);
+      const int col = tap * kTileC + jn * 8 + 2 * tq;
+      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[tap][4 * jn], acc[tap][4 * jn + 1]);
       *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) =
-          make_float2(acc[i][4 * jn + 2], acc[i][4 * jn + 3]);
+          make_float2(acc[tap][4 * jn + 2], acc[tap][4 * jn + 3]);
     }
   cluster_sum_store<kThreads>(g, red, partial, c0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built without sm_90a features: launch() never picks this kernel there
+#endif
+}
+
+// Whether run() takes the wgmma kernel: FREEDNN_HALO_WGRAD_WGMMA=0 / 1 if set, else where it exists (an sm_90a build,
+// FREEDNN_BUILD_SM90A, on a compute capability 9.0 device: sm_90a code runs there only).
+bool wgmma_wanted() {
+  const std::string v = fd::env_string("FREEDNN_HALO_WGRAD_WGMMA");
+  if (!v.empty()) return v == "1";
+#if defined(FREEDNN_BUILD_SM90A)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const DeviceInfo& di = device_info(dev);
+  return di.cc_major == 9 && di.cc_minor == 0;
+#else
+  return false;
 #endif
 }
 
@@ -392,14 +408,11 @@ int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTile
 // Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
 // wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
 // a grid that fit). 0 when the query fails.
-// A variant's kernel: WM = 32 or 64 (mma.sync, dy channels per warp), 0 (wgmma, one warpgroup) or -3 (wgmma, three
-// warpgroups).
+// A variant's kernel: WM = 32 or 64 (mma.sync, dy channels per warp) or 0 (wgmma, one warpgroup).
 template <class S, int WM>
 const void* kernel_of() {
   if constexpr (WM == 0)
-    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S, 1>);
-  else if constexpr (WM < 0)
-    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S, -WM>);
+    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S>);
   else
     return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
 }
@@ -460,13 +473,14 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   auto* partial = static_cast<float*>(a.workspace);
   const auto* xs = static_cast<const S*>(a.in);
   const auto* dys = static_cast<const S*>(a.in2);
-  if constexpr (WM <= 0)
-    halo_wgrad_wgmma_kernel<S, WM == 0 ? 1 : -WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys,
-                                                                                                     partial);
+  if constexpr (WM == 0)
+    halo_wgrad_wgmma_kernel<S><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
   else
     halo_wgrad_kernel<S, WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
   FD_CUDA_LAUNCHED();
-  return dw_sum<S>(h->stream, dw_partials(p, g), partial, clusters, a.out, a.alpha, a.beta);
+  // FREEDNN_DW_SUM_PDL=1: the sum as a programmatic dependent launch (opt-in until timed; read at every call)
+  const bool pdl = fd::env_string("FREEDNN_DW_SUM_PDL") == "1";
+  return dw_sum<S>(h->stream, dw_partials(p, g), partial, clusters, a.out, a.alpha, a.beta, pdl);
 }
 
 class HaloWgrad final : public fd::conv::ConvImpl {
@@ -515,17 +529,15 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
-    // Opt-in variants, read at every call (see the kernels): FREEDNN_HALO_WGRAD_WGMMA=1 or 3 (warpgroups per
-    // block; needs an sm_90a build), else FREEDNN_HALO_WGRAD_WARP_M=64 (four mma.sync warps of 64 dy channels each).
-    const int groups = fd::env_int("FREEDNN_HALO_WGRAD_WGMMA", 0);
-    const int wm = groups == 1 ? 0 : groups == 3 ? -3 : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
-    auto go = [&](auto tag) {
-      using S = decltype(tag);
-      return wm == 0 ? launch<S, 0>(p, a) : wm == -3 ? launch<S, -3>(p, a) : wm == 64 ? launch<S, 64>(p, a)
-                                                                                       : launch<S, 32>(p, a);
-    };
-    if (p.xdt == CUDNN_DATA_HALF) return go(__half{});
-    if (p.xdt == CUDNN_DATA_BFLOAT16) return go(__nv_bfloat16{});
+    // The wgmma kernel where this build has sm_90a code and the device is a 9.0 (run 18: 0.97-0.98x the mma.sync
+    // kernel's time); FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on, FREEDNN_HALO_WGRAD_WARP_M=64 picks the
+    // mma.sync warps of 64 dy channels. Read at every call.
+    const int wm = wgmma_wanted() ? 0 : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
+    if (p.xdt == CUDNN_DATA_HALF) return wm == 0 ? launch<__half, 0>(p, a) : wm == 64 ? launch<__half, 64>(p, a)
+                                                                                       : launch<__half, 32>(p, a);
+    if (p.xdt == CUDNN_DATA_BFLOAT16)
+      return wm == 0 ? launch<__nv_bfloat16, 0>(p, a) : wm == 64 ? launch<__nv_bfloat16, 64>(p, a)
+                                                                 : launch<__nv_bfloat16, 32>(p, a);
     FD_CHECK_SUPPORTED(false, "cuda:halo_wgrad has no kernel for %s", dtype_short_name(p.xdt));
     return CUDNN_STATUS_NOT_SUPPORTED;
   }

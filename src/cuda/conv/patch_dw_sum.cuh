@@ -42,10 +42,25 @@ inline size_t dw_partial_bytes_per_block(int64_t K, int ld) {
 // 13 us for 131 blocks of 64 x 576 partials, 13 % occupancy).
 constexpr int kSumRows = 8;
 
+// Programmatic dependent launch (sm_90): the producer of the partials lets the sum's grid start launching once each
+// of its blocks has left its main loop (pdl_allow_dependents); the sum waits for that whole grid's completion and
+// memory (pdl_wait) before its first read. Without the launch attribute both are no-ops.
+__device__ __forceinline__ void pdl_allow_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 template <class S>
 __global__ void __launch_bounds__(32 * kSumRows) dw_sum_kernel(DwPartials g, const float* __restrict__ partial,
                                                                int blocks, S* __restrict__ dw, float alpha, float beta) {
   __shared__ float rows[kSumRows][32];
+  pdl_wait();
   const int64_t total = g.K * g.kg;
   const int64_t i = int64_t(blockIdx.x) * 32 + threadIdx.x;
   float sum = 0.f;
@@ -74,14 +89,24 @@ __global__ void __launch_bounds__(32 * kSumRows) dw_sum_kernel(DwPartials g, con
   store(dw, off, v);
 }
 
+// pdl: launched as a programmatic dependent of the kernel queued before it (compute capability 9.0 or later only;
+// that kernel calls pdl_allow_dependents), so its launch overlaps the producer's tail.
 template <class S>
 cudnnStatus_t dw_sum(cudaStream_t st, const DwPartials& g, const float* partial, int blocks, void* dw, double alpha,
-                     double beta) {
+                     double beta, bool pdl = false) {
   const int64_t grid = (g.K * g.kg + 31) / 32;
   FD_CHECK_SUPPORTED(grid <= INT32_MAX, "dw_sum: %lld dw elements are too many", static_cast<long long>(g.K * g.kg));
-  dw_sum_kernel<S><<<static_cast<unsigned>(grid), dim3(32, kSumRows), 0, st>>>(
-      g, partial, blocks, static_cast<S*>(dw), static_cast<float>(alpha), static_cast<float>(beta));
-  FD_CUDA_LAUNCHED();
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim = dim3(32, kSumRows);
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  FD_CUDA_CHECK(cudaLaunchKernelEx(&cfg, dw_sum_kernel<S>, g, partial, blocks, static_cast<S*>(dw),
+                                   static_cast<float>(alpha), static_cast<float>(beta)));
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -362,6 +362,7 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
   const int device = h->device;
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
   if (pooling_global_avg_backward(stream, device, p, alpha, dyd, dy, beta, dxd, dx, &fast)) return fast;
+  if (pooling2d_nhwc_backward_onepass(h, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   if (pooling2d_nhwc_backward(h, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   if (pooling2d_planar_backward(h, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
   if (pooling2d_backward(stream, device, p, alpha, dyd, dy, xd, x, beta, dxd, dx, &fast)) return fast;
