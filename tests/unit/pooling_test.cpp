@@ -369,16 +369,47 @@ void run_planar(std::mt19937_64& rng, ft::Handle& h, const Case& c, bool nan, bo
   EXPECT_TRUE(ft::near(read(dxb, dx), ref::blend(rdx.v, dx.values(), c.alpha, c.beta), ft::tolerance(c.dt), "dx"));
 }
 
+// Square max-pooling windows over a list of shapes, each under `variants` variants: odd variants
+// MAX_DETERMINISTIC, variants 0..1 PROPAGATE_NAN, alpha 1 at 0 and random otherwise, beta != 0 from 2, NaNs planted
+// except at 1, ties (small integers) where ties_at(variant), tensors one element off the 16-byte grid at 2;
+// layout_of(variant) picks the layout (make_tensor's codes).
+struct SquareShape {
+  cudnnDataType_t dt;
+  std::vector<int> x;
+  int win, pad, stride;
+  bool ceil_mode;  // output extents by the ceiling formula (the last windows partly in the padding)
+};
+template <class LayoutOf, class TiesAt>
+void run_square_max(std::mt19937_64& rng, ft::Handle& h, const std::vector<SquareShape>& shapes, int variants,
+                    LayoutOf layout_of, TiesAt ties_at) {
+  for (const SquareShape& sh : shapes)
+    for (int variant = 0; variant < variants; ++variant) {
+      Case c;
+      c.dt = sh.dt;
+      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
+      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
+      c.xdims = sh.x;
+      c.ydims = {sh.x[0], sh.x[1]};
+      for (int d = 0; d < 2; ++d) {
+        c.win.push_back(sh.win);
+        c.pad.push_back(sh.pad);
+        c.stride.push_back(sh.stride);
+        const int span = sh.x[2 + d] + 2 * sh.pad - sh.win;
+        c.ydims.push_back(sh.ceil_mode ? 1 + (span + sh.stride - 1) / sh.stride
+                                       : ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
+      }
+      c.layout = layout_of(variant);
+      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
+      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
+      run_planar(rng, h, c, variant != 1, ties_at(variant), variant == 2 ? 1 : 0);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
 TEST(Pooling, PlanarMax) {
   auto rng = ft::make_rng();
   ft::Handle h;
-  struct Shape {
-    cudnnDataType_t dt;
-    std::vector<int> x;
-    int win, pad, stride;
-    bool ceil_mode;  // output extents by the ceiling formula (the last windows partly in the padding)
-  };
-  const Shape shapes[] = {
+  const std::vector<SquareShape> shapes = {
       {CUDNN_DATA_FLOAT, {2, 3, 28, 28}, 3, 1, 2, false},  // ResNet-50 pool1 in small
       {CUDNN_DATA_FLOAT, {1, 2, 13, 11}, 3, 1, 2, false},  // odd sizes
       {CUDNN_DATA_FLOAT, {1, 2, 9, 150}, 3, 1, 2, false},  // rows of 38 column groups: warps straddle rows
@@ -400,30 +431,9 @@ TEST(Pooling, PlanarMax) {
       {CUDNN_DATA_DOUBLE, {1, 2, 6, 9}, 3, 1, 1, false},
       {CUDNN_DATA_DOUBLE, {1, 1, 9, 70}, 3, 0, 2, true},
   };
-  for (const Shape& sh : shapes)
-    for (int variant = 0; variant < 4; ++variant) {
-      Case c;
-      c.dt = sh.dt;
-      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
-      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
-      c.xdims = sh.x;
-      c.ydims = {sh.x[0], sh.x[1]};
-      for (int d = 0; d < 2; ++d) {
-        c.win.push_back(sh.win);
-        c.pad.push_back(sh.pad);
-        c.stride.push_back(sh.stride);
-        const int span = sh.x[2 + d] + 2 * sh.pad - sh.win;
-        c.ydims.push_back(sh.ceil_mode ? 1 + (span + sh.stride - 1) / sh.stride
-                                       : ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
-      }
-      c.layout = variant == 3 ? 2 : 0;  // NCHW, or padded NCHW
-      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
-      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
-      const bool ties = variant == 1 || variant == 2;
-      const bool nan = variant != 1;
-      run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
-      if (HasFatalFailure()) return;
-    }
+  // NCHW, or padded NCHW
+  run_square_max(rng, h, shapes, 4, [](int variant) { return variant == 3 ? 2 : 0; },
+                 [](int variant) { return variant == 1 || variant == 2; });
 }
 
 // Channels-last max pooling with the common square windows (the GPU's register path, pooling2d_nhwc.cu: unit channel
@@ -436,13 +446,7 @@ TEST(Pooling, PlanarMax) {
 TEST(Pooling, NhwcMax) {
   auto rng = ft::make_rng();
   ft::Handle h;
-  struct Shape {
-    cudnnDataType_t dt;
-    std::vector<int> x;
-    int win, pad, stride;
-    bool ceil_mode;
-  };
-  const Shape shapes[] = {
+  const std::vector<SquareShape> shapes = {
       {CUDNN_DATA_HALF, {2, 64, 56, 56}, 3, 1, 2, false},      // ResNet-50 pool1 in small: 8 vectors, 4 columns a warp
       {CUDNN_DATA_HALF, {2, 64, 23, 21}, 3, 1, 2, false},      // odd sizes, a partial last strip
       {CUDNN_DATA_BFLOAT16, {1, 24, 9, 13}, 3, 1, 2, false},   // 3 vectors: warps straddle columns and rows
@@ -462,30 +466,9 @@ TEST(Pooling, NhwcMax) {
       {CUDNN_DATA_DOUBLE, {1, 2, 9, 9}, 3, 0, 2, true},
       {CUDNN_DATA_HALF, {1, 12, 9, 9}, 3, 1, 2, false},        // C % 8 != 0: the tiles
   };
-  for (const Shape& sh : shapes)
-    for (int variant = 0; variant < 5; ++variant) {
-      Case c;
-      c.dt = sh.dt;
-      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
-      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
-      c.xdims = sh.x;
-      c.ydims = {sh.x[0], sh.x[1]};
-      for (int d = 0; d < 2; ++d) {
-        c.win.push_back(sh.win);
-        c.pad.push_back(sh.pad);
-        c.stride.push_back(sh.stride);
-        const int span = sh.x[2 + d] + 2 * sh.pad - sh.win;
-        c.ydims.push_back(sh.ceil_mode ? 1 + (span + sh.stride - 1) / sh.stride
-                                       : ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
-      }
-      c.layout = variant == 3 ? 4 : variant == 4 ? 3 : 1;  // packed NHWC; vector-padded; randomly padded
-      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
-      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
-      const bool ties = variant == 1 || variant == 2 || variant == 3;
-      const bool nan = variant != 1;
-      run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
-      if (HasFatalFailure()) return;
-    }
+  // packed NHWC; vector-padded; randomly padded
+  run_square_max(rng, h, shapes, 5, [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; },
+                 [](int variant) { return variant == 1 || variant == 2 || variant == 3; });
 }
 
 // The one-pass backward of 3x3 stride-2 padding-1 max pooling (pooling2d_nhwc_bwd1.cu, FREEDNN_POOL_BWD_ONEPASS=1;
@@ -498,45 +481,20 @@ TEST(Pooling, NhwcMaxBackwardOnePass) {
   auto rng = ft::make_rng();
   ft::Handle h;
   ft::ScopedEnv onepass("FREEDNN_POOL_BWD_ONEPASS", "1");
-  struct Shape {
-    cudnnDataType_t dt;
-    std::vector<int> x;
-    bool ceil_mode;
+  const std::vector<SquareShape> shapes = {
+      {CUDNN_DATA_HALF, {2, 64, 112, 112}, 3, 1, 2, false},  // pool1 in small: 2 column groups of 28, 7 strips
+      {CUDNN_DATA_HALF, {1, 16, 34, 35}, 3, 1, 2, false},    // 17 x 18 outputs: a strip whose halo row is the last row
+      {CUDNN_DATA_BFLOAT16, {2, 8, 19, 23}, 3, 1, 2, true},  // ceiling extents, 1 vector: one group of all columns
+      {CUDNN_DATA_FLOAT, {1, 132, 9, 31}, 3, 1, 2, false},   // 33 vectors: 7 columns a block, 3 groups
+      {CUDNN_DATA_FLOAT, {1, 512, 5, 7}, 3, 1, 2, false},    // 128 vectors: 1 owned column and its halo per block
+      {CUDNN_DATA_FLOAT, {2, 4, 6, 6}, 3, 1, 2, true},       // last windows mostly padding
+      {CUDNN_DATA_DOUBLE, {1, 6, 17, 16}, 3, 1, 2, false},   // 3 vectors of 2 doubles
+      {CUDNN_DATA_HALF, {1, 8, 1, 1}, 3, 1, 2, false},       // a single pixel
+      {CUDNN_DATA_HALF, {1, 12, 9, 9}, 3, 1, 2, false},      // C % 8 != 0: the tiles
   };
-  const Shape shapes[] = {
-      {CUDNN_DATA_HALF, {2, 64, 112, 112}, false},  // pool1 in small: 2 column groups of 28, 7 strips
-      {CUDNN_DATA_HALF, {1, 16, 34, 35}, false},    // 17 x 18 outputs: a strip whose halo row is the last row
-      {CUDNN_DATA_BFLOAT16, {2, 8, 19, 23}, true},  // ceiling extents, 1 vector: one group of all columns
-      {CUDNN_DATA_FLOAT, {1, 132, 9, 31}, false},   // 33 vectors: 7 columns a block, 3 groups
-      {CUDNN_DATA_FLOAT, {1, 512, 5, 7}, false},    // 128 vectors: 1 owned column and its halo per block
-      {CUDNN_DATA_FLOAT, {2, 4, 6, 6}, true},       // last windows mostly padding
-      {CUDNN_DATA_DOUBLE, {1, 6, 17, 16}, false},   // 3 vectors of 2 doubles
-      {CUDNN_DATA_HALF, {1, 8, 1, 1}, false},       // a single pixel
-      {CUDNN_DATA_HALF, {1, 12, 9, 9}, false},      // C % 8 != 0: the tiles
-  };
-  for (const Shape& sh : shapes)
-    for (int variant = 0; variant < 5; ++variant) {
-      Case c;
-      c.dt = sh.dt;
-      c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
-      c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
-      c.xdims = sh.x;
-      c.ydims = {sh.x[0], sh.x[1]};
-      for (int d = 0; d < 2; ++d) {
-        c.win.push_back(3);
-        c.pad.push_back(1);
-        c.stride.push_back(2);
-        const int span = sh.x[2 + d] + 2 - 3;
-        c.ydims.push_back(sh.ceil_mode ? 1 + (span + 1) / 2 : ref::pool_out_dim(sh.x[2 + d], 3, 1, 2));
-      }
-      c.layout = variant == 3 ? 4 : variant == 4 ? 3 : 1;  // packed NHWC; vector-padded; randomly padded
-      c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
-      c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;
-      const bool ties = variant == 1 || variant == 2 || variant == 3;
-      const bool nan = variant != 1;
-      run_planar(rng, h, c, nan, ties, variant == 2 ? 1 : 0);
-      if (HasFatalFailure()) return;
-    }
+  // packed NHWC; vector-padded; randomly padded
+  run_square_max(rng, h, shapes, 5, [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; },
+                 [](int variant) { return variant == 1 || variant == 2 || variant == 3; });
 }
 
 // Backward of global average pooling (the GPU's broadcast kernel: packed NCHW-like planes of equal values, packed

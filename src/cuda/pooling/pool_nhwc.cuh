@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // What the channels-last max-pooling kernels share (pooling2d_nhwc.cu, pooling2d_nhwc_bwd1.cu): tensor strides and
-// plane sizes, work-item splitting, the max folds with and without positions (the CPU's rules: ties to the first
-// element in window scan order, PROPAGATE_NAN: the first NaN wins, NOT_PROPAGATE_NAN: NaNs skipped), one-byte
-// argmax codes, and the host-side checks of the 16-byte channel vectors. Included by those .cu files only.
+// plane sizes, work-item splitting, the per-row argmax (with pool_folds.cuh's folds), one-byte argmax codes, and
+// the host-side checks of the 16-byte channel vectors. Included by those .cu files only.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -11,6 +10,7 @@
 #include "core/env.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/pooling/pool_folds.cuh"
 #include "cuda/pooling/pooling.h"
 
 namespace fd::cuda {
@@ -57,28 +57,6 @@ Items make_items(int64_t n, int64_t rows, int64_t cols, int64_t cv) {
   it.d_cols = Divider(cols, total);
   it.d_rows = Divider(rows, total);
   return it;
-}
-
-// The fold of the forward value (no positions): ties keep the earlier element; PROPAGATE_NAN keeps the first NaN;
-// NOT_PROPAGATE_NAN replaces a NaN by anything. Neutral start: -inf (propagate) or NaN (not).
-template <class C>
-__device__ __forceinline__ void max_fold(C& best, C v, bool propagate) {
-  if (propagate) {
-    if (v > best || v != v) best = best != best ? best : v;
-  } else if (v > best || best != best) {
-    best = v;
-  }
-}
-
-// The fold with positions (arg < 0: nothing taken yet), the CPU's window_max rules.
-template <class C>
-__device__ __forceinline__ void arg_fold(C& best, int& arg, C v, bool valid, int pos, bool propagate) {
-  const bool take = propagate ? valid && (arg < 0 || v > best || (v != v && best == best))
-                              : valid && v == v && (arg < 0 || v > best);
-  if (take) {
-    best = v;
-    arg = pos;
-  }
 }
 
 // 16 bytes of the neutral value of the max folds: NaN (all bits set) when NaNs are skipped, -inf when they

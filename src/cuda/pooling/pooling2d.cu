@@ -20,6 +20,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/pooling/pool_folds.cuh"
 #include "cuda/pooling/pooling.h"
 
 namespace fd::cuda {
@@ -361,17 +362,6 @@ __device__ __forceinline__ void for_each_in_tile(bool c_inner, int nr, int nc, i
       const int k = i / nc;
       f(k % nr, i % nc, k / nr);
     }
-  }
-}
-
-// Running maximum of the forward pass with the CPU's rules (ties: the first element; PROPAGATE_NAN: the first NaN;
-// NOT_PROPAGATE_NAN: NaNs skipped, NaN only when every element is one).
-template <class C>
-__device__ __forceinline__ void max_fold(C& best, C v, bool propagate) {
-  if (propagate) {
-    if (v > best || v != v) best = best != best ? best : v;
-  } else if (v > best || best != best) {
-    best = v;
   }
 }
 

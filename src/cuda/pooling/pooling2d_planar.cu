@@ -38,6 +38,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/pooling/pool_folds.cuh"
 #include "cuda/pooling/pooling.h"
 
 namespace fd::cuda {
@@ -85,29 +86,6 @@ Items make_items(int64_t planes, int64_t C, int64_t ng, int64_t nq) {
   it.d_ng = Divider(ng, total);
   it.d_c = Divider(C, total);
   return it;
-}
-
-// The fold of the forward value (no positions): ties keep the earlier element; PROPAGATE_NAN keeps the first NaN;
-// NOT_PROPAGATE_NAN replaces a NaN by anything. Neutral start: -inf (propagate) or NaN (not): folding the neutral
-// value changes nothing, so padding reads as the neutral value.
-template <class C>
-__device__ __forceinline__ void max_fold(C& best, C v, bool propagate) {
-  if (propagate) {
-    if (v > best || v != v) best = best != best ? best : v;
-  } else if (v > best || best != best) {
-    best = v;
-  }
-}
-
-// The fold with positions (arg < 0: nothing taken yet), the CPU's window_max rules.
-template <class C>
-__device__ __forceinline__ void arg_fold(C& best, int& arg, C v, bool valid, int pos, bool propagate) {
-  const bool take = propagate ? valid && (arg < 0 || v > best || (v != v && best == best))
-                              : valid && v == v && (arg < 0 || v > best);
-  if (take) {
-    best = v;
-    arg = pos;
-  }
 }
 
 template <int Bytes> struct WordOf;
