@@ -242,8 +242,9 @@ TEST(ConvGpuDepthwise, TileStride1Nhwc) {
   check_tile_shapes(shapes);
 }
 
-// The tile kernel at stride 2 (forward only; FREEDNN_DW_TILE_S2=1, opt-in): 8 x 8 output tiles from 17 x 17 source
-// pixels, the same types, channel splits, paddings and edges as above (the backward directions run the other kernels).
+// The tile kernel at stride 2 (forward only; forced by FREEDNN_DW_TILE_S2=1 here, whatever the plane): 8 x 8 output
+// tiles from 17 x 17 source pixels, the same types, channel splits, paddings and edges as above (the backward
+// directions run the other kernels).
 TEST(ConvGpuDepthwise, TileStride2Nhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   OnlyImpl only(kId);

@@ -249,6 +249,20 @@ TEST(Pooling, BackwardRandom) {
       }
 }
 
+// c's x dims, the same window, padding and stride on both spatial dims, and y's extents: the formula's, or with
+// ceil_mode the ceiling formula's (the last windows partly in the padding).
+void set_square_window(Case& c, const std::vector<int>& x, int win, int pad, int stride, bool ceil_mode) {
+  c.xdims = x;
+  c.ydims = {x[0], x[1]};
+  for (int d = 0; d < 2; ++d) {
+    c.win.push_back(win);
+    c.pad.push_back(pad);
+    c.stride.push_back(stride);
+    const int span = x[2 + d] + 2 * pad - win;
+    c.ydims.push_back(ceil_mode ? 1 + (span + stride - 1) / stride : ref::pool_out_dim(x[2 + d], win, pad, stride));
+  }
+}
+
 // Shapes of the GPU fast paths (tiles of 16-byte channel vectors for NHWC with C % (16 / size) == 0; tiles of
 // whole rows or planes for NCHW, odd widths included; several tiles per plane; windows that overlap and that do
 // not), every tensor in one layout, against the reference; ties and NaNs included.
@@ -286,14 +300,7 @@ TEST(Pooling, FastPathShapes) {
       c.dt = sh.dt;
       c.mode = m;
       c.nan = ft::uniform_int(rng, 0, 1) ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
-      c.xdims = sh.x;
-      c.ydims = {sh.x[0], sh.x[1]};
-      for (int d = 0; d < 2; ++d) {
-        c.win.push_back(sh.win);
-        c.pad.push_back(sh.pad);
-        c.stride.push_back(sh.stride);
-        c.ydims.push_back(ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
-      }
+      set_square_window(c, sh.x, sh.win, sh.pad, sh.stride, false);
       c.layout = sh.layout;
       c.alpha = ft::uniform(rng, 0.5, 2);
       c.beta = ft::uniform_int(rng, 0, 1) ? ft::uniform(rng, -1, 1) : 0.0;
@@ -388,16 +395,7 @@ void run_square_max(std::mt19937_64& rng, ft::Handle& h, const std::vector<Squar
       c.dt = sh.dt;
       c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
       c.nan = variant < 2 ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN;
-      c.xdims = sh.x;
-      c.ydims = {sh.x[0], sh.x[1]};
-      for (int d = 0; d < 2; ++d) {
-        c.win.push_back(sh.win);
-        c.pad.push_back(sh.pad);
-        c.stride.push_back(sh.stride);
-        const int span = sh.x[2 + d] + 2 * sh.pad - sh.win;
-        c.ydims.push_back(sh.ceil_mode ? 1 + (span + sh.stride - 1) / sh.stride
-                                       : ref::pool_out_dim(sh.x[2 + d], sh.win, sh.pad, sh.stride));
-      }
+      set_square_window(c, sh.x, sh.win, sh.pad, sh.stride, sh.ceil_mode);
       c.layout = layout_of(variant);
       c.alpha = variant == 0 ? 1.0 : ft::uniform(rng, 0.5, 2);
       c.beta = variant >= 2 ? ft::uniform(rng, -1, 1) : 0.0;

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 
+#include "core/env.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/conv/raw_words.cuh"
 
@@ -45,6 +46,10 @@ __device__ __forceinline__ void stage_tile8(uint2* tile, const S* plane, const v
 // reads nothing and writes zeros), and a row's validity is one unsigned compare. Why: in the SASS of the old staging
 // (cuobjdump, run 17) a copy costs about 12 instructions of selects and 64-bit pointer math, against 61 for a row
 // step of the backward filter's sums; staging was about a third of that kernel's instructions.
+// Whether the tile kernels stage with stage_tile8_lean: unless FREEDNN_DW_TILE_LEAN=0 (read at every call, for tests
+// and A/B runs).
+inline bool dw_tile_lean() { return fd::env_string("FREEDNN_DW_TILE_LEAN") != "0"; }
+
 template <class S, int IN_H, int IN_W, int TW>
 __device__ __forceinline__ void stage_tile8_lean(uint2* tile, const S* plane, int H, int W, int C, int h0, int w0,
                                                  int qc, int v, int cv) {

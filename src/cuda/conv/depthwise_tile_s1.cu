@@ -70,7 +70,7 @@ struct TileGeom {
 };
 
 // grid (chunks x tiles_w, tiles_h of tile_rows<ST>() rows, N), block (cv, kTW); ST: the stride; LEAN: the tile
-// staged by stage_tile8_lean (depthwise_tile.cuh, opt-in).
+// staged by stage_tile8_lean (depthwise_tile.cuh, the default), else by stage_tile8.
 template <class S, int ST, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_tile_s1_kernel(TileGeom g, const S* __restrict__ src, const S* __restrict__ w, S* __restrict__ dst,
@@ -160,7 +160,7 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
 
 template <class S>
 void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
-  const bool lean = fd::env_string("FREEDNN_DW_TILE_LEAN") != "0";  // default (depthwise_tile.cuh), every call
+  const bool lean = dw_tile_lean();
   if (p.sh == 2)
     lean ? launch<S, 2, true>(p, g, a) : launch<S, 2, false>(p, g, a);
   else

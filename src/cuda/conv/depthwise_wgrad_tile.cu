@@ -80,7 +80,8 @@ struct TilePlan {
 };
 
 // grid (chunks, slices), block (cv, kTW); kTH rows per tile.
-// LEAN: the x tile staged by stage_tile8_lean (depthwise_tile.cuh, opt-in).
+// LEAN: the dy and x tiles staged by stage_tile8_lean (depthwise_tile.cuh, the default), else by cp_async8 rows and
+// stage_tile8.
 template <class S, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_wgrad_tile_kernel(TileGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
@@ -200,7 +201,7 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
   const dim3 block(static_cast<unsigned>(b.g.cv), kTW);
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
-  if (fd::env_string("FREEDNN_DW_TILE_LEAN") != "0")  // default (depthwise_tile.cuh), read at every call
+  if (dw_tile_lean())
     dw_wgrad_tile_kernel<S, true><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
   else
     dw_wgrad_tile_kernel<S, false><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);

@@ -346,20 +346,16 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
 #endif
 }
 
-// Whether run() takes the wgmma kernel: FREEDNN_HALO_WGRAD_WGMMA=0 / 1 if set, else where it exists (an sm_90a build,
-// FREEDNN_BUILD_SM90A, on a compute capability 9.0 device: sm_90a code runs there only).
-bool wgmma_wanted() {
+// Whether run() takes the wgmma kernel on `device`: FREEDNN_HALO_WGRAD_WGMMA=0 / 1 if set, else where it exists (an
+// sm_90a build, FREEDNN_BUILD_SM90A, on a compute capability 9.0 device: sm_90a code runs there only).
+bool wgmma_wanted(int device) {
   const std::string v = fd::env_string("FREEDNN_HALO_WGRAD_WGMMA");
   if (!v.empty()) return v == "1";
 #if defined(FREEDNN_BUILD_SM90A)
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  const DeviceInfo& di = device_info(dev);
+  const DeviceInfo& di = device_info(device);
   return di.cc_major == 9 && di.cc_minor == 0;
 #else
+  (void)device;
   return false;
 #endif
 }
@@ -534,12 +530,13 @@ class HaloWgrad final : public fd::conv::ConvImpl {
     // The wgmma kernel where this build has sm_90a code and the device is a 9.0 (run 18: 0.97-0.98x the mma.sync
     // kernel's time); FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on, FREEDNN_HALO_WGRAD_WARP_M=64 picks the
     // mma.sync warps of 64 dy channels. Read at every call.
-    const int wm = wgmma_wanted() ? 0 : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
-    if (p.xdt == CUDNN_DATA_HALF) return wm == 0 ? launch<__half, 0>(p, a) : wm == 64 ? launch<__half, 64>(p, a)
-                                                                                       : launch<__half, 32>(p, a);
-    if (p.xdt == CUDNN_DATA_BFLOAT16)
-      return wm == 0 ? launch<__nv_bfloat16, 0>(p, a) : wm == 64 ? launch<__nv_bfloat16, 64>(p, a)
-                                                                 : launch<__nv_bfloat16, 32>(p, a);
+    const int wm = wgmma_wanted(a.handle->device) ? 0 : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
+    auto go = [&](auto tag) {
+      using S = decltype(tag);
+      return wm == 0 ? launch<S, 0>(p, a) : wm == 64 ? launch<S, 64>(p, a) : launch<S, 32>(p, a);
+    };
+    if (p.xdt == CUDNN_DATA_HALF) return go(__half{});
+    if (p.xdt == CUDNN_DATA_BFLOAT16) return go(__nv_bfloat16{});
     FD_CHECK_SUPPORTED(false, "cuda:halo_wgrad has no kernel for %s", dtype_short_name(p.xdt));
     return CUDNN_STATUS_NOT_SUPPORTED;
   }
