@@ -150,6 +150,13 @@ double tolerance(cudnnDataType_t t) {
   }
 }
 
+double integer_floor(cudnnDataType_t t) {
+  switch (t) {
+    case CUDNN_DATA_INT8: case CUDNN_DATA_UINT8: case CUDNN_DATA_INT32: case CUDNN_DATA_INT64: return 1;
+    default: return 0;
+  }
+}
+
 const char* type_name(cudnnDataType_t t) {
   switch (t) {
     case CUDNN_DATA_FLOAT: return "f32";

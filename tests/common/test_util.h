@@ -54,6 +54,9 @@ double from_bf16(uint16_t b);
 size_t type_size(cudnnDataType_t t);
 // Relative tolerance for comparing a result stored in `t` against a double reference.
 double tolerance(cudnnDataType_t t);
+// The min_scale near() needs for outputs stored in `t`: 1 for integer types (one rounding step is a whole unit,
+// whatever the outputs' size), 0 for floating types.
+double integer_floor(cudnnDataType_t t);
 const char* type_name(cudnnDataType_t t);
 
 // A host tensor with a data type, dims and strides (element strides), backed by raw bytes.

@@ -139,7 +139,8 @@ void run_forward(std::mt19937_64& rng, const Case& c, bool with_nan, int out_lay
   const Scale a(c.alpha), b(c.beta);
   ASSERT_EQ(cudnnPoolingForward(h, pd, a.ptr(c.dt), xd, x.data(), b.ptr(c.dt), yd, y.data()), CUDNN_STATUS_SUCCESS);
   const ref::Tensor r = ref::pooling_forward(params(c), ref::Tensor(c.xdims, x.values()), spatial(c.ydims));
-  EXPECT_TRUE(ft::near(y.values(), ref::blend(r.v, prior, c.alpha, c.beta), ft::tolerance(c.dt), "y"));
+  EXPECT_TRUE(ft::near(y.values(), ref::blend(r.v, prior, c.alpha, c.beta), ft::tolerance(c.dt), "y",
+                       ft::integer_floor(c.dt)));
 }
 
 const cudnnPoolingMode_t kModes[] = {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
