@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -41,9 +42,19 @@ bool gpu_mode() {
 #endif
 }
 
+namespace {
+thread_local int host_phase_depth = 0;
+}  // namespace
+
+HostPhase::HostPhase() {
+  sync_device();
+  ++host_phase_depth;
+}
+HostPhase::~HostPhase() { --host_phase_depth; }
+
 void sync_device() {
 #ifdef FT_WITH_CUDA
-  if (gpu_mode()) {
+  if (gpu_mode() && host_phase_depth == 0) {
     const cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
       std::cerr << "[freednn] CUDA error in the test's device sync: " << cudaGetErrorString(e) << std::endl;
@@ -95,6 +106,29 @@ std::mt19937_64 make_rng() {
   const uint64_t s = seed() ^ std::hash<std::string>{}(name);
   ::testing::Test::RecordProperty("seed", std::to_string(seed()));
   return std::mt19937_64(s);
+}
+
+bool take_case() {
+  struct Part {
+    int64_t k = 0, n = 1;
+  };
+  static const Part part = [] {
+    Part p;
+    const char* e = std::getenv("FREEDNN_TEST_PART");
+    long long k = 0, n = 0;
+    if (e && *e) {
+      if (std::sscanf(e, "%lld/%lld", &k, &n) == 2 && n >= 1 && k >= 0 && k < n) {
+        p.k = k;
+        p.n = n;
+        std::cout << "[freednn] test part: FREEDNN_TEST_PART=" << k << "/" << n << std::endl;
+      } else {
+        ADD_FAILURE() << "FREEDNN_TEST_PART=" << e << " is not k/n with 0 <= k < n";
+      }
+    }
+    return p;
+  }();
+  static int64_t next = 0;
+  return next++ % part.n == part.k;
 }
 
 double uniform(std::mt19937_64& rng, double lo, double hi) {
@@ -256,22 +290,32 @@ double HostTensor::get(int64_t linear) const { return get_raw(offset(linear)); }
 void HostTensor::set(int64_t linear, double v) { set_raw(offset(linear), v); }
 
 std::vector<double> HostTensor::values() const {
+  const HostPhase host;
   std::vector<double> v(static_cast<size_t>(count()));
   for (int64_t i = 0; i < count(); ++i) v[i] = get(i);
   return v;
 }
 
+void HostTensor::set_values(const std::vector<double>& v) {
+  EXPECT_EQ(static_cast<int64_t>(v.size()), count()) << "set_values on " << str();
+  const HostPhase host;
+  for (int64_t i = 0; i < count() && i < static_cast<int64_t>(v.size()); ++i) set(i, v[static_cast<size_t>(i)]);
+}
+
 void HostTensor::fill_uniform(std::mt19937_64& rng, double lo, double hi) {
+  const HostPhase host;
   for (int64_t i = 0; i < count(); ++i) set(i, uniform(rng, lo, hi));
 }
 
 void HostTensor::fill_ints(std::mt19937_64& rng, int lo, int hi) {
+  const HostPhase host;
   for (int64_t i = 0; i < count(); ++i) set(i, uniform_int(rng, lo, hi));
 }
 
 void HostTensor::poison() {
   sync_device();
-  std::fill(bytes.begin(), bytes.end(), 0xFF); }
+  std::fill(bytes.begin(), bytes.end(), 0xFF);
+}
 
 std::string HostTensor::str() const {
   std::ostringstream o;

@@ -19,6 +19,15 @@ namespace ft {
 // writing them from the host first waits for the device (sync_device). Otherwise they are plain host memory.
 bool gpu_mode();
 void sync_device();
+// A stretch of host-only work on test buffers, with no library call inside: waits for the device once, and the
+// element accessors inside skip their own wait (one device sync per element is slow, and very slow under
+// compute-sanitizer). values(), the fills and poison() use one; a test's own element loops over large tensors may.
+struct HostPhase {
+  HostPhase();
+  ~HostPhase();
+  HostPhase(const HostPhase&) = delete;
+  HostPhase& operator=(const HostPhase&) = delete;
+};
 void* alloc_visible(size_t bytes);
 void free_visible(void* p);
 template <class T>
@@ -41,6 +50,12 @@ using Buffer = std::vector<T, VisibleAllocator<T>>;
 uint64_t seed();
 // A generator seeded from seed() and the current test's name (each test gets its own stream).
 std::mt19937_64 make_rng();
+
+// Runs a long test in parts (FREEDNN_TEST_PART=k/n; tools/gpu/sanitize.sh sets it, since a sanitizer makes the
+// large cases slow): a test whose cases are independent calls take_case() before each one and skips the case when
+// it says false. The cases of a process are counted in order; case i is this process's when i % n == k, so the n
+// parts together run every case once. Unset (the default): every case runs. The part is printed with the seed.
+bool take_case();
 
 double uniform(std::mt19937_64& rng, double lo, double hi);
 int uniform_int(std::mt19937_64& rng, int lo, int hi);  // inclusive
@@ -80,6 +95,7 @@ struct HostTensor {
   void* data() { return bytes.data(); }
   const void* data() const { return bytes.data(); }
   std::vector<double> values() const;  // logical order
+  void set_values(const std::vector<double>& v);  // logical order, v.size() == count()
   void fill_uniform(std::mt19937_64& rng, double lo, double hi);
   void fill_ints(std::mt19937_64& rng, int lo, int hi);  // small integers: exact in every float type
   void poison();                                         // every byte 0xFF: NaN for float types

@@ -148,7 +148,7 @@ TEST(Activation, BackwardRandom) {
         dy.fill_uniform(rng, -1, 1);
         // y = act(x) as the forward pass gave it (rounded to the storage type).
         const ref::Tensor yr = ref::activation_forward(act, pt::to_ref(x));
-        for (int64_t i = 0; i < y.count(); ++i) y.set(i, yr[i]);
+        y.set_values(yr.v);
         const auto [alpha, beta] = pt::random_alpha_beta(rng);
         pt::prepare_output(rng, dx, beta);
         const ft::HostTensor prior = dx;

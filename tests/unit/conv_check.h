@@ -152,8 +152,9 @@ inline void check_fused(cudnnHandle_t h, ft_conv::Problem& p, int algo, std::mt1
       << tag << " " << p.str();
   auto r = ref::conv_forward(as_ref(p.x), as_ref(p.w), p.params);
   const int64_t plane = r.count() / (r.dims[0] * r.dims[1]);
+  const std::vector<double> bv = bias.values();
   for (int64_t i = 0; i < r.count(); ++i)
-    r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bias.get((i / plane) % p.s.k));
+    r[i] = std::max(0.0, a1 * r[i] + a2 * zv[static_cast<size_t>(i)] + bv[static_cast<size_t>((i / plane) % p.s.k)]);
   EXPECT_TRUE(ft::near(p.y.values(), r.v, tol, "fused " + tag + (z_is_y ? " z=y " : " ") + p.str()));
   cudnnDestroyActivationDescriptor(act);
 }

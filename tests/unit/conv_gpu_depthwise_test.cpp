@@ -220,6 +220,7 @@ void check_tile_shapes(const Shape (&shapes)[N]) {
   for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
     for (const Shape& s : shapes) {
       ++i;
+      if (!ft::take_case()) continue;
       ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", (i / 2) % 2 == 1 ? "1" : "0");
       Problem p(s, t, true, false, i % 3 == 0, rng);
       const bool blend = i % 2 == 0;
@@ -414,6 +415,7 @@ struct WgradCase {
 
 void check_wgrad_nhwc(ft::Handle& h, std::mt19937_64& rng, const std::vector<WgradCase>& cases) {
   for (const WgradCase& c : cases) {
+    if (!ft::take_case()) continue;
     Problem p(c.s, c.t, true, false, c.conv_mode, rng);
     const std::string what = "bwd_filter " + p.str() + " beta=" + std::to_string(c.beta);
     p.x.fill_uniform(rng, -1, 1);

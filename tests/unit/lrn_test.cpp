@@ -99,7 +99,7 @@ TEST(Lrn, BackwardRandom) {
       x.fill_uniform(rng, -2, 2);
       dy.fill_uniform(rng, -1, 1);
       const ref::Tensor yr = ref::lrn_forward(p, pt::to_ref(x));
-      for (int64_t i = 0; i < y.count(); ++i) y.set(i, yr[i]);
+      y.set_values(yr.v);
       const auto [alpha, beta] = pt::random_alpha_beta(rng);
       pt::prepare_output(rng, dx, beta);
       const ft::HostTensor prior = dx;

@@ -355,12 +355,14 @@ void run_planar(std::mt19937_64& rng, ft::Handle& h, const Case& c, bool nan, bo
   auto place = [&](const ft::HostTensor& t) {
     ft::HostTensor buf(c.dt, {1, static_cast<int>(t.span()) + shift, 1, 1});
     buf.poison();
+    const ft::HostPhase host;
     for (int64_t i = 0; i < t.count(); ++i) buf.set_raw(shift + t.offset(i), t.get(i));
     return buf;
   };
   auto at = [&](ft::HostTensor& buf) { return static_cast<void*>(static_cast<char*>(buf.data()) + shift * es); };
   auto read = [&](const ft::HostTensor& buf, const ft::HostTensor& t) {
     std::vector<double> v(static_cast<size_t>(t.count()));
+    const ft::HostPhase host;
     for (int64_t i = 0; i < t.count(); ++i) v[i] = buf.get_raw(shift + t.offset(i));
     return v;
   };
@@ -392,6 +394,7 @@ void run_square_max(std::mt19937_64& rng, ft::Handle& h, const std::vector<Squar
                     LayoutOf layout_of, TiesAt ties_at) {
   for (const SquareShape& sh : shapes)
     for (int variant = 0; variant < variants; ++variant) {
+      if (!ft::take_case()) continue;
       Case c;
       c.dt = sh.dt;
       c.mode = variant % 2 ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
@@ -528,6 +531,7 @@ TEST(Pooling, GlobalAverageBackward) {
       {CUDNN_DATA_FLOAT, 2, {2, 8, 7, 7}, 0},      // padded NCHW: tiles
   };
   for (const Shape& sh : shapes) {
+    if (!ft::take_case()) continue;
     const bool big = sh.x[0] * sh.x[1] > 10000;
     for (auto m : {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
       if (big && m == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) continue;  // one run of the large shapes
@@ -558,7 +562,10 @@ TEST(Pooling, GlobalAverageBackward) {
       // dx's elements `shift` elements into a larger, poisoned buffer
       ft::HostTensor dxb(c.dt, {1, static_cast<int>(dx.span()) + sh.shift, 1, 1});
       dxb.poison();
-      for (int64_t i = 0; i < dx.count(); ++i) dxb.set_raw(sh.shift + dx.offset(i), dx.get(i));
+      {
+        const ft::HostPhase host;
+        for (int64_t i = 0; i < dx.count(); ++i) dxb.set_raw(sh.shift + dx.offset(i), dx.get(i));
+      }
       void* dxp = static_cast<char*>(dxb.data()) + sh.shift * ft::type_size(c.dt);
       ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
       const Scale a(c.alpha), b(c.beta);
@@ -566,7 +573,10 @@ TEST(Pooling, GlobalAverageBackward) {
                                      dxp),
                 CUDNN_STATUS_SUCCESS);
       std::vector<double> got(static_cast<size_t>(dx.count()));
-      for (int64_t i = 0; i < dx.count(); ++i) got[i] = dxb.get_raw(sh.shift + dx.offset(i));
+      {
+        const ft::HostPhase host;
+        for (int64_t i = 0; i < dx.count(); ++i) got[i] = dxb.get_raw(sh.shift + dx.offset(i));
+      }
       const ref::Tensor r =
           ref::pooling_backward(params(c), ref::Tensor(c.xdims, x.values()), ref::Tensor(c.ydims, dy.values()));
       EXPECT_TRUE(ft::near(got, ref::blend(r.v, dx.values(), c.alpha, c.beta), ft::tolerance(c.dt), "dx"));
@@ -607,6 +617,7 @@ TEST(Pooling, GlobalAverage) {
       {CUDNN_DATA_HALF, 1, {2, 16, 2, 3, 4}, false},   // 3-D, NDHWC
   };
   for (const Shape& sh : shapes) {
+    if (!ft::take_case()) continue;
     const bool big = sh.x[0] * sh.x[1] > 10000;
     for (auto m : {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
       if (big && m == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) continue;  // one run of the large shapes

@@ -149,6 +149,7 @@ TEST(ReduceTensor, PlaneSums) {
       {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, {2, 3, 1, 1500}, {2, 3, 1, 1}, 0, false},  // 32 threads per row
   };
   for (const Shape& sh : shapes) {
+    if (!ft::take_case()) continue;
     const bool big = sh.adims[0] * sh.adims[1] > 10000;
     for (cudnnReduceTensorOp_t op : {CUDNN_REDUCE_TENSOR_ADD, CUDNN_REDUCE_TENSOR_AVG}) {
       if (big && (op == CUDNN_REDUCE_TENSOR_AVG) != (sh.layout == 0)) continue;  // one op per large shape
@@ -218,6 +219,7 @@ TEST(ReduceTensor, Random) {
         const bool mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
         if (mul && !tops::is_int(combo.a)) {
           a.fill_uniform(rng, 0.9, 1.1);
+          const ft::HostPhase host;
           if (op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS)
             for (int64_t i = 0; i < a.count(); ++i)
               if (ft::uniform_int(rng, 0, 3) == 0) a.set(i, 0.0);
@@ -321,6 +323,7 @@ struct ChannelCase {
 void fill_exact(ft::HostTensor& a, std::mt19937_64& rng, cudnnReduceTensorOp_t op) {
   const bool mul = op == CUDNN_REDUCE_TENSOR_MUL || op == CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS;
   const int zero_odds = op == CUDNN_REDUCE_TENSOR_MUL ? 99999 : 999;  // MUL: most products stay nonzero
+  const ft::HostPhase host;
   for (int64_t i = 0; i < a.count(); ++i) {
     if (mul) {
       const int k = ft::uniform_int(rng, 0, zero_odds);
@@ -371,6 +374,7 @@ void run_channel_cases(const ChannelCase* cases, size_t n) {
   auto rng = ft::make_rng();
   ft::Handle h;
   for (size_t i = 0; i < n; ++i) {
+    if (!ft::take_case()) continue;
     const ChannelCase& cs = cases[i];
     ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
     for (int k = 0; k < 9; ++k) {
@@ -433,16 +437,20 @@ void run_channel_nan() {
       {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {4, 16, 32, 32}, {1, 16, 1, 1}, true, false, false, "columns, 2 parts"},
   };
   for (const ChannelCase& cs : cases) {
+    if (!ft::take_case()) continue;
     ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
     for (int k : {2, 3, 4}) {
       for (bool prop : {false, true}) {
         fill_exact(a, rng, kOps[k]);
         const int64_t per = a.count() / cs.adims[1];
         int64_t seen = 0;
-        for (int64_t i = 0; i < a.count(); ++i) {  // logical order: channel = (i / (H * W)) % C
-          const int ch = static_cast<int>((i / (cs.adims[2] * cs.adims[3])) % cs.adims[1]);
-          if (ch == 0) a.set(i, std::nan(""));
-          if (ch == 1 && seen++ == per / 2) a.set(i, std::nan(""));
+        {
+          const ft::HostPhase host;
+          for (int64_t i = 0; i < a.count(); ++i) {  // logical order: channel = (i / (H * W)) % C
+            const int ch = static_cast<int>((i / (cs.adims[2] * cs.adims[3])) % cs.adims[1]);
+            if (ch == 0) a.set(i, std::nan(""));
+            if (ch == 1 && seen++ == per / 2) a.set(i, std::nan(""));
+          }
         }
         run_channel(h, rng, cs, k, prop, a, false);
       }
@@ -486,6 +494,7 @@ TEST(ReduceTensor, ChannelColumnsWave) {
       {CUDNN_DATA_HALF, CUDNN_DATA_HALF, {32, 256, 14, 14}, {1, 256, 1, 1}, true, false, false, "f16, I = 256"},
   };
   for (const ChannelCase& cs : bits) {
+    if (!ft::take_case()) continue;
     ft::HostTensor a(cs.a, cs.adims, cs.nhwc);
     a.fill_uniform(rng, -1, 1);
     for (int k : {0, 7}) {  // ADD, NORM2

@@ -10,7 +10,7 @@
 # Usage: tools/gpu/sanitize.sh [memcheck|racecheck|synccheck|initcheck]   (default memcheck)
 # Environment: OUT (default ./gpu-out), TESTS (default build/h200/tests/freednn_tests), SUITES (a regex of suite
 # names, default all), SUITE_TIMEOUT (seconds per suite, default 120), BUDGET (seconds for this call, default 480),
-# PARALLEL (units run at once, default 1), FIRST (a regex of units to start first).
+# PARALLEL (units run at once, default 1), FIRST (a regex of units to start first), SPLIT and PARTS (below).
 # Summary lines: "<tool> <suite> <PASS|FAIL rc=N|TIMEOUT> <seconds> s <errors from the ERROR SUMMARY>".
 set -uo pipefail
 tool=${1:-memcheck}
@@ -33,6 +33,17 @@ units=$("$tests" --gtest_list_tests | awk -v tool="$tool" -v summary="$summary" 
     if (keep && !split_it) print suite
     next }
   /^  [A-Za-z_]/ { if (split_it) { t = $1; print suite "." t } }')
+# SPLIT (a regex of Suite.Test units) with PARTS=n: each matching test runs as n processes, "Suite.Test@kofn", each
+# with FREEDNN_TEST_PART=k/n (the test's cases dealt out among them: tests/common/test_util.h, take_case).
+if [ -n "${SPLIT:-}" ] && [ "${PARTS:-1}" -gt 1 ]; then
+  units=$(for u in $units; do
+    if [[ "$u" == *.* ]] && printf '%s\n' "$u" | grep -qE "$SPLIT"; then
+      for ((k = 0; k < PARTS; ++k)); do echo "$u@${k}of$PARTS"; done
+    else
+      echo "$u"
+    fi
+  done)
+fi
 # FIRST (a regex): the units that match it run first (the longest ones, so that the last wave ends together)
 if [ -n "${FIRST:-}" ]; then
   units=$( (printf '%s\n' $units | grep -E "$FIRST"; printf '%s\n' $units | grep -vE "$FIRST") || true)
@@ -44,11 +55,12 @@ run_unit() {
   local left=$(( ${BUDGET:-480} - ($(date +%s) - start) ))
   [ "$left" -lt 20 ] && { echo "budget spent before $u; run again to go on"; return 0; }
   local limit=$(( left < ${SUITE_TIMEOUT:-120} ? left : ${SUITE_TIMEOUT:-120} ))
-  local filter=$u
-  [[ "$u" != *.* ]] && filter="$u.*"
+  local filter=${u%@*} part=
+  [[ "$u" == *@*of* ]] && { part=${u##*@}; part=${part/of//}; }
+  [[ "$filter" != *.* ]] && filter="$filter.*"
   local t0 rc errs verdict
   t0=$(date +%s)
-  FREEDNN_BACKEND=cuda timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
+  FREEDNN_TEST_PART=$part FREEDNN_BACKEND=cuda timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
     "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$out/${tool}_$u.txt" 2>&1
   rc=$?
   errs=$(grep -o "ERROR SUMMARY: [0-9]* error" "$out/${tool}_$u.txt" | tail -1)
