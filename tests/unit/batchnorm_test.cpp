@@ -4,6 +4,7 @@
 // tests/ref/batchnorm, finite-difference checks of the backward, and bad arguments.
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -800,20 +801,24 @@ std::vector<std::pair<std::string, ft::Bytes>> bn_pair_bytes(cudnnHandle_t h, co
   return out;
 }
 
-// The cooperative path (FREEDNN_BN_COOP_MAX_MB=40; it is off by default) against the three-kernel path
-// (FREEDNN_BN_COOP_MAX_MB=0; read at every call) on the same inputs: the same partial sums added in the same order,
-// so every output bit for bit. On the CPU backend both runs take the same code (a determinism check).
-void expect_coop_matches_three_kernels() {
+// Knob settings (name, value) for one run of bn_pair_bytes.
+using Knobs = std::vector<std::pair<const char*, const char*>>;
+
+// bn_pair_bytes over `shapes` and the three ops, once under `base` and once under `variant`: every output byte the
+// same. The variants compared do the same arithmetic in the same order (another kernel schedule, another launch),
+// so any difference is a defect.
+void expect_same_bytes(const std::vector<CoopShape>& shapes, const Knobs& base, const Knobs& variant,
+                       const char* label) {
   bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
   BNT_REQUIRE_ACTIVATION(act);
   auto rng = ft::make_rng();
   ft::Handle h;
-  int variant = 0;
-  for (const CoopShape& sh : kCoopShapes) {
+  int n = 0;
+  for (const CoopShape& sh : shapes) {
     const cudnnDataType_t pt = bnt::param_type(sh.t);
     for (cudnnBatchNormOps_t ops :
          {CUDNN_BATCHNORM_OPS_BN, CUDNN_BATCHNORM_OPS_BN_ACTIVATION, CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION}) {
-      ++variant;
+      ++n;
       if (!ft::take_case()) continue;
       HostTensor x = bnt::make_tensor(rng, sh.t, sh.dims, sh.layout), z = x, dy = x, prior = x;
       x.fill_uniform(rng, -2, 3);
@@ -824,22 +829,26 @@ void expect_coop_matches_three_kernels() {
       scale.fill_uniform(rng, 0.5, 1.5);
       bias.fill_uniform(rng, -1, 1);
       cudnnActivationDescriptor_t ad = ops == CUDNN_BATCHNORM_OPS_BN ? nullptr : act.d;
-      std::vector<std::pair<std::string, ft::Bytes>> three;
-      {
-        ft::ScopedEnv off("FREEDNN_BN_COOP_MAX_MB", "0");
-        three = bn_pair_bytes(h, sh, ops, ad, variant, x, z, dy, scale, bias, prior);
-      }
-      std::vector<std::pair<std::string, ft::Bytes>> coop;
-      {
-        ft::ScopedEnv on("FREEDNN_BN_COOP_MAX_MB", "40");
-        coop = bn_pair_bytes(h, sh, ops, ad, variant, x, z, dy, scale, bias, prior);
-      }
-      ASSERT_EQ(three.size(), coop.size());
-      for (size_t i = 0; i < coop.size(); ++i)
-        EXPECT_TRUE(coop[i].second == three[i].second)
-            << coop[i].first << " differs: " << x.str() << " ops=" << ops << " variant " << variant;
+      auto run = [&](const Knobs& knobs) {
+        std::vector<std::unique_ptr<ft::ScopedEnv>> set;
+        for (const auto& [name, value] : knobs) set.push_back(std::make_unique<ft::ScopedEnv>(name, value));
+        return bn_pair_bytes(h, sh, ops, ad, n, x, z, dy, scale, bias, prior);
+      };
+      const auto want = run(base), got = run(variant);
+      ASSERT_EQ(want.size(), got.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(got[i].second == want[i].second)
+            << label << ": " << got[i].first << " differs: " << x.str() << " ops=" << ops << " variant " << n;
     }
   }
+}
+
+// The cooperative path (FREEDNN_BN_COOP_MAX_MB=40; it is off by default) against the three-kernel path
+// (FREEDNN_BN_COOP_MAX_MB=0; read at every call) on the same inputs: the same partial sums added in the same order,
+// so every output bit for bit. On the CPU backend both runs take the same code (a determinism check).
+void expect_coop_matches_three_kernels() {
+  expect_same_bytes(std::vector<CoopShape>(std::begin(kCoopShapes), std::end(kCoopShapes)),
+                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}}, {{"FREEDNN_BN_COOP_MAX_MB", "40"}}, "coop");
 }
 
 TEST(BatchNorm, CoopMatchesThreeKernels) { expect_coop_matches_three_kernels(); }
@@ -853,6 +862,20 @@ TEST(BatchNorm, CoopGridFinalizeMatchesThreeKernels) {
 TEST(BatchNorm, CoopOwnFinalizeMatchesThreeKernels) {
   ft::ScopedEnv mode("FREEDNN_BN_COOP_FINALIZE", "own");
   expect_coop_matches_three_kernels();
+}
+
+// The three-kernel path with its finalize and apply pass launched as programmatic dependents (FREEDNN_BN_PDL=1, read
+// at every call; compute capability 9.0, elsewhere the same launches as without) against the plain launches, bit for
+// bit: the cooperative path's shapes (stats_rows_w, finalize_kernel and finalize_wide, apply_fwd / apply_bwd), NCHW
+// planes of 1024 and 640 (stats_planes), padded NCHW and NHWC (stats_kernel, fwd_apply / bwd_apply).
+TEST(BatchNorm, PdlMatchesPlainLaunches) {
+  std::vector<CoopShape> shapes(std::begin(kCoopShapes), std::end(kCoopShapes));
+  shapes.push_back({CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {2, 3, 32, 32}, 0});
+  shapes.push_back({CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {3, 16, 16, 40}, 0});
+  shapes.push_back({CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {2, 5, 6, 7}, 2});
+  shapes.push_back({CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {3, 16, 5, 4}, 3});
+  expect_same_bytes(shapes, {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_PDL", "0"}},
+                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_PDL", "1"}}, "pdl");
 }
 
 // The lean inference kernels (FREEDNN_BN_INFER=2|4, bn_infer.cuh; read at every call) against the reference and,

@@ -408,10 +408,8 @@ void run_square_max(std::mt19937_64& rng, ft::Handle& h, const std::vector<Squar
     }
 }
 
-TEST(Pooling, PlanarMax) {
-  auto rng = ft::make_rng();
-  ft::Handle h;
-  const std::vector<SquareShape> shapes = {
+std::vector<SquareShape> planar_max_shapes() {
+  return {
       {CUDNN_DATA_FLOAT, {2, 3, 28, 28}, 3, 1, 2, false},  // ResNet-50 pool1 in small
       {CUDNN_DATA_FLOAT, {1, 2, 13, 11}, 3, 1, 2, false},  // odd sizes
       {CUDNN_DATA_FLOAT, {1, 2, 9, 150}, 3, 1, 2, false},  // rows of 38 column groups: warps straddle rows
@@ -433,8 +431,13 @@ TEST(Pooling, PlanarMax) {
       {CUDNN_DATA_DOUBLE, {1, 2, 6, 9}, 3, 1, 1, false},
       {CUDNN_DATA_DOUBLE, {1, 1, 9, 70}, 3, 0, 2, true},
   };
+}
+
+TEST(Pooling, PlanarMax) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
   // NCHW, or padded NCHW
-  run_square_max(rng, h, shapes, 4, [](int variant) { return variant == 3 ? 2 : 0; },
+  run_square_max(rng, h, planar_max_shapes(), 4, [](int variant) { return variant == 3 ? 2 : 0; },
                  [](int variant) { return variant == 1 || variant == 2; });
 }
 
@@ -445,10 +448,8 @@ TEST(Pooling, PlanarMax) {
 // the border, outputs larger than the floor formula, several row strips, channel-vector counts that do not divide a
 // warp and more than a warp holds (no shuffles), strides padded by whole vectors (layout 4), and the fallbacks to the
 // tiles: every tensor one element off the 16-byte grid, randomly padded strides, C not a multiple of the vector.
-TEST(Pooling, NhwcMax) {
-  auto rng = ft::make_rng();
-  ft::Handle h;
-  const std::vector<SquareShape> shapes = {
+std::vector<SquareShape> nhwc_max_shapes() {
+  return {
       {CUDNN_DATA_HALF, {2, 64, 56, 56}, 3, 1, 2, false},      // ResNet-50 pool1 in small: 8 vectors, 4 columns a warp
       {CUDNN_DATA_HALF, {2, 64, 23, 21}, 3, 1, 2, false},      // odd sizes, a partial last strip
       {CUDNN_DATA_BFLOAT16, {1, 24, 9, 13}, 3, 1, 2, false},   // 3 vectors: warps straddle columns and rows
@@ -468,9 +469,27 @@ TEST(Pooling, NhwcMax) {
       {CUDNN_DATA_DOUBLE, {1, 2, 9, 9}, 3, 0, 2, true},
       {CUDNN_DATA_HALF, {1, 12, 9, 9}, 3, 1, 2, false},        // C % 8 != 0: the tiles
   };
+}
+
+TEST(Pooling, NhwcMax) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
   // packed NHWC; vector-padded; randomly padded
-  run_square_max(rng, h, shapes, 5, [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; },
+  run_square_max(rng, h, nhwc_max_shapes(), 5, [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; },
                  [](int variant) { return variant == 1 || variant == 2 || variant == 3; });
+}
+
+// The register kernels' backward with the gather launched as a programmatic dependent of the argmax pass
+// (FREEDNN_POOL_PDL=1, read at every call; compute capability 9.0, elsewhere the plain launch): the planar and
+// channels-last shapes above, packed, with NaNs, ties and blends.
+TEST(Pooling, MaxBackwardPdl) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  ft::ScopedEnv pdl("FREEDNN_POOL_PDL", "1");
+  run_square_max(rng, h, planar_max_shapes(), 3, [](int) { return 0; },
+                 [](int variant) { return variant == 1 || variant == 2; });
+  run_square_max(rng, h, nhwc_max_shapes(), 3, [](int) { return 1; },
+                 [](int variant) { return variant == 1 || variant == 2; });
 }
 
 // The one-pass backward of 3x3 stride-2 padding-1 max pooling (pooling2d_nhwc_bwd1.cu, FREEDNN_POOL_BWD_ONEPASS=1;

@@ -20,6 +20,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/pdl.cuh"
 #include "core/dtype.h"
 #include "cuda/common/dyn_tensor.cuh"
 
@@ -156,6 +157,7 @@ __global__ void __launch_bounds__(kBlock) stats_kernel(Geo g, BnMap xm, const S*
                                                        Comp<S>* partial) {
   using C = Comp<S>;
   __shared__ C sh[4][kBlock];
+  pdl_allow_dependents();  // as stats_rows_w
   const int tid = threadIdx.x;
   const int64_t splits = gridDim.y, split = blockIdx.y;
   int64_t k, e, step;
@@ -357,6 +359,8 @@ template <class S>
 __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x, int64_t splits, int64_t ps,
                                 int64_t fold, bool split_inner, const Comp<S>* partial, Comp<S>* coef) {
   using C = Comp<S>;
+  pdl_wait();  // the partial sums of the stats kernel before it (FREEDNN_BN_PDL)
+  pdl_allow_dependents();
   const int lane = threadIdx.x & 31;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
   for (int64_t k = blockIdx.x * int64_t(blockDim.x >> 5) + (threadIdx.x >> 5); k < g.s; k += warps) {
@@ -409,6 +413,8 @@ template <class S>
 __global__ void __launch_bounds__(kBlock) finalize_wide(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* x,
                                                         int64_t splits, const Comp<S>* partial, Comp<S>* coef) {
   __shared__ Comp<S> red[32];
+  pdl_wait();  // as finalize_kernel
+  pdl_allow_dependents();
   wide_stat<S>(a, g, xm, x, splits, partial, blockIdx.x, red, coef);
 }
 
@@ -434,6 +440,7 @@ __global__ void __launch_bounds__(kBlock) fwd_apply(Geo g, ApplyMaps mp, const S
                                                     const Comp<S>* coef, bool relu, bool keep_nan, uint32_t* mask,
                                                     bool mask_by_offset, double alpha, double beta) {
   using C = Comp<S>;
+  pdl_wait();  // as apply_fwd
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; (i & ~int64_t(31)) < g.count; i += stride) {
     bool pos = false;
@@ -459,6 +466,7 @@ __global__ void __launch_bounds__(kBlock) bwd_apply(Geo g, ApplyMaps mp, const S
                                                     const Comp<S>* coef, const uint32_t* mask, bool mask_by_offset,
                                                     double alpha, double beta) {
   using C = Comp<S>;
+  pdl_wait();  // as apply_fwd
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.count; i += stride) {
     const int64_t n = g.per_n_div.div(i);
@@ -797,15 +805,19 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   // Only where apply_fwd loads each thread's coefficients once (NHWC-like, cm.fixed): computed per vector, they
   // cost more than the finalize launch saves (measured on the H200: NCHW f32 1.1x, NHWC f16 1.7x slower).
   const bool inline_coef = ic.scale != nullptr && fwd_ew.ok && fwd_ew.map.mode == 0 && fwd_ew.map.fixed;
+  // FREEDNN_BN_PDL=1 (opt-in, read at every call; compute capability 9.0): the finalize and the apply pass launch as
+  // programmatic dependents of the kernel before them (cuda/common/pdl.cuh), their launches overlapping its tail.
+  const bool pdl = need_stats && env_flag("FREEDNN_BN_PDL") && device_info(h->device).cc_major >= 9;
   if (!inline_coef) {
     const int64_t per_stat = split_inner ? splits * fold : splits;
     if (split_inner && per_stat > 64)
-      finalize_wide<S><<<static_cast<unsigned>(g.s), kBlock, 0, st>>>(fa, g, xm, x, per_stat, partial, coef);
+      FD_CUDA_CHECK(launch_pdl(pdl, finalize_wide<S>, dim3(static_cast<unsigned>(g.s)), dim3(kBlock), 0, st, fa, g, xm,
+                               x, per_stat, partial, coef));
     else
-      finalize_kernel<S><<<grid_size(g.s * 32, kBlock, h->device, 1), kBlock, 0, st>>>(fa, g, xm, x, per_stat, ps, fold,
-                                                                                        split_inner, partial, coef);
-    FD_CUDA_LAUNCHED();
+      FD_CUDA_CHECK(launch_pdl(pdl, finalize_kernel<S>, dim3(grid_size(g.s * 32, kBlock, h->device, 1)), dim3(kBlock),
+                               0, st, fa, g, xm, x, per_stat, ps, fold, split_inner, partial, coef));
   }
+  const bool pdl_apply = pdl && !inline_coef;  // its predecessor is the finalize
 
   // Pass 2 (inference: the only pass): memory-order elementwise kernels when every tensor shares x's packed layout.
   if (bwd && ew_stats) {
@@ -817,8 +829,8 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       S* dz = c.has_add() ? static_cast<S*>(c.dz) : nullptr;
       auto kern = ew.v > 1 ? apply_bwd<S, kV> : apply_bwd<S, 1>;
       const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
-      kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, dy, dx, dz, in_mask8, coef, c.alpha, c.beta);
-      FD_CUDA_LAUNCHED();
+      FD_CUDA_CHECK(launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, dy, dx, dz,
+                               in_mask8, coef, c.alpha, c.beta));
       return CUDNN_STATUS_SUCCESS;
     }
   }
@@ -831,8 +843,8 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     auto kern = inline_coef ? (ew.v > 1 ? apply_fwd<S, kV, true> : apply_fwd<S, 1, true>)
                             : (ew.v > 1 ? apply_fwd<S, kV, false> : apply_fwd<S, 1, false>);
     const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
-    kern<<<grid, kBlock, 0, st>>>(ew.nvec, ew.map, g.s, x, z, y, coef, ic, relu, keep_nan, mask8, c.alpha, c.beta);
-    FD_CUDA_LAUNCHED();
+    FD_CUDA_CHECK(launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, z, y, coef, ic,
+                             relu, keep_nan, mask8, c.alpha, c.beta));
     return CUDNN_STATUS_SUCCESS;
   }
   ApplyMaps mp;
@@ -846,8 +858,8 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       mp.dz = make_map(*c.z_desc, per_act);
       dz = static_cast<S*>(c.dz);
     }
-    bwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, dy, static_cast<S*>(c.dx), dz, coef, in_mask, mask_by_offset,
-                                            c.alpha, c.beta);
+    FD_CUDA_CHECK(launch_pdl(pdl_apply, bwd_apply<S>, dim3(blocks), dim3(kBlock), 0, st, g, mp, x, dy,
+                             static_cast<S*>(c.dx), dz, coef, in_mask, mask_by_offset, c.alpha, c.beta));
   } else {
     mp.y = make_map(*c.y_desc, per_act);
     const S* z = nullptr;
@@ -855,13 +867,12 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       mp.z = make_map(*c.z_desc, per_act);
       z = static_cast<const S*>(c.z);
     }
-    if (out_mask != nullptr && mask_by_offset)
-      FD_CUDA_CHECK(cudaMemsetAsync(out_mask, 0, norm_reserve_size(xd, c.op), st));
-    fwd_apply<S><<<blocks, kBlock, 0, st>>>(g, mp, x, z, static_cast<S*>(c.y), coef, c.has_activation(),
-                                            c.act.nan == CUDNN_PROPAGATE_NAN, out_mask, mask_by_offset, c.alpha,
-                                            c.beta);
+    const bool memset = out_mask != nullptr && mask_by_offset;  // then the memset, not the finalize, is before it
+    if (memset) FD_CUDA_CHECK(cudaMemsetAsync(out_mask, 0, norm_reserve_size(xd, c.op), st));
+    FD_CUDA_CHECK(launch_pdl(pdl_apply && !memset, fwd_apply<S>, dim3(blocks), dim3(kBlock), 0, st, g, mp, x, z,
+                             static_cast<S*>(c.y), coef, c.has_activation(), c.act.nan == CUDNN_PROPAGATE_NAN, out_mask,
+                             mask_by_offset, c.alpha, c.beta));
   }
-  FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -175,6 +175,7 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, in
                                                     const Comp<S>* coef, InferCoef<Comp<S>> ic, bool relu,
                                                     bool keep_nan, uint8_t* mask, double alpha, double beta) {
   using C = Comp<S>;
+  pdl_wait();  // launched after the finalize as its programmatic dependent (FREEDNN_BN_PDL): coef, y
   alignas(16) C a[V];
   alignas(16) C b[V];
   auto coefs = [&](int64_t i) {
@@ -234,6 +235,7 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, in
                                                     S* dz, const uint8_t* mask, const Comp<S>* coef, double alpha,
                                                     double beta) {
   using C = Comp<S>;
+  pdl_wait();  // as apply_fwd
   alignas(16) C A[V];
   alignas(16) C M[V];
   alignas(16) C Dm[V];
@@ -307,6 +309,7 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
   using C = Comp<S>;
   constexpr int kU = 4;
   __shared__ C red[32];
+  pdl_allow_dependents();  // as stats_rows_w
   const int64_t k = blockIdx.x, splits = gridDim.y, split = blockIdx.y;
   const S* xk = x + k * xsk;
   const S* dk = bwd ? dy + k * dsk : nullptr;

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/patch_input.cuh"
 
@@ -42,20 +43,8 @@ inline size_t dw_partial_bytes_per_block(int64_t K, int ld) {
 // 13 us for 131 blocks of 64 x 576 partials, 13 % occupancy).
 constexpr int kSumRows = 8;
 
-// Programmatic dependent launch (sm_90): the producer of the partials lets the sum's grid start launching once each
-// of its blocks has left its main loop (pdl_allow_dependents); the sum waits for that whole grid's completion and
-// memory (pdl_wait) before its first read. Without the launch attribute both are no-ops.
-__device__ __forceinline__ void pdl_allow_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-
+// Programmatic dependent launch (cuda/common/pdl.cuh): the producer of the partials lets the sum's grid start
+// launching once each of its blocks has left its main loop; the sum waits for that grid before its first read.
 template <class S>
 __global__ void __launch_bounds__(32 * kSumRows) dw_sum_kernel(DwPartials g, const float* __restrict__ partial,
                                                                int blocks, S* __restrict__ dw, float alpha, float beta) {
@@ -96,17 +85,8 @@ cudnnStatus_t dw_sum(cudaStream_t st, const DwPartials& g, const float* partial,
                      double beta, bool pdl = false) {
   const int64_t grid = (g.K * g.kg + 31) / 32;
   FD_CHECK_SUPPORTED(grid <= INT32_MAX, "dw_sum: %lld dw elements are too many", static_cast<long long>(g.K * g.kg));
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(grid));
-  cfg.blockDim = dim3(32, kSumRows);
-  cfg.stream = st;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  FD_CUDA_CHECK(cudaLaunchKernelEx(&cfg, dw_sum_kernel<S>, g, partial, blocks, static_cast<S*>(dw),
-                                   static_cast<float>(alpha), static_cast<float>(beta)));
+  FD_CUDA_CHECK(launch_pdl(pdl, dw_sum_kernel<S>, dim3(static_cast<unsigned>(grid)), dim3(32, kSumRows), 0, st, g,
+                           partial, blocks, static_cast<S*>(dw), static_cast<float>(alpha), static_cast<float>(beta)));
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -26,6 +26,10 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
 // planar kernels stays in 32 bits).
 bool pool_tensor_fits(const cudnnTensorStruct& d);
 
+// Whether the max-pooling backward's gather pass launches as a programmatic dependent of its argmax pass
+// (FREEDNN_POOL_PDL=1, opt-in, read at every call; compute capability 9.0 devices only).
+bool pool_pdl(int device);
+
 // The fast path of 4-D tensors with 32-bit offsets (pooling2d.cu): false when it does not apply, else the
 // kernel is queued and *status set.
 bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,

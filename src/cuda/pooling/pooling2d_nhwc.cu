@@ -45,6 +45,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_nhwc.cuh"
 #include "cuda/pooling/pooling.h"
 
@@ -64,6 +65,7 @@ __global__ void __launch_bounds__(kThreads) nhwc_max_rows(Geo g, Items it, Str x
                                                           S* __restrict__ y, uint8_t* __restrict__ codes,
                                                           double alpha, double beta) {
   using C = Comp<S>;
+  if (kArg) pdl_allow_dependents();  // the gather (FREEDNN_POOL_PDL) starts with this grid's last blocks, and waits
   constexpr int V = 16 / static_cast<int>(sizeof(S));
   constexpr int NB = K < St ? K : St;  // body columns: the last NB of the window
   constexpr int H = K - NB;            // columns shared with the left neighbour's window
@@ -176,6 +178,7 @@ __global__ void __launch_bounds__(kThreads) nhwc_max_gather(Geo g, Items it, Str
                                                             const uint8_t* __restrict__ codes, Str dxt,
                                                             S* __restrict__ dx, double alpha, double beta) {
   using C = Comp<S>;
+  pdl_wait();  // the codes of the argmax pass before it (FREEDNN_POOL_PDL)
   constexpr int V = 16 / static_cast<int>(sizeof(S));
   constexpr int R = kGatherRows(St);
   constexpr int NW = (V + 3) / 4;
@@ -411,8 +414,11 @@ bool pooling2d_nhwc_backward(cudnnContext* h, const cudnnPoolingStruct& p, doubl
       arg_kern<<<grid_size(total1, kThreads, h->device), kThreads, 0, h->stream>>>(
           g, it1, str_of(xd), static_cast<const S*>(x), Str{}, nullptr, codes, 1.0, 0.0);
       const Items it2 = make_items(dxd.dims[0], cdiv64(dxd.dims[2], R), cdiv64(dxd.dims[3], F::St), cvecs);
-      nhwc_max_gather<S, F::K, F::St, F::P><<<grid_size(total2, kThreads, h->device), kThreads, 0, h->stream>>>(
-          g, it2, str_of(dyd), static_cast<const S*>(dy), codes, str_of(dxd), static_cast<S*>(dx), alpha, beta);
+      // (a launch error reaches FD_CUDA_LAUNCHED below through cudaGetLastError)
+      (void)launch_pdl(pool_pdl(h->device), nhwc_max_gather<S, F::K, F::St, F::P>,
+                       dim3(grid_size(total2, kThreads, h->device)), dim3(kThreads), 0, h->stream, g, it2,
+                       str_of(dyd), static_cast<const S*>(dy), static_cast<const uint8_t*>(codes), str_of(dxd),
+                       static_cast<S*>(dx), alpha, beta);
     });
   });
   if (!launched) return false;

@@ -38,6 +38,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_folds.cuh"
 #include "cuda/pooling/pooling.h"
 
@@ -123,6 +124,7 @@ __global__ void __launch_bounds__(kThreads) max_rows(Planar pg, Items it, Stride
                                                      uint8_t* __restrict__ codes, int code_ld, double alpha,
                                                      double beta) {
   using C = Comp<S>;
+  if (kArg) pdl_allow_dependents();  // the gather (FREEDNN_POOL_PDL) starts with this grid's last blocks, and waits
   constexpr int B = 16 / static_cast<int>(sizeof(S));  // body columns per thread: one 16-byte vector
   constexpr int KO = B / St;                           // output columns per thread
   constexpr int M = kRowsOut;                          // output rows per thread
@@ -277,6 +279,7 @@ __global__ void __launch_bounds__(kThreads) max_bwd_gather(Planar pg, Items it, 
                                                            Strides dxt, S* __restrict__ dx, bool dx_vec, double alpha,
                                                            double beta) {
   using C = Comp<S>;
+  pdl_wait();  // the codes of the argmax pass before it (FREEDNN_POOL_PDL)
   constexpr int B = 16 / static_cast<int>(sizeof(S));
   constexpr int R = rows_in(St);
   static_assert(R % St == 0 && B % St == 0, "blocks start on a window grid line");
@@ -478,9 +481,11 @@ bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
       const Items it2 = make_items(dxd.dims[0] * dxd.dims[1], dxd.dims[1], cdiv64(dxd.dims[2], rows_in(F::St)),
                                    cdiv64(dxd.dims[3], B));
       const bool dx_vec = rows_vec(dxd, dx, B, sizeof(S));
-      max_bwd_gather<S, F::K, F::St, F::P><<<static_cast<int>(cdiv64(total2, kThreads)), kThreads, 0, h->stream>>>(
-          pg, it2, dyt, static_cast<const S*>(dy), codes, static_cast<int>(code_ld), dxt, static_cast<S*>(dx), dx_vec,
-          alpha, beta);
+      // (a launch error reaches FD_CUDA_LAUNCHED below through cudaGetLastError)
+      (void)launch_pdl(pool_pdl(h->device), max_bwd_gather<S, F::K, F::St, F::P>,
+                       dim3(static_cast<unsigned>(cdiv64(total2, kThreads))), dim3(kThreads), 0, h->stream, pg, it2,
+                       dyt, static_cast<const S*>(dy), static_cast<const uint8_t*>(codes), static_cast<int>(code_ld),
+                       dxt, static_cast<S*>(dx), dx_vec, alpha, beta);
     });
   });
   if (!launched) return false;
