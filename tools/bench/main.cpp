@@ -35,6 +35,7 @@ const char* kUsage =
     "  --alpha=A --beta=B override the scales\n"
     "  --seed=N --iters=N --max-ms=MS   data seed, timing samples, timing budget per case\n"
     "  --no-yardsticks    skip the copy-bandwidth, same-size-copy and GEMM-peak measurements (profiling runs)\n"
+    "  --no-interleave    with --vs, time one library's samples and then the other's (default: alternating)\n"
     "  --csv=FILE --json=FILE           machine-readable results\n";
 
 std::string exe_dir() {
@@ -64,7 +65,7 @@ bool starts(const std::string& s, const char* p, std::string* rest) {
 int main(int argc, char** argv) {
   bench::Config cfg;
   std::string lib_path, vs_path, csv, json, mode = "C", v;
-  bool yardsticks = true;
+  bool yardsticks = true, interleave = true;
   std::vector<std::string> batches;
   std::string problem;
   for (int i = 1; i < argc; ++i) {
@@ -113,6 +114,8 @@ int main(int argc, char** argv) {
         json = v;
       } else if (a == "--no-yardsticks") {
         yardsticks = false;
+      } else if (a == "--no-interleave") {
+        interleave = false;
       } else if (a == "-v" || a == "--verbose") {
         cfg.verbose = true;
       } else if (a.rfind("--", 0) == 0) {
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   cfg.size_copy = cfg.perf && yardsticks;
+  cfg.interleave = interleave;
   bench::Runner runner(&lib, vs_path.empty() ? nullptr : &vs, cfg);
   bench::RunInfo info;
   info.device = runner.device_timing() ? bench::device_name() : "cpu";

@@ -159,6 +159,17 @@ double compare(const ref::Tensor& got, const ref::Tensor& r, cudnnDataType_t t) 
   return worst;
 }
 
+// One library's bound call over its buffer sets (several, rotated, so that nothing stays in the cache between
+// timed calls). Members in this order: the Bound goes before the scratch it may point into.
+struct Runner::Prepared {
+  Library* L = nullptr;
+  std::vector<Buffer> scratch;
+  std::unique_ptr<Bound> bound;
+  std::vector<std::vector<Buffer>> bufs;
+  std::vector<std::vector<void*>> ptrs;
+  bool device = false;
+};
+
 Runner::Runner(Api* lib, Api* vs, const Config& cfg) : cfg_(cfg) {
   lib_ = std::make_unique<Library>(lib, false);
   if (vs) vs_ = std::make_unique<Library>(vs, false);
@@ -169,10 +180,11 @@ Runner::~Runner() = default;
 
 bool Runner::device_timing() const { return !lib_->host(); }
 
-LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, bool perf, bool full,
-                          bool sample) {
+LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, bool perf, bool full, bool sample,
+                          std::unique_ptr<Prepared>* keep) {
   LibResult r;
   r.ran = true;
+  if (keep) keep->reset();
   if (L.status() != CUDNN_STATUS_SUCCESS) {
     r.status = L.status();
     r.why = "cudnnCreate failed";
@@ -182,18 +194,20 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, b
   Phases ph{cfg_.verbose};
   r.tf32 = device && op.allows_tf32() && !tf32_disabled_by_env();
   ImplScope impl_scope(L.api(), cfg_.opt.impl);
-  std::vector<Buffer> scratch;  // outlives the Bound
-  std::unique_ptr<Bound> bound;
+  auto pp = std::make_unique<Prepared>();
+  Prepared& p = *pp;
+  p.L = &L;
+  p.device = device;
   {
     Env env{L.api(), L.handle(), [&](size_t n) -> void* {
-              scratch.emplace_back(n, device);
-              scratch.back().fill_zero();
-              return scratch.back().get();
+              p.scratch.emplace_back(n, device);
+              p.scratch.back().fill_zero();
+              return p.scratch.back().get();
             }};
-    r.status = op.bind(env, &bound, &r.why);
+    r.status = op.bind(env, &p.bound, &r.why);
     if (r.status != CUDNN_STATUS_SUCCESS) return r;
   }
-  r.impl = bound->impl;
+  r.impl = p.bound->impl;
   ph.mark("bind");
   // One buffer set, or several (rotated) for timing so that nothing stays in the cache between calls. The first
   // set is copied from the host data, the others from the first (on the device when the data live there).
@@ -205,19 +219,19 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, b
     sets = static_cast<int>(std::clamp<size_t>((cache + total - 1) / std::max<size_t>(total, 1), 1, 16));
     if (static_cast<double>(total) * sets > 8e9) sets = 1;
   }
-  std::vector<std::vector<Buffer>> bufs(sets);
-  std::vector<std::vector<void*>> ptrs(sets);
+  p.bufs.resize(sets);
+  p.ptrs.resize(sets);
   for (int s = 0; s < sets; ++s) {
     for (size_t i = 0; i < op.args.size(); ++i) {
       const size_t n = arg_bytes(op.args[i]);
-      bufs[s].emplace_back(n, device);
-      if (s == 0) bufs[s].back().upload(host[i].get(), n);
-      else bufs[s].back().copy_from(bufs[0][i], n);
-      ptrs[s].push_back(bufs[s].back().get());
+      p.bufs[s].emplace_back(n, device);
+      if (s == 0) p.bufs[s].back().upload(host[i].get(), n);
+      else p.bufs[s].back().copy_from(p.bufs[0][i], n);
+      p.ptrs[s].push_back(p.bufs[s].back().get());
     }
   }
   ph.mark("buffers");
-  r.status = bound->run(ptrs[0].data());
+  r.status = p.bound->run(p.ptrs[0].data());
   device_synchronize();
   ph.mark("first call");
   if (r.status != CUDNN_STATUS_SUCCESS) {
@@ -233,10 +247,10 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, b
       if (a.io == Io::in) continue;
       const size_t n = arg_bytes(a);
       Buffer staged;
-      const void* data = bufs[0][i].get();
+      const void* data = p.bufs[0][i].get();
       if (device) {
         staged = Buffer::staging(n);
-        bufs[0][i].download(staged.get(), n);
+        p.bufs[0][i].download(staged.get(), n);
         data = staged.get();
       }
       if (full) r.out[i] = to_logical(a.spec, data);
@@ -245,42 +259,81 @@ LibResult Runner::run_lib(Library& L, Op& op, const std::vector<Buffer>& host, b
   }
   ph.mark("outputs");
   if (!perf) return r;
+  if (keep) {
+    *keep = std::move(pp);
+    return r;
+  }
+  time_calls({{&p, &r}});
+  ph.mark("timing");
+  return r;
+}
 
-  // Warm-up, then samples of back-to-back calls between two device events (the wall clock on the CPU).
-  const auto t_timing = std::chrono::steady_clock::now();
-  Timer timer(device);
-  for (int w = 0; w < 2; ++w) bound->run(ptrs[w % sets].data());
-  timer.start();
-  for (int s = 0; s < sets; ++s) bound->run(ptrs[s].data());
-  const double t1 = std::max(timer.stop_ms() / sets, 1e-4);
-  const double budget = cfg_.max_ms > 0 ? cfg_.max_ms : (device ? 2000.0 : 1000.0);
-  const double target = device ? 1.0 : 5.0;  // ms per sample
-  int reps = std::max(sets, static_cast<int>(std::ceil(target / t1)));
-  reps = std::min(reps, 10000);
-  int samples = cfg_.iters > 0 ? cfg_.iters : (device ? 20 : 5);
-  samples = std::max(1, std::min(samples, static_cast<int>(budget / (reps * t1))));
-  std::vector<double> times;
-  for (int s = 0; s < samples; ++s) {
-    flush_cache(device);
-    timer.start();
+void Runner::time_calls(const std::vector<std::pair<Prepared*, LibResult*>>& calls) {
+  // Per call: warm-up, the time of one pass over the buffer sets, and from it the calls per sample (about 1 ms on
+  // a GPU) and the samples its budget allows.
+  struct Plan {
+    Prepared* p;
+    LibResult* r;
+    std::unique_ptr<Timer> timer;
+    int reps = 1, samples = 1;
+    std::vector<double> times;
+    double wall = 0;
+    bool failed = false;
+  };
+  std::vector<Plan> plans;
+  for (const auto& [p, r] : calls) {
+    Plan pl{p, r, std::make_unique<Timer>(p->device), 1, 1, {}, 0.0, false};
+    const auto t0 = std::chrono::steady_clock::now();
+    ImplScope impl_scope(p->L->api(), cfg_.opt.impl);
+    const int sets = static_cast<int>(p->ptrs.size());
+    for (int w = 0; w < 2; ++w) p->bound->run(p->ptrs[w % sets].data());
+    pl.timer->start();
+    for (int s = 0; s < sets; ++s) p->bound->run(p->ptrs[s].data());
+    const double t1 = std::max(pl.timer->stop_ms() / sets, 1e-4);
+    const double budget = cfg_.max_ms > 0 ? cfg_.max_ms : (p->device ? 2000.0 : 1000.0);
+    const double target = p->device ? 1.0 : 5.0;  // ms per sample
+    pl.reps = std::min(std::max(sets, static_cast<int>(std::ceil(target / t1))), 10000);
+    const int samples = cfg_.iters > 0 ? cfg_.iters : (p->device ? 20 : 5);
+    pl.samples = std::max(1, std::min(samples, static_cast<int>(budget / (pl.reps * t1))));
+    pl.wall = seconds_since(t0);
+    plans.push_back(std::move(pl));
+  }
+  // Sample s of every call, then sample s + 1 of every call (interleaved), or one call's samples after the other's.
+  auto sample = [&](Plan& pl) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ImplScope impl_scope(pl.p->L->api(), cfg_.opt.impl);
+    const int sets = static_cast<int>(pl.p->ptrs.size());
+    flush_cache(pl.p->device);
+    pl.timer->start();
     cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
-    for (int k = 0; k < reps; ++k) {
-      const cudnnStatus_t e = bound->run(ptrs[k % sets].data());
+    for (int k = 0; k < pl.reps; ++k) {
+      const cudnnStatus_t e = pl.p->bound->run(pl.p->ptrs[k % sets].data());
       if (e != CUDNN_STATUS_SUCCESS) st = e;
     }
-    times.push_back(timer.stop_ms() / reps);
+    pl.times.push_back(pl.timer->stop_ms() / pl.reps);
+    pl.wall += seconds_since(t0);
     if (st != CUDNN_STATUS_SUCCESS) {
-      r.timed_s = seconds_since(t_timing);
-      r.status = st;
-      r.why = "a timed call returned " + std::string(status_name(st));
-      return r;
+      pl.failed = true;
+      pl.r->status = st;
+      pl.r->why = "a timed call returned " + std::string(status_name(st));
     }
+  };
+  int most = 0;
+  for (const Plan& pl : plans) most = std::max(most, pl.samples);
+  if (cfg_.interleave) {
+    for (int s = 0; s < most; ++s)
+      for (Plan& pl : plans)
+        if (s < pl.samples && !pl.failed) sample(pl);
+  } else {
+    for (Plan& pl : plans)
+      for (int s = 0; s < pl.samples && !pl.failed; ++s) sample(pl);
   }
-  r.timed_s = seconds_since(t_timing);
-  ph.mark("timing");
-  r.t_min = *std::min_element(times.begin(), times.end());
-  r.t_med = median(times);
-  return r;
+  for (Plan& pl : plans) {
+    pl.r->timed_s = pl.wall;
+    if (pl.failed || pl.times.empty()) continue;
+    pl.r->t_min = *std::min_element(pl.times.begin(), pl.times.end());
+    pl.r->t_med = median(pl.times);
+  }
 }
 
 CaseResult Runner::run(const std::string& line, int index) {
@@ -356,8 +409,20 @@ CaseResult Runner::run_case(const std::string& line, int index) {
   ph.mark("inputs");
   const bool full = cfg_.correctness;
   try {
-    c.lib = run_lib(*lib_, *op, host, cfg_.perf, full, vs_ != nullptr);
-    if (vs_) c.vs = run_lib(*vs_, *op, host, cfg_.perf, false, true);
+    if (vs_ && cfg_.perf && cfg_.interleave) {
+      // Both calls prepared first, then their timing samples alternate: a drift of the clocks or of the machine's
+      // load during the case falls on both libraries alike.
+      std::unique_ptr<Prepared> pl, pv;
+      c.lib = run_lib(*lib_, *op, host, true, full, true, &pl);
+      c.vs = run_lib(*vs_, *op, host, true, false, true, &pv);
+      std::vector<std::pair<Prepared*, LibResult*>> calls;
+      if (pl) calls.push_back({pl.get(), &c.lib});
+      if (pv) calls.push_back({pv.get(), &c.vs});
+      time_calls(calls);
+    } else {
+      c.lib = run_lib(*lib_, *op, host, cfg_.perf, full, vs_ != nullptr);
+      if (vs_) c.vs = run_lib(*vs_, *op, host, cfg_.perf, false, true);
+    }
   } catch (const std::exception& e) {
     c.verdict = "FAILED";
     c.reason = e.what();

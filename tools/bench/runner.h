@@ -22,6 +22,7 @@ struct Config {
   int iters = 0;          // timing samples (0: 20 on a GPU, 5 on the CPU)
   double max_ms = 0;      // timing budget per case and library (0: 2000 GPU, 1000 CPU)
   bool size_copy = false;  // time a same-size copy per memory-bound case (same_size_copy_ms, peak.h)
+  bool interleave = true;  // with --vs: the two libraries' timing samples alternate (off: one library's, then the other's)
   bool verbose = false;
 };
 
@@ -66,8 +67,14 @@ class Runner {
   bool device_timing() const;
 
  private:
+  struct Prepared;  // one library's bound call and buffer sets, kept for timing (runner.cpp)
   CaseResult run_case(const std::string& line, int index);
-  LibResult run_lib(Library& L, Op& op, const std::vector<Buffer>& host, bool perf, bool full, bool sample);
+  // The call through L: bound, run once, outputs read back; timed too when perf, unless keep is given, which then
+  // holds what time_calls needs (a null *keep when the call failed).
+  LibResult run_lib(Library& L, Op& op, const std::vector<Buffer>& host, bool perf, bool full, bool sample,
+                    std::unique_ptr<Prepared>* keep = nullptr);
+  // Warm-up, then the timed samples of each prepared call (interleaved across the calls), into its result.
+  void time_calls(const std::vector<std::pair<Prepared*, LibResult*>>& calls);
   std::unique_ptr<Library> lib_, vs_, cpu_ref_;
   Config cfg_;
 };
