@@ -78,6 +78,34 @@ TEST(ConvGpuGemm1x1, StridedBackwardDataVectorScatter) {
   }
 }
 
+// The NCHW gather of column-stride-2 layers in whole words (gather_w2_kernel, FREEDNN_GATHER_W2=1, read at every
+// call): 8, 4 and 2 pixels per thread (16-bit types up to 8, float up to 4, double 2), ResNet-50's 56 -> 28 and
+// 28 -> 14 rows in small, stride (1, 2), odd heights; and widths it leaves to gather_kernel (odd output widths, odd
+// input widths: 2 * ow > iw). The forward and the backward filter read the gathered x.
+TEST(ConvGpuGemm1x1, StridedGatherWords) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  ft::ScopedEnv w2("FREEDNN_GATHER_W2", "1");
+  const std::vector<Shape> shapes = {
+      Shape{"w56", 2, 6, 5, 1, {7, 56}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      Shape{"w32", 1, 3, 4, 1, {6, 32}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      Shape{"w28", 2, 5, 3, 1, {5, 28}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      Shape{"s12", 1, 4, 4, 1, {5, 16}, {1, 1}, {0, 0}, {1, 2}, {1, 1}},
+      Shape{"ow9", 2, 3, 2, 1, {4, 18}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      Shape{"iw17", 1, 2, 3, 1, {3, 17}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+  };
+  int i = 0;
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    for (const Shape& s : shapes) {
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, t, false, false, false, rng);
+      ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+    }
+  }
+}
+
 // IMPLICIT_PRECOMP_GEMM is served too; a larger channel count (K x C GEMM tiles) and N = 1.
 TEST(ConvGpuGemm1x1, PrecompAlgoLargerChannels) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";

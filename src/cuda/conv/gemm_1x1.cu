@@ -167,6 +167,43 @@ __global__ void gather_kernel(PixMap m, const V* __restrict__ src, V* __restrict
   }
 }
 
+// The vector of B bytes that a gather loads or stores at once.
+template <int B> struct GatherWord;
+template <> struct GatherWord<16> { using T = uint4; };
+template <> struct GatherWord<8> { using T = uint2; };
+template <> struct GatherWord<4> { using T = uint32_t; };
+
+// The NCHW gather of 2-D layers at column stride 2 (one element per pixel run): thread t writes P consecutive
+// pixels of one output row, dst[t * P ..], from the 2P input pixels under them, src[q][p * sh][2 * P * g ..], in
+// whole words (16 bytes where the row allows) with 32-bit index arithmetic through Dividers (per_row: the P-groups
+// of an output row; per_img: the oh rows of one image). E is an unsigned integer of the element's size. Why:
+// gather_kernel moves one element per thread through three 64-bit divisions, about 150 instructions per element
+// (its PTX), an issue-bound copy at ResNet-50's 1x1 stride-2 layers in NCHW.
+template <class E, int P>
+__global__ void gather_w2_kernel(int total, Divider per_row, Divider per_img, int gpr, int oh, int64_t isp,
+                                 int64_t row_step, const E* __restrict__ src, E* __restrict__ dst) {
+  constexpr int kLoad = 2 * P * int(sizeof(E)) < 16 ? 2 * P * int(sizeof(E)) : 16;  // bytes per load
+  constexpr int kStore = P * int(sizeof(E)) < 16 ? P * int(sizeof(E)) : 16;          // bytes per store
+  using WL = typename GatherWord<kLoad>::T;
+  using WS = typename GatherWord<kStore>::T;
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    const int row = int(per_row.div(t)), g = t - row * gpr;
+    const int q = int(per_img.div(row)), pr = row - q * oh;
+    const E* in = src + q * isp + pr * row_step + int64_t(2 * P) * g;
+    alignas(16) E v[2 * P];
+#pragma unroll
+    for (int l = 0; l < 2 * P * int(sizeof(E)) / kLoad; ++l)
+      reinterpret_cast<WL*>(v)[l] = reinterpret_cast<const WL*>(in)[l];
+    alignas(16) E out[P];
+#pragma unroll
+    for (int j = 0; j < P; ++j) out[j] = v[2 * j];
+    E* o = dst + int64_t(t) * P;
+#pragma unroll
+    for (int l = 0; l < P * int(sizeof(E)) / kStore; ++l)
+      reinterpret_cast<WS*>(o)[l] = reinterpret_cast<const WS*>(out)[l];
+  }
+}
+
 // dx (packed, `run` contiguous elements per pixel, `outer` groups of isp pixels) from the strided pixels in dxs:
 // alpha * dxs at the pixels a 1x1 stride-s filter reads, 0 elsewhere, blended with beta (dx not read if 0).
 template <class S, class E>
@@ -323,9 +360,50 @@ bool scatter_vec(cudnnContext* h, const ConvProblem& p, const E* dxs, S* dx, int
   }
 }
 
+// gather_w2_kernel for one element type: the most pixels per thread (8, 4 or 2, at most 16 bytes of output) whose
+// words the row lengths and pointers align; false (nothing queued) when none does.
+template <class E>
+bool gather_w2(cudnnContext* h, const ConvProblem& p, const void* src, void* dst, int64_t outer) {
+  const int64_t gpr_max = p.ow, rows = outer * p.oh;
+  const auto addr = reinterpret_cast<uintptr_t>(src), daddr = reinterpret_cast<uintptr_t>(dst);
+  auto fits = [&](int P) {
+    const int64_t load = std::min<int64_t>(16, 2 * P * int64_t(sizeof(E))), store = P * int64_t(sizeof(E));
+    return int64_t(P) * int64_t(sizeof(E)) <= 16 && p.ow % P == 0 && (p.iw * int64_t(sizeof(E))) % load == 0 &&
+           addr % load == 0 && daddr % store == 0 && rows * (p.ow / P) < (int64_t{1} << 31);
+  };
+  auto launch = [&](auto kern, int P) {
+    const int gpr = static_cast<int>(gpr_max / P);
+    const int total = static_cast<int>(rows * gpr);
+    kern<<<grid_size(total, kBlock, h->device), kBlock, 0, h->stream>>>(
+        total, Divider(gpr, total), Divider(p.oh, rows), gpr, static_cast<int>(p.oh), p.isp(), p.sh * p.iw,
+        static_cast<const E*>(src), static_cast<E*>(dst));
+    return true;
+  };
+  if constexpr (sizeof(E) <= 2) {
+    if (fits(8)) return launch(gather_w2_kernel<E, 8>, 8);
+  }
+  if constexpr (sizeof(E) <= 4) {
+    if (fits(4)) return launch(gather_w2_kernel<E, 4>, 4);
+  }
+  if (fits(2)) return launch(gather_w2_kernel<E, 2>, 2);
+  return false;
+}
+
 // Copies runs of `run` elements of `es` bytes per pixel with the widest move the sizes and alignment allow.
+// FREEDNN_GATHER_W2=1 (opt-in, read at every call): NCHW 2-D layers at column stride 2 on gather_w2_kernel.
 cudnnStatus_t gather(cudnnContext* h, const ConvProblem& p, const void* src, void* dst, int64_t outer, int64_t run,
                      size_t es) {
+  if (run == 1 && p.od == 1 && p.sw == 2 && 2 * p.ow <= p.iw && (p.oh - 1) * p.sh < p.ih &&
+      env_flag("FREEDNN_GATHER_W2")) {
+    bool queued = false;
+    if (es == 2) queued = gather_w2<uint16_t>(h, p, src, dst, outer);
+    else if (es == 4) queued = gather_w2<uint32_t>(h, p, src, dst, outer);
+    else if (es == 8) queued = gather_w2<uint64_t>(h, p, src, dst, outer);
+    if (queued) {
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+  }
   const PixMap m = pixmap(p);
   const auto bytes = static_cast<size_t>(run) * es;
   const auto a = reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst);
