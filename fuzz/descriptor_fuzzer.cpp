@@ -16,6 +16,19 @@ namespace {
 
 constexpr int kTensors = 3;
 constexpr size_t kMaxBuffer = size_t(1) << 20;  // larger tensors are described but not computed on
+// Nor tensors of more elements than this: overlapping strides give a small buffer billions of elements, whose
+// legitimate but slow loops ran past libFuzzer's 10 s limit (the fourteenth session's fuzzing found one).
+constexpr int64_t kMaxElements = int64_t(1) << 22;
+
+// The logical element count of a set descriptor (0 when it cannot be read).
+int64_t element_count(cudnnTensorDescriptor_t d) {
+  int dims[CUDNN_DIM_MAX], strides[CUDNN_DIM_MAX], nb = 0;
+  cudnnDataType_t t;
+  if (cudnnGetTensorNdDescriptor(d, CUDNN_DIM_MAX, &t, &nb, dims, strides) != CUDNN_STATUS_SUCCESS) return 0;
+  int64_t n = 1;
+  for (int i = 0; i < nb && i < CUDNN_DIM_MAX; ++i) n *= dims[i] > 0 ? dims[i] : 1;
+  return n;
+}
 
 struct State {
   cudnnHandle_t handle = nullptr;
@@ -53,7 +66,7 @@ struct Buffer {
   Buffer(FuzzedDataProvider& in, cudnnTensorDescriptor_t d) {
     size_t size = 0;
     const bool sized = cudnnGetTensorSizeInBytes(d, &size) == CUDNN_STATUS_SUCCESS;
-    ok = sized && size <= kMaxBuffer;
+    ok = sized && size <= kMaxBuffer && element_count(d) <= kMaxElements;
     too_big = sized && !ok;
     bytes.resize(ok ? (size ? size : 1) : 16);
     const std::vector<uint8_t> fill = in.ConsumeBytes<uint8_t>(bytes.size());
