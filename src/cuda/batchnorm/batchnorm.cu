@@ -811,11 +811,12 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   if (!inline_coef) {
     const int64_t per_stat = split_inner ? splits * fold : splits;
     if (split_inner && per_stat > 64)
-      FD_CUDA_CHECK(launch_pdl(pdl, finalize_wide<S>, dim3(static_cast<unsigned>(g.s)), dim3(kBlock), 0, st, fa, g, xm,
-                               x, per_stat, partial, coef));
+      (void)launch_pdl(pdl, finalize_wide<S>, dim3(static_cast<unsigned>(g.s)), dim3(kBlock), 0, st, fa, g, xm, x,
+                       per_stat, partial, coef);
     else
-      FD_CUDA_CHECK(launch_pdl(pdl, finalize_kernel<S>, dim3(grid_size(g.s * 32, kBlock, h->device, 1)), dim3(kBlock),
-                               0, st, fa, g, xm, x, per_stat, ps, fold, split_inner, partial, coef));
+      (void)launch_pdl(pdl, finalize_kernel<S>, dim3(grid_size(g.s * 32, kBlock, h->device, 1)), dim3(kBlock), 0, st,
+                       fa, g, xm, x, per_stat, ps, fold, split_inner, partial, coef);
+    FD_CUDA_LAUNCHED();
   }
   const bool pdl_apply = pdl && !inline_coef;  // its predecessor is the finalize
 
@@ -829,8 +830,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       S* dz = c.has_add() ? static_cast<S*>(c.dz) : nullptr;
       auto kern = ew.v > 1 ? apply_bwd<S, kV> : apply_bwd<S, 1>;
       const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
-      FD_CUDA_CHECK(launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, dy, dx, dz,
-                               in_mask8, coef, c.alpha, c.beta));
+      (void)launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, dy, dx, dz, in_mask8,
+                       coef, c.alpha, c.beta);
+      FD_CUDA_LAUNCHED();
       return CUDNN_STATUS_SUCCESS;
     }
   }
@@ -843,8 +845,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     auto kern = inline_coef ? (ew.v > 1 ? apply_fwd<S, kV, true> : apply_fwd<S, 1, true>)
                             : (ew.v > 1 ? apply_fwd<S, kV, false> : apply_fwd<S, 1, false>);
     const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
-    FD_CUDA_CHECK(launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, z, y, coef, ic,
-                             relu, keep_nan, mask8, c.alpha, c.beta));
+    (void)launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, z, y, coef, ic, relu,
+                     keep_nan, mask8, c.alpha, c.beta);
+    FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
   }
   ApplyMaps mp;
@@ -858,8 +861,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       mp.dz = make_map(*c.z_desc, per_act);
       dz = static_cast<S*>(c.dz);
     }
-    FD_CUDA_CHECK(launch_pdl(pdl_apply, bwd_apply<S>, dim3(blocks), dim3(kBlock), 0, st, g, mp, x, dy,
-                             static_cast<S*>(c.dx), dz, coef, in_mask, mask_by_offset, c.alpha, c.beta));
+    (void)launch_pdl(pdl_apply, bwd_apply<S>, dim3(blocks), dim3(kBlock), 0, st, g, mp, x, dy, static_cast<S*>(c.dx),
+                     dz, coef, in_mask, mask_by_offset, c.alpha, c.beta);
+    FD_CUDA_LAUNCHED();
   } else {
     mp.y = make_map(*c.y_desc, per_act);
     const S* z = nullptr;
@@ -869,9 +873,10 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     }
     const bool memset = out_mask != nullptr && mask_by_offset;  // then the memset, not the finalize, is before it
     if (memset) FD_CUDA_CHECK(cudaMemsetAsync(out_mask, 0, norm_reserve_size(xd, c.op), st));
-    FD_CUDA_CHECK(launch_pdl(pdl_apply && !memset, fwd_apply<S>, dim3(blocks), dim3(kBlock), 0, st, g, mp, x, z,
-                             static_cast<S*>(c.y), coef, c.has_activation(), c.act.nan == CUDNN_PROPAGATE_NAN, out_mask,
-                             mask_by_offset, c.alpha, c.beta));
+    (void)launch_pdl(pdl_apply && !memset, fwd_apply<S>, dim3(blocks), dim3(kBlock), 0, st, g, mp, x, z,
+                     static_cast<S*>(c.y), coef, c.has_activation(), c.act.nan == CUDNN_PROPAGATE_NAN, out_mask,
+                     mask_by_offset, c.alpha, c.beta);
+    FD_CUDA_LAUNCHED();
   }
   return CUDNN_STATUS_SUCCESS;
 }

@@ -26,6 +26,7 @@ __device__ __forceinline__ void pdl_wait() {
 }
 
 // kern<<<grid, block, smem, st>>>(args...), as a programmatic dependent of the previous kernel on st when pdl.
+// Like a <<<>>> launch, a failure is left for cudaGetLastError (FD_CUDA_LAUNCHED) as well as returned.
 template <class... P, class... A>
 cudaError_t launch_pdl(bool pdl, void (*kern)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t st,
                        A&&... args) {
