@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // libFuzzer target: the input bytes become a sequence of tensor / filter descriptor setter and getter calls
-// and small cudnnAddTensor / cudnnScaleTensor / cudnnSetTensor calls on host buffers sized from the
-// descriptors (CPU handle). Whatever the arguments, the library must not crash, leak into UB or read / write
+// and small calls on host buffers sized from the descriptors (CPU handle): cudnnAddTensor / cudnnScaleTensor /
+// cudnnSetTensor, cudnnOpTensor, cudnnTransformTensor, and the forward passes of activation, softmax, pooling and
+// LRN with fuzzed descriptors of their own. Whatever the arguments, the library must not crash, leak into UB or read / write
 // outside the buffers it is given. Built with -DFREEDNN_BUILD_FUZZERS=ON (tools/run_fuzzer.sh).
 #include <cudnn.h>
 #include <fuzzer/FuzzedDataProvider.h>
@@ -34,6 +35,10 @@ struct State {
   cudnnHandle_t handle = nullptr;
   cudnnTensorDescriptor_t t[kTensors] = {};
   cudnnFilterDescriptor_t f = nullptr;
+  cudnnActivationDescriptor_t act = nullptr;
+  cudnnPoolingDescriptor_t pool = nullptr;
+  cudnnLRNDescriptor_t lrn = nullptr;
+  cudnnOpTensorDescriptor_t op = nullptr;
 };
 
 // Mostly small valid-looking values, sometimes edge cases and arbitrary ints.
@@ -49,6 +54,11 @@ cudnnDataType_t pick_type(FuzzedDataProvider& in) {
 }
 cudnnTensorFormat_t pick_format(FuzzedDataProvider& in) {
   return static_cast<cudnnTensorFormat_t>(in.ConsumeIntegralInRange<int>(-1, 3));
+}
+// An enum value: mostly in [0, n), sometimes just outside it.
+template <class E>
+E pick_enum(FuzzedDataProvider& in, int n) {
+  return static_cast<E>(in.ConsumeIntegralInRange<int>(-1, n));
 }
 void pick_dims(FuzzedDataProvider& in, int* a, int n) {
   for (int i = 0; i < n; ++i) a[i] = pick_dim(in);
@@ -101,7 +111,8 @@ void step(State& s, FuzzedDataProvider& in) {
   cudnnTensorFormat_t fmt;
   int n, c, h, w, ns, cs, hs, ws, nb;
   size_t size;
-  switch (in.ConsumeIntegralInRange<int>(0, 15)) {
+  cudnnTensorDescriptor_t other = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
+  switch (in.ConsumeIntegralInRange<int>(0, 21)) {
     case 0:
       cudnnSetTensor4dDescriptor(td, pick_format(in), pick_type(in), pick_dim(in), pick_dim(in), pick_dim(in),
                                  pick_dim(in));
@@ -184,6 +195,70 @@ void step(State& s, FuzzedDataProvider& in) {
       cudnnGetTensorSizeInBytes(td, nullptr);
       cudnnAddTensor(s.handle, nullptr, td, nullptr, nullptr, td, nullptr);
       break;
+    case 16: {  // activation forward, x -> y or in place
+      const double coef = in.ConsumeBool() ? 0.0 : static_cast<double>(in.ConsumeIntegralInRange<int>(-4, 4)) / 2;
+      cudnnSetActivationDescriptor(s.act, pick_enum<cudnnActivationMode_t>(in, 6),
+                                   pick_enum<cudnnNanPropagation_t>(in, 2), coef);
+      Buffer X(in, td), Y(in, other);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      if (X.too_big || Y.too_big) break;
+      if (in.ConsumeBool()) cudnnActivationForward(s.handle, s.act, &alpha, td, X.data(), &beta, other, Y.data());
+      else cudnnActivationForward(s.handle, s.act, &alpha, td, X.data(), &beta, td, X.data());
+      break;
+    }
+    case 17: {  // softmax forward
+      Buffer X(in, td), Y(in, other);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      if (!X.too_big && !Y.too_big)
+        cudnnSoftmaxForward(s.handle, pick_enum<cudnnSoftmaxAlgorithm_t>(in, 3), pick_enum<cudnnSoftmaxMode_t>(in, 2),
+                            &alpha, td, X.data(), &beta, other, Y.data());
+      break;
+    }
+    case 18: {  // pooling: a fuzzed descriptor, the output dims it gives, then the forward
+      int win[CUDNN_DIM_MAX], pad[CUDNN_DIM_MAX], str[CUDNN_DIM_MAX];
+      const int nbd = in.ConsumeIntegralInRange<int>(-1, 4);
+      for (int i = 0; i < CUDNN_DIM_MAX; ++i) {
+        win[i] = in.ConsumeIntegralInRange<int>(-1, 5);
+        pad[i] = in.ConsumeIntegralInRange<int>(-1, 3);
+        str[i] = in.ConsumeIntegralInRange<int>(-1, 4);
+      }
+      cudnnSetPoolingNdDescriptor(s.pool, pick_enum<cudnnPoolingMode_t>(in, 4), pick_enum<cudnnNanPropagation_t>(in, 2),
+                                  nbd, win, pad, str);
+      cudnnGetPoolingNdForwardOutputDim(s.pool, td, in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX), dims);
+      Buffer X(in, td), Y(in, other);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      if (!X.too_big && !Y.too_big)
+        cudnnPoolingForward(s.handle, s.pool, &alpha, td, X.data(), &beta, other, Y.data());
+      break;
+    }
+    case 19: {  // LRN across channels
+      cudnnSetLRNDescriptor(s.lrn, static_cast<unsigned>(in.ConsumeIntegralInRange<int>(0, 17)),
+                            static_cast<double>(in.ConsumeIntegralInRange<int>(-1, 4)) * 1e-4,
+                            static_cast<double>(in.ConsumeIntegralInRange<int>(-1, 3)) * 0.25,
+                            static_cast<double>(in.ConsumeIntegralInRange<int>(-1, 3)));
+      Buffer X(in, td), Y(in, other);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      if (!X.too_big && !Y.too_big)
+        cudnnLRNCrossChannelForward(s.handle, s.lrn, pick_enum<cudnnLRNMode_t>(in, 1), &alpha, td, X.data(), &beta,
+                                    other, Y.data());
+      break;
+    }
+    case 20: {  // op tensor: A, B (possibly broadcast) -> C
+      cudnnTensorDescriptor_t b = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
+      cudnnSetOpTensorDescriptor(s.op, pick_enum<cudnnOpTensorOp_t>(in, 6), pick_type(in),
+                                 pick_enum<cudnnNanPropagation_t>(in, 2));
+      Buffer A(in, td), B(in, b), C(in, other);
+      const Scale a1 = pick_scale(in), a2 = pick_scale(in), beta = pick_scale(in);
+      if (!A.too_big && !B.too_big && !C.too_big)
+        cudnnOpTensor(s.handle, s.op, &a1, td, A.data(), &a2, b, B.data(), &beta, other, C.data());
+      break;
+    }
+    case 21: {  // transform between two layouts
+      Buffer X(in, td), Y(in, other);
+      const Scale alpha = pick_scale(in), beta = pick_scale(in);
+      if (!X.too_big && !Y.too_big) cudnnTransformTensor(s.handle, &alpha, td, X.data(), &beta, other, Y.data());
+      break;
+    }
   }
 }
 
@@ -193,6 +268,10 @@ State& state() {
     auto* st = new State;
     if (cudnnCreate(&st->handle) != CUDNN_STATUS_SUCCESS) std::abort();
     if (cudnnCreateFilterDescriptor(&st->f) != CUDNN_STATUS_SUCCESS) std::abort();
+    if (cudnnCreateActivationDescriptor(&st->act) != CUDNN_STATUS_SUCCESS) std::abort();
+    if (cudnnCreatePoolingDescriptor(&st->pool) != CUDNN_STATUS_SUCCESS) std::abort();
+    if (cudnnCreateLRNDescriptor(&st->lrn) != CUDNN_STATUS_SUCCESS) std::abort();
+    if (cudnnCreateOpTensorDescriptor(&st->op) != CUDNN_STATUS_SUCCESS) std::abort();
     return st;
   }();
   return *s;
