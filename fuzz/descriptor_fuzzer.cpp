@@ -3,7 +3,8 @@
 // libFuzzer target: the input bytes become a sequence of tensor / filter descriptor setter and getter calls
 // and small calls on host buffers sized from the descriptors (CPU handle): cudnnAddTensor / cudnnScaleTensor /
 // cudnnSetTensor, cudnnOpTensor, cudnnTransformTensor, and the forward passes of activation, softmax, pooling and
-// LRN with fuzzed descriptors of their own. Whatever the arguments, the library must not crash, leak into UB or read / write
+// LRN with fuzzed descriptors of their own; convolution descriptors with their output-dim, workspace and _v7
+// queries (no convolution is computed: its cost grows with the filter too). Whatever the arguments, the library must not crash, leak into UB or read / write
 // outside the buffers it is given. Built with -DFREEDNN_BUILD_FUZZERS=ON (tools/run_fuzzer.sh).
 #include <cudnn.h>
 #include <fuzzer/FuzzedDataProvider.h>
@@ -39,6 +40,7 @@ struct State {
   cudnnPoolingDescriptor_t pool = nullptr;
   cudnnLRNDescriptor_t lrn = nullptr;
   cudnnOpTensorDescriptor_t op = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
 };
 
 // Mostly small valid-looking values, sometimes edge cases and arbitrary ints.
@@ -112,7 +114,7 @@ void step(State& s, FuzzedDataProvider& in) {
   int n, c, h, w, ns, cs, hs, ws, nb;
   size_t size;
   cudnnTensorDescriptor_t other = s.t[in.ConsumeIntegralInRange<int>(0, kTensors - 1)];
-  switch (in.ConsumeIntegralInRange<int>(0, 21)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 22)) {
     case 0:
       cudnnSetTensor4dDescriptor(td, pick_format(in), pick_type(in), pick_dim(in), pick_dim(in), pick_dim(in),
                                  pick_dim(in));
@@ -253,6 +255,34 @@ void step(State& s, FuzzedDataProvider& in) {
         cudnnOpTensor(s.handle, s.op, &a1, td, A.data(), &a2, b, B.data(), &beta, other, C.data());
       break;
     }
+    case 22: {  // convolution descriptor: output dims, the algorithm queries and workspace sizes (no compute)
+      int pad[CUDNN_DIM_MAX], str[CUDNN_DIM_MAX], dil[CUDNN_DIM_MAX];
+      const int len = in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX - 1);
+      pick_dims(in, pad, CUDNN_DIM_MAX);
+      pick_dims(in, str, CUDNN_DIM_MAX);
+      pick_dims(in, dil, CUDNN_DIM_MAX);
+      if (in.ConsumeBool())
+        cudnnSetConvolution2dDescriptor(s.conv, pad[0], pad[1], str[0], str[1], dil[0], dil[1],
+                                        pick_enum<cudnnConvolutionMode_t>(in, 2), pick_type(in));
+      else
+        cudnnSetConvolutionNdDescriptor(s.conv, len, pad, str, dil, pick_enum<cudnnConvolutionMode_t>(in, 2),
+                                        pick_type(in));
+      cudnnSetConvolutionGroupCount(s.conv, pick_dim(in));
+      cudnnSetConvolutionMathType(s.conv, pick_enum<cudnnMathType_t>(in, 4));
+      cudnnGetConvolution2dForwardOutputDim(s.conv, td, s.f, &n, &c, &h, &w);
+      cudnnGetConvolutionNdForwardOutputDim(s.conv, td, s.f, in.ConsumeIntegralInRange<int>(-1, CUDNN_DIM_MAX), dims);
+      const auto fwd = pick_enum<cudnnConvolutionFwdAlgo_t>(in, 8);
+      const auto bwd_data = pick_enum<cudnnConvolutionBwdDataAlgo_t>(in, 6);
+      const auto bwd_filter = pick_enum<cudnnConvolutionBwdFilterAlgo_t>(in, 7);
+      cudnnGetConvolutionForwardWorkspaceSize(s.handle, td, s.f, s.conv, other, fwd, &size);
+      cudnnGetConvolutionBackwardDataWorkspaceSize(s.handle, s.f, other, s.conv, td, bwd_data, &size);
+      cudnnGetConvolutionBackwardFilterWorkspaceSize(s.handle, td, other, s.conv, s.f, bwd_filter, &size);
+      cudnnConvolutionFwdAlgoPerf_t perf[3];
+      int got = 0;
+      cudnnGetConvolutionForwardAlgorithm_v7(s.handle, td, s.f, s.conv, other, in.ConsumeIntegralInRange<int>(-1, 3),
+                                             &got, perf);
+      break;
+    }
     case 21: {  // transform between two layouts
       Buffer X(in, td), Y(in, other);
       const Scale alpha = pick_scale(in), beta = pick_scale(in);
@@ -272,6 +302,7 @@ State& state() {
     if (cudnnCreatePoolingDescriptor(&st->pool) != CUDNN_STATUS_SUCCESS) std::abort();
     if (cudnnCreateLRNDescriptor(&st->lrn) != CUDNN_STATUS_SUCCESS) std::abort();
     if (cudnnCreateOpTensorDescriptor(&st->op) != CUDNN_STATUS_SUCCESS) std::abort();
+    if (cudnnCreateConvolutionDescriptor(&st->conv) != CUDNN_STATUS_SUCCESS) std::abort();
     return st;
   }();
   return *s;

@@ -21,7 +21,7 @@ bool gpu_mode();
 void sync_device();
 // A stretch of host-only work on test buffers, with no library call inside: waits for the device once, and the
 // element accessors inside skip their own wait (one device sync per element is slow, and very slow under
-// compute-sanitizer). values(), the fills and poison() use one; a test's own element loops over large tensors may.
+// compute-sanitizer). values(), set_values() and the fills use one; so may a test's element loops over large tensors.
 struct HostPhase {
   HostPhase();
   ~HostPhase();
