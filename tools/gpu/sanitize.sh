@@ -60,8 +60,8 @@ run_unit() {
   [[ "$filter" != *.* ]] && filter="$filter.*"
   local t0 rc errs verdict
   t0=$(date +%s)
-  FREEDNN_TEST_PART=$part FREEDNN_BACKEND=cuda timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 9 \
-    "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$out/${tool}_$u.txt" 2>&1
+  FREEDNN_TEST_PART=$part FREEDNN_BACKEND=cuda timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" \
+    --error-exitcode 9 "$tests" --gtest_filter="$filter" --gtest_brief=1 > "$out/${tool}_$u.txt" 2>&1
   rc=$?
   errs=$(grep -o "ERROR SUMMARY: [0-9]* error" "$out/${tool}_$u.txt" | tail -1)
   case $rc in
