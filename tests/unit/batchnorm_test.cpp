@@ -27,13 +27,6 @@ const cudnnBatchNormMode_t kModes[] = {CUDNN_BATCHNORM_PER_ACTIVATION, CUDNN_BAT
 
 bool per_act(cudnnBatchNormMode_t m) { return m == CUDNN_BATCHNORM_PER_ACTIVATION; }
 
-// dx cancels terms of the size of dy * scale * inv_std, and its rounding follows them (a statistic of 3 samples
-// can have a small variance, whose inv_std amplifies the rounding of x - mean): near()'s min_scale for dx, as in
-// normalization_test.cpp (seed 3331419605: a per-activation f32 dx of -6.19 off by 2.9e-4 here).
-double dx_terms(const HostTensor& dy, const HostTensor& scale, const std::vector<double>& inv_std) {
-  return ft::max_abs(dy.values()) * ft::max_abs(scale.values()) * ft::max_abs(inv_std);
-}
-
 // One random batch norm problem: x, y (forward) and the parameters in the derived type.
 struct Problem {
   cudnnDataType_t dtype;
@@ -216,7 +209,7 @@ TEST(BatchNorm, BackwardRandom) {
         const auto g = ref::bn_backward(xr, bnt::to_ref(dy), p.scale.values(), p.bias.values(), p.eps, per_act(m));
         const std::string what = p.str() + (with_saved ? " saved" : " recomputed");
         EXPECT_TRUE(ft::near(dx.values(), ref::blend(g.dx.v, prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + what,
-                             dx_terms(dy, p.scale, st.inv_std)));
+                             bnt::dx_terms(dy, p.scale, st.inv_std)));
         // dScale / dBias: sums of terms of either sign, rounded at the terms' size (max |dy|), not the sum's.
         const double dy_scale = ft::max_abs(dy.values());
         EXPECT_TRUE(ft::near(dscale.values(), ref::blend(g.dscale, prior_ds, ap, bp), ft::tolerance(pt) * 4,
@@ -380,7 +373,7 @@ TEST(BatchNorm, ExActivationRandom) {
         const auto g = ref::bn_backward(xr, bnt::to_ref(dy), p.scale.values(), p.bias.values(), p.eps, per_act(m),
                                         fusion);
         EXPECT_TRUE(ft::near(dx.values(), g.dx.v, ft::tolerance(t) * 4, "dx Ex " + p.str(),
-                             dx_terms(dy, p.scale, st.inv_std)));
+                             bnt::dx_terms(dy, p.scale, st.inv_std)));
         // dScale and dBias are sums of terms of either sign: their rounding follows the terms' size (max |dy|,
         // |x_hat| of order 1), not the sum's, which can cancel to near zero.
         const double dy_scale = ft::max_abs(dy.values());
@@ -519,7 +512,7 @@ TEST(BatchNorm, ExFastPathShapes) {
           rs ? reserve.data() : nullptr, rs));
       const auto g = ref::bn_backward(xr, bnt::to_ref(dy), scale.values(), bias.values(), eps, pa, fusion);
       EXPECT_TRUE(ft::near(dx.values(), ref::blend(g.dx.v, prior_dx, ad2, bd2), ft::tolerance(t) * 4, "dx " + what,
-                           dx_terms(dy, scale, st.inv_std)));
+                           bnt::dx_terms(dy, scale, st.inv_std)));
       const double dy_scale = ft::max_abs(dy.values());  // dScale / dBias round at the terms' size
       EXPECT_TRUE(ft::near(ds.values(), g.dscale, ft::tolerance(pt) * 4, "dScale " + what, dy_scale));
       EXPECT_TRUE(ft::near(db.values(), g.dbias, ft::tolerance(pt) * 4, "dBias " + what, dy_scale));

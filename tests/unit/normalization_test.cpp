@@ -140,11 +140,8 @@ void run_random(cudnnNormOps_t ops, cudnnActivationDescriptor_t act) {
                                          saved ? save_m.data() : nullptr, saved ? save_i.data() : nullptr, act,
                                          workspace.data(), ws, reserve.data(), rs, 1));
         const auto g = ref::bn_backward(xr, bnt::to_ref(dy), scale.values(), bias.values(), eps, per_act(m), fusion);
-        // dx cancels terms of the size of dy * scale * inv_std: its rounding follows them (seed 581747447: 3 samples
-        // per statistic, an element of 3.05 off by 1.7e-4 in float, inside the terms' rounding).
-        const double terms = ft::max_abs(dy.values()) * ft::max_abs(scale.values()) * ft::max_abs(st.inv_std);
         EXPECT_TRUE(ft::near(dx.values(), ref::blend(g.dx.v, prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + what,
-                             terms));
+                             bnt::dx_terms(dy, scale, st.inv_std)));
         // dScale and dBias are sums of terms of either sign, rounded at the terms' size (max |dy|, |x_hat| of order
         // 1), not the sum's, which can cancel to near zero (seed 3370255190: a 12-element channel, dScale -3.65e-4
         // off by 3.4e-8 in float), as batchnorm_test.cpp compares them.

@@ -127,6 +127,15 @@ TEST(ReduceTensor, LongSlices) {
 // NHWC (16-byte column sums), middle dims of a 4-D tensor, half data into float sums, doubles, A off the 16-byte
 // grid (NCHW: realigned copy; NHWC: the other plans), and shapes that must take the other plans (reduced dims not
 // one run, padded A).
+// ADD and AVG of data of either sign may cancel to almost nothing: their rounding error scales with the summed
+// terms, not with the result. The tolerance floor they need: |alpha| x the largest finite |a| x the terms per output
+// (one for AVG); 0 for the other ops.
+double sum_floor(const ft::HostTensor& a, const ft::HostTensor& c, cudnnReduceTensorOp_t op, double alpha) {
+  if (op != CUDNN_REDUCE_TENSOR_ADD && op != CUDNN_REDUCE_TENSOR_AVG) return 0;
+  const double terms = op == CUDNN_REDUCE_TENSOR_ADD ? static_cast<double>(a.count() / c.count()) : 1.0;
+  return std::fabs(alpha) * ft::max_abs(a.values()) * terms;
+}
+
 TEST(ReduceTensor, PlaneSums) {
   auto rng = ft::make_rng();
   ft::Handle h;
@@ -182,12 +191,8 @@ TEST(ReduceTensor, PlaneSums) {
                                         tops::to_ref(a), sh.cdims, nullptr);
       const std::string what = std::string(op == CUDNN_REDUCE_TENSOR_ADD ? "add " : "avg ") + a.str() + " -> " +
                                 c.str() + (sh.shifted ? " (A shifted)" : "");
-      // sums cancel: the tolerance floor counts the summed terms
-      double amax = 0;
-      for (double v : a.values()) amax = std::max(amax, std::fabs(v));
-      const double terms = op == CUDNN_REDUCE_TENSOR_ADD ? static_cast<double>(a.count() / c.count()) : 1.0;
       const double floor = std::max(tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp)),
-                                    std::fabs(alpha.value(comp)) * amax * terms);
+                                    sum_floor(a, c, op, alpha.value(comp)));
       EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, alpha.value(comp), beta.value(comp)), what, floor));
     }
   }
@@ -248,16 +253,8 @@ TEST(ReduceTensor, Random) {
         const ref::Tensor r = ref::reduce(kRefOps[k], prop, tops::to_ref(a), cdims, &ridx);
         const std::string what = "reduce op " + std::to_string(k) + " " + a.str() + " -> " + c.str() +
                                  " alpha=" + std::to_string(alpha.d) + " beta=" + std::to_string(beta.d);
-        // ADD and AVG may cancel to almost nothing: their rounding error scales with the summed terms, not with
-        // the result, so the floor of the tolerance counts the inputs too.
-        double floor = tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp));
-        if (op == CUDNN_REDUCE_TENSOR_ADD || op == CUDNN_REDUCE_TENSOR_AVG) {
-          double amax = 0;
-          for (double v : a.values())
-            if (std::isfinite(v)) amax = std::max(amax, std::fabs(v));
-          const double terms = op == CUDNN_REDUCE_TENSOR_ADD ? static_cast<double>(a.count() / c.count()) : 1.0;
-          floor = std::max(floor, std::fabs(alpha.value(comp)) * amax * terms);
-        }
+        const double floor = std::max(tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp)),
+                                      sum_floor(a, c, op, alpha.value(comp)));
         EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, alpha.value(comp), beta.value(comp)), what, floor));
         if (need) {
           for (size_t j = 0; j < idx.size(); ++j)
@@ -365,15 +362,9 @@ void run_channel(ft::Handle& h, std::mt19937_64& rng, const ChannelCase& cs, int
                            a.str() + (cs.shifted ? " (shifted)" : "") + " -> " + c.str() +
                            " alpha=" + std::to_string(alpha.d) + " beta=" + std::to_string(beta.d) +
                            (no_workspace ? " (no workspace)" : "");
-  // Sums of random data cancel (fill_exact's data sums exactly): the tolerance floor counts the summed terms, as
-  // in PlaneSums.
-  double floor = tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp));
-  if (op == CUDNN_REDUCE_TENSOR_ADD || op == CUDNN_REDUCE_TENSOR_AVG) {
-    double amax = 0;
-    for (double v : a.values()) amax = std::max(amax, std::fabs(v));
-    const double terms = op == CUDNN_REDUCE_TENSOR_ADD ? static_cast<double>(a.count() / c.count()) : 1.0;
-    floor = std::max(floor, std::fabs(alpha.value(comp)) * amax * terms);
-  }
+  // (fill_exact's data sums exactly; the random data of ChannelDeterministic and the bits cases do not)
+  const double floor = std::max(tops::blend_floor(r.v, prior, alpha.value(comp), beta.value(comp)),
+                                sum_floor(a, c, op, alpha.value(comp)));
   EXPECT_TRUE(tops::check(c, ref::blend(r.v, prior, alpha.value(comp), beta.value(comp)), what, floor));
   if (out) *out = c.values();
 }
