@@ -20,6 +20,11 @@ bool env_flag(const char* name) {
            strcasecmp(v, "no") == 0);
 }
 
+bool env_flag_or(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? env_flag(name) : fallback;
+}
+
 long long env_int(const char* name, long long fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;

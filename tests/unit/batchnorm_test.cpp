@@ -866,10 +866,11 @@ TEST(BatchNorm, CoopOwnFinalizeMatchesThreeKernels) {
   expect_coop_matches_three_kernels();
 }
 
-// The three-kernel path with its finalize and apply pass launched as programmatic dependents (FREEDNN_BN_PDL=1, read
-// at every call; compute capability 9.0, elsewhere the same launches as without) against the plain launches, bit for
-// bit: the cooperative path's shapes (stats_rows_w, finalize_kernel and finalize_wide, apply_fwd / apply_bwd), NCHW
-// planes of 1024 and 640 (stats_planes), padded NCHW and NHWC (stats_kernel, fwd_apply / bwd_apply).
+// The three-kernel path with its finalize and apply pass launched as programmatic dependents (the default;
+// FREEDNN_BN_PDL=0, read at every call, for plain launches; compute capability 9.0, elsewhere the same launches as
+// without) against the plain launches, bit for bit: the cooperative path's shapes (stats_rows_w, finalize_kernel and
+// finalize_wide, apply_fwd / apply_bwd), NCHW planes of 1024 and 640 (stats_planes), padded NCHW and NHWC
+// (stats_kernel, fwd_apply / bwd_apply).
 TEST(BatchNorm, PdlMatchesPlainLaunches) {
   std::vector<CoopShape> shapes(std::begin(kCoopShapes), std::end(kCoopShapes));
   shapes.push_back({CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {2, 3, 32, 32}, 0});

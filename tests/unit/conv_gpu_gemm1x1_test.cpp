@@ -78,16 +78,16 @@ TEST(ConvGpuGemm1x1, StridedBackwardDataVectorScatter) {
   }
 }
 
-// The NCHW gather of column-stride-2 layers in whole words (gather_w2_kernel, FREEDNN_GATHER_W2=1, read at every
-// call): 8, 4 and 2 pixels per thread (16-bit types up to 8, float up to 4, double 2), ResNet-50's 56 -> 28 and
-// 28 -> 14 rows in small, stride (1, 2), odd heights; and widths it leaves to gather_kernel (odd output widths, odd
-// input widths: 2 * ow > iw). The forward and the backward filter read the gathered x.
+// The NCHW gather of column-stride-2 layers in whole words (gather_w2_kernel, the default) and per element
+// (gather_kernel, FREEDNN_GATHER_W2=0, read at every call): 8, 4 and 2 pixels per thread (16-bit types up to 8, float
+// up to 4, double 2), ResNet-50's 56 -> 28 and 28 -> 14 rows in small, stride (1, 2), odd heights; and widths it leaves
+// to gather_kernel (odd output widths, odd input widths: 2 * ow > iw). The forward and the backward filter read the
+// gathered x.
 TEST(ConvGpuGemm1x1, StridedGatherWords) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
-  ft::ScopedEnv w2("FREEDNN_GATHER_W2", "1");
   const std::vector<Shape> shapes = {
       Shape{"w56", 2, 6, 5, 1, {7, 56}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
       Shape{"w32", 1, 3, 4, 1, {6, 32}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
@@ -97,11 +97,15 @@ TEST(ConvGpuGemm1x1, StridedGatherWords) {
       Shape{"iw17", 1, 2, 3, 1, {3, 17}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
   };
   int i = 0;
-  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
-    for (const Shape& s : shapes) {
-      const bool blend = ++i % 2 == 0;
-      Problem p(s, t, false, false, false, rng);
-      ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+  for (const char* words : {"1", "0"}) {
+    ft::ScopedEnv w2("FREEDNN_GATHER_W2", words);
+    for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      for (const Shape& s : shapes) {
+        SCOPED_TRACE(std::string("FREEDNN_GATHER_W2=") + words);
+        const bool blend = ++i % 2 == 0;
+        Problem p(s, t, false, false, false, rng);
+        ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol(t), kId);
+      }
     }
   }
 }

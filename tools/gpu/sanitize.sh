@@ -10,7 +10,8 @@
 # Usage: tools/gpu/sanitize.sh [memcheck|racecheck|synccheck|initcheck]   (default memcheck)
 # Environment: OUT (default ./gpu-out), TESTS (default build/h200/tests/freednn_tests), SUITES (a regex of suite
 # names, default all), SUITE_TIMEOUT (seconds per suite, default 120), BUDGET (seconds for this call, default 480),
-# PARALLEL (units run at once, default 1), FIRST (a regex of units to start first), SPLIT and PARTS (below).
+# PARALLEL (units run at once, default 1), FIRST (a regex of units to start first), ONLY (a regex: run just the units
+# it matches, e.g. the tests past their limits last time), SPLIT and PARTS (below).
 # Summary lines: "<tool> <suite> <PASS|FAIL rc=N|TIMEOUT> <seconds> s <errors from the ERROR SUMMARY>".
 set -uo pipefail
 tool=${1:-memcheck}
@@ -44,6 +45,7 @@ if [ -n "${SPLIT:-}" ] && [ "${PARTS:-1}" -gt 1 ]; then
     fi
   done)
 fi
+[ -n "${ONLY:-}" ] && units=$(printf '%s\n' $units | grep -E "$ONLY" || true)
 # FIRST (a regex): the units that match it run first (the longest ones, so that the last wave ends together)
 if [ -n "${FIRST:-}" ]; then
   units=$( (printf '%s\n' $units | grep -E "$FIRST"; printf '%s\n' $units | grep -vE "$FIRST") || true)
