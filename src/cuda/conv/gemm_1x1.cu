@@ -31,6 +31,7 @@
 #include "cuda/common/cublas_util.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
+#include "cuda/common/word.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
 
@@ -167,12 +168,6 @@ __global__ void gather_kernel(PixMap m, const V* __restrict__ src, V* __restrict
   }
 }
 
-// The vector of B bytes that a gather loads or stores at once.
-template <int B> struct GatherWord;
-template <> struct GatherWord<16> { using T = uint4; };
-template <> struct GatherWord<8> { using T = uint2; };
-template <> struct GatherWord<4> { using T = uint32_t; };
-
 // The NCHW gather of 2-D layers at column stride 2 (one element per pixel run): thread t writes P consecutive
 // pixels of one output row, dst[t * P ..], from the 2P input pixels under them, src[q][p * sh][2 * P * g ..], in
 // whole words (16 bytes where the row allows) with 32-bit index arithmetic through Dividers (per_row: the P-groups
@@ -184,8 +179,8 @@ __global__ void gather_w2_kernel(int total, Divider per_row, Divider per_img, in
                                  int64_t row_step, const E* __restrict__ src, E* __restrict__ dst) {
   constexpr int kLoad = 2 * P * int(sizeof(E)) < 16 ? 2 * P * int(sizeof(E)) : 16;  // bytes per load
   constexpr int kStore = P * int(sizeof(E)) < 16 ? P * int(sizeof(E)) : 16;          // bytes per store
-  using WL = typename GatherWord<kLoad>::T;
-  using WS = typename GatherWord<kStore>::T;
+  using WL = word_t<kLoad>;
+  using WS = word_t<kStore>;
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
     const int row = int(per_row.div(t)), g = t - row * gpr;
     const int q = int(per_img.div(row)), pr = row - q * oh;

@@ -40,6 +40,7 @@
 #include "cuda/common/index.cuh"
 #include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_folds.cuh"
+#include "cuda/common/word.cuh"
 #include "cuda/pooling/pooling.h"
 
 namespace fd::cuda {
@@ -89,16 +90,12 @@ Items make_items(int64_t planes, int64_t C, int64_t ng, int64_t nq) {
   return it;
 }
 
-template <int Bytes> struct WordOf;
-template <> struct WordOf<8> { using type = uint2; };
-template <> struct WordOf<16> { using type = uint4; };
-
 // p[k] = alpha * v[k] + beta * p[k] for the N elements at p, one N * sizeof(S)-byte access (p aligned to it);
 // p not read when beta == 0. The arithmetic of blend_store_vec.
 template <class S, int N>
 __device__ __forceinline__ void blend_store_n(S* p, const Comp<S>* v, double alpha, double beta) {
   using C = Comp<S>;
-  using W = typename WordOf<N * sizeof(S)>::type;
+  using W = word_t<N * sizeof(S)>;
   C r[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) r[k] = alpha == 1.0 ? v[k] : static_cast<C>(alpha) * v[k];

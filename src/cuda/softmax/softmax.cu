@@ -22,6 +22,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
+#include "cuda/common/word.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -270,16 +271,10 @@ struct FwdRows {
   double alpha = 1, beta = 0;
 };
 
-// V * sizeof(S) bytes per vector: 16, or 8 (16-bit types with 4 elements per vector: the f32 kernel's thread count
-// and per-thread code length for the same row length).
-template <int kBytes> struct RowVec;
-template <> struct RowVec<16> { using T = uint4; };
-template <> struct RowVec<8> { using T = uint2; };
-
 template <class S, int K, int V>
 __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
   using C = Comp<S>;
-  using W = typename RowVec<V * sizeof(S)>::T;
+  using W = word_t<V * sizeof(S)>;  // 16 bytes, or 8 (16-bit types, 4 per vector)
   __shared__ C red[2][8];  // per warp: the max (0) and the sum (1)
   const int tid = threadIdx.x, T = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = T >> 5;
   const bool need_max = p.algo != CUDNN_SOFTMAX_FAST, log_out = p.algo == CUDNN_SOFTMAX_LOG;
@@ -371,7 +366,7 @@ struct BwdRows {
 template <class S, int K, int V>
 __global__ void __launch_bounds__(256) softmax_bwd_rows(BwdRows p) {
   using C = Comp<S>;
-  using W = typename RowVec<V * sizeof(S)>::T;
+  using W = word_t<V * sizeof(S)>;
   __shared__ C red[8];  // per warp: the partial sum
   const int tid = threadIdx.x, T = blockDim.x, lane = tid & 31, warp = tid >> 5, nw = T >> 5;
   const bool log_sm = p.log != 0, blend = p.beta != 0.0;
