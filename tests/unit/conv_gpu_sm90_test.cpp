@@ -136,6 +136,31 @@ TEST(ConvSm90, TileEdges) {
   }
 }
 
+// The small tiles with a 4-stage pipeline (FREEDNN_SM90_STAGES=4: fprop / dgrad _128x64_s4, two CTAs per SM):
+// K (forward) and C (backward data) at most 64, enough M tiles for several per SM, blending and not.
+TEST(ConvSm90, FourStageSmallTiles) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlySm90 only;
+  ft::ScopedEnv stages("FREEDNN_SM90_STAGES", "4");
+  const std::vector<Shape> shapes = {
+      {"c64k64", 4, 64, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c48k32", 3, 48, 32, 1, {17, 23}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c64k16_1x1", 4, 64, 16, 1, {30, 30}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"c16k64_s2", 2, 16, 64, 1, {33, 33}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},  // forward only (stride 2)
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, t, true, false, false, rng);
+      check_forward(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+      if (s.stride[0] == 1) check_backward_data(h, p, rng, blend ? 1.0 : 0.5, blend ? 0.25 : 0.0);
+    }
+  }
+}
+
 struct ActDesc {
   cudnnActivationDescriptor_t d = nullptr;
   explicit ActDesc(cudnnActivationMode_t m) {

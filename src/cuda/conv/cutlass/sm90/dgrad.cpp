@@ -20,7 +20,7 @@ namespace {
 sm90::KernelSet dgrad_kernels() {
   return {&sm90::dgrad_f16_128x128_c2, &sm90::dgrad_f16_128x64,      &sm90::dgrad_bf16_128x128_c2,
           &sm90::dgrad_bf16_128x64,    &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64,
-          [](const fd::ConvProblem& p) { return p.ic; }};
+          [](const fd::ConvProblem& p) { return p.ic; }, &sm90::dgrad_f16_128x64_s4, &sm90::dgrad_bf16_128x64_s4};
 }
 
 class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// cuda:cutlass_sm90_fprop: forward convolution on Hopper tensor cores (CUTLASS 3.x implicit GEMM, TMA im2col +
-// wgmma; sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels:
-// 128x128x64 tiles in 2x1 clusters, 128x64x64 when K <= 64; float data as TF32 (where tf32_allowed): 128x128x32 in
-// 2x1 clusters, 128x64x32 when K <= 64. Operands in other layouts or channel counts are staged through the
-// workspace (run_staged), and so are the folded space-to-depth copies of a stem-like forward (FREEDNN_SM90_S2D=0: off).
+// cuda:cutlass_sm90_fprop: forward convolution on Hopper tensor cores (CUTLASS 3.x implicit GEMM, TMA im2col + wgmma;
+// sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels: 128x128x64
+// tiles in 2x1 clusters, 128x64x64 when K <= 64 (4 stages with FREEDNN_SM90_STAGES=4); float data as TF32 (where
+// tf32_allowed): 128x128x32 in 2x1 clusters, 128x64x32 when K <= 64. Operands in other layouts or channel counts are
+// staged through the workspace (run_staged), and so are the folded space-to-depth copies of a stem-like forward
+// (FREEDNN_SM90_S2D=0: off).
 //
 // The fused epilogue of cudnnConvolutionBiasActivationForward, y = act(alpha1 conv + alpha2 z + bias): CUTLASS
 // writes alpha1 conv + alpha2 z into y (z as the epilogue's source when it has y's layout; that is also right
@@ -40,7 +41,7 @@ __global__ void bias_act_kernel(S* y, int64_t vectors, int64_t K, int64_t P, int
 sm90::KernelSet fprop_kernels() {
   return {&sm90::fprop_f16_128x128_c2, &sm90::fprop_f16_128x64,  &sm90::fprop_bf16_128x128_c2,
           &sm90::fprop_bf16_128x64,    &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64,
-          [](const fd::ConvProblem& p) { return p.oc; }};
+          [](const fd::ConvProblem& p) { return p.oc; }, &sm90::fprop_f16_128x64_s4, &sm90::fprop_bf16_128x64_s4};
 }
 
 // Whether two tensors of the same dims lay their elements out alike (strides of extent-1 dims do not matter).

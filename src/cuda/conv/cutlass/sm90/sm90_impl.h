@@ -120,6 +120,10 @@ struct KernelSet {
   const Kernel& (*tf32_big)();
   const Kernel& (*tf32_small)();
   int64_t (*narrow)(const ConvProblem& p);  // the GEMM extent the small tile is for
+  // The small tiles with a 4-stage pipeline, two CTAs per SM (null where the direction has none), taken instead of
+  // f16_small / bf16_small when FREEDNN_SM90_STAGES=4 (opt-in, read at every call).
+  const Kernel& (*f16_small_s4)() = nullptr;
+  const Kernel& (*bf16_small_s4)() = nullptr;
 };
 
 class Sm90ConvImpl : public fd::conv::ConvImpl {
@@ -201,8 +205,11 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   const Kernel& kernel(const ConvProblem& p) const {
     const bool small = kernels_.narrow(p) <= 64;
     if (p.xdt == CUDNN_DATA_FLOAT) return small ? kernels_.tf32_small() : kernels_.tf32_big();  // check_problem: set
-    if (p.xdt == CUDNN_DATA_BFLOAT16) return small ? kernels_.bf16_small() : kernels_.bf16_big();
-    return small ? kernels_.f16_small() : kernels_.f16_big();
+    const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
+    if (!small) return bf16 ? kernels_.bf16_big() : kernels_.f16_big();
+    const auto deep = bf16 ? kernels_.bf16_small_s4 : kernels_.f16_small_s4;
+    if (deep != nullptr && fd::env_int("FREEDNN_SM90_STAGES", 0) == 4) return deep();
+    return bf16 ? kernels_.bf16_small() : kernels_.f16_small();
   }
 
   // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0), on

@@ -57,8 +57,9 @@ struct Kernel {
   RunStatus (*run)(const Geometry& g, const Operands& o);  // queues on o.stream, no host synchronization
 };
 
-// Instantiations (kernels/<name>.cu): <direction>_<type>_<tile M>x<tile N>[_c<cluster M>], tile K 128 bytes (64
-// for f16/bf16; 32 for tf32: float storage, TF32 products, float sums and output).
+// Instantiations (kernels/<name>.cu): <direction>_<type>_<tile M>x<tile N>[_c<cluster M>][_s<stages>], tile K 128
+// bytes (64 for f16/bf16; 32 for tf32: float storage, TF32 products, float sums and output); _s<stages>: a fixed
+// pipeline depth (else as many stages as shared memory holds).
 const Kernel& fprop_f16_128x128_c2();
 const Kernel& fprop_f16_128x64();
 const Kernel& fprop_bf16_128x128_c2();
@@ -69,6 +70,11 @@ const Kernel& dgrad_f16_128x128_c2();
 const Kernel& dgrad_f16_128x64();
 const Kernel& dgrad_bf16_128x128_c2();
 const Kernel& dgrad_bf16_128x64();
+// 4 stages (99 KB of shared memory): two CTAs per SM (FREEDNN_SM90_STAGES=4).
+const Kernel& fprop_f16_128x64_s4();
+const Kernel& fprop_bf16_128x64_s4();
+const Kernel& dgrad_f16_128x64_s4();
+const Kernel& dgrad_bf16_128x64_s4();
 const Kernel& wgrad_f16_128x128();
 const Kernel& wgrad_f16_64x128();
 const Kernel& wgrad_bf16_128x128();

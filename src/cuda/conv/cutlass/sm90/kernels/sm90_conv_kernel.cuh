@@ -29,8 +29,11 @@ namespace fd::cuda::conv::sm90 {
 // cluster (they share the B tile by TMA multicast). TOut: the type of d (T, or float for wgrad's split partial sums);
 // TC: the type of c, void for a kernel without a source (beta must be 0; no smem or TMA load spent on c).
 // StrideOut: the output's CuTe stride type instead of the layout's default (void), e.g. one with a batch mode.
+// Stages: the mainloop's shared-memory pipeline depth; 0 lets the builder fill shared memory (one CTA per SM for
+// the 128 x 64 tiles), a small count leaves room for a second CTA, whose mainloop runs while the first one's
+// prologue and epilogue do.
 template <cutlass::conv::Operator Op, class T, int TM, int TN, int CM, class TOut = T, class TC = TOut,
-          class StrideOut = void>
+          class StrideOut = void, int Stages = 0>
 struct Sm90Conv {
   static constexpr bool kWgrad = Op == cutlass::conv::Operator::kWgrad;
   using TileN = std::conditional_t<kWgrad, cute::Shape<cute::Int<TN>>, cute::Int<TN>>;
@@ -51,7 +54,10 @@ struct Sm90Conv {
   using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Op, T, LayoutIn, kAlign, T, LayoutIn, kAlign, float,
       TileShape, ClusterShape,
-      cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+      std::conditional_t<Stages == 0,
+                         cutlass::conv::collective::StageCountAutoCarveout<
+                             static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+                         cutlass::conv::collective::StageCount<Stages>>,
       cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;
 
   using ProblemShape = cutlass::conv::ConvProblemShape<Op, Mainloop::NumSpatialDimensions>;
@@ -158,4 +164,12 @@ struct Sm90Conv {
 #define FD_SM90_CONV(NAME, OP, T, TM, TN, CM)                                                   \
   namespace fd::cuda::conv::sm90 {                                                              \
   const Kernel& NAME() { return Sm90Conv<cutlass::conv::Operator::OP, T, TM, TN, CM>::instance(#NAME); } \
+  }
+// The same with a fixed pipeline depth (stages), e.g.
+// FD_SM90_CONV_STAGES(fprop_f16_128x64_s4, kFprop, cutlass::half_t, 128, 64, 1, 4).
+#define FD_SM90_CONV_STAGES(NAME, OP, T, TM, TN, CM, STAGES)                                    \
+  namespace fd::cuda::conv::sm90 {                                                              \
+  const Kernel& NAME() {                                                                        \
+    return Sm90Conv<cutlass::conv::Operator::OP, T, TM, TN, CM, T, T, void, STAGES>::instance(#NAME); \
+  }                                                                                             \
   }
