@@ -161,6 +161,37 @@ TEST(ConvSm90, FourStageSmallTiles) {
   }
 }
 
+// 16-bit backward data at strides above 1 as forwards per stride phase writing dx in place
+// (FREEDNN_SM90_DGRAD16_PHASES=1, dgrad_phases16.h): ResNet's 3x3 and 1x1 stride-2 layers in small (the 1x1 leaves
+// three phases to the beta pass), odd dx extents, unequal strides, stride 3, dilation with stride (a phase no tap
+// reaches), 5x5 filters, 128x64 tiles (C <= 64) and 128x128; blending (beta != 0) and not.
+TEST(ConvSm90, Dgrad16StridePhases) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlySm90 only;
+  ft::ScopedEnv phases("FREEDNN_SM90_DGRAD16_PHASES", "1");
+  const std::vector<Shape> shapes = {
+      {"3x3s2_c64", 2, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"3x3s2_c128_odd", 3, 128, 96, 1, {13, 15}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"1x1s2", 2, 64, 128, 1, {12, 12}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"1x1s2_odd", 2, 136, 64, 1, {11, 9}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"3x3s21", 2, 32, 48, 1, {10, 12}, {3, 3}, {1, 1}, {2, 1}, {1, 1}},
+      {"3x3s3", 2, 40, 24, 1, {16, 17}, {3, 3}, {0, 0}, {3, 3}, {1, 1}},  // pad 1 would window columns
+      {"3x3s2d2", 2, 16, 32, 1, {15, 15}, {3, 3}, {2, 2}, {2, 2}, {2, 2}},
+      {"5x5s2", 2, 24, 16, 1, {16, 16}, {5, 5}, {2, 2}, {2, 2}, {1, 1}},
+  };
+  int i = 0;
+  for (const Shape& s : shapes) {
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      SCOPED_TRACE(s.name);
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, t, true, false, false, rng);
+      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+    }
+  }
+}
+
 struct ActDesc {
   cudnnActivationDescriptor_t d = nullptr;
   explicit ActDesc(cudnnActivationMode_t m) {

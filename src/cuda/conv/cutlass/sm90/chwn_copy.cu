@@ -19,16 +19,18 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // i runs over (a, u, v) of dst: with v fastest (dst's own order) when the source is contiguous along v (NCHW), or
 // with a fastest (u, v, a) when it is contiguous along a (NHWC's channels): reads along i are then coalesced.
+template <class E>
 struct ChwnArgs {
-  const float* src = nullptr;
-  float* dst = nullptr;
+  const E* src = nullptr;
+  E* dst = nullptr;
   int64_t sn = 0, sa = 0, su = 0, sv = 0;  // source element strides
   int64_t N = 0, A = 0, Ap = 0, U = 0, V = 0, Np = 0;
   bool a_inner = false;
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
 };
 
-__device__ __forceinline__ void chwn_split(const ChwnArgs& g, int64_t i, int64_t& a, int64_t& u, int64_t& v) {
+template <class E>
+__device__ __forceinline__ void chwn_split(const ChwnArgs<E>& g, int64_t i, int64_t& a, int64_t& u, int64_t& v) {
   if (g.a_inner) {
     const Digits3 d = digits3(i, g.d_fast, g.Ap, g.d_mid, g.V);
     a = d.lo, v = d.mid, u = d.hi;
@@ -40,8 +42,10 @@ __device__ __forceinline__ void chwn_split(const ChwnArgs& g, int64_t i, int64_t
 
 // One 32 (i) x 32 (n) tile through shared memory: reads coalesced along i, writes along n (128 bytes per row of
 // 32 channels). Zeros for n >= N and a >= A (the padding of N and K).
-__global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs g) {
-  __shared__ float tile[kT][kT + 1];
+// E: the element moved as bits (float, or a 16-bit type's uint16_t).
+template <class E>
+__global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs<E> g) {
+  __shared__ E tile[kT][kT + 1];
   const int64_t I = g.Ap * g.U * g.V;
   const int64_t i0 = int64_t(blockIdx.x) * kT, n0 = int64_t(blockIdx.y) * kT;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -54,7 +58,7 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs g) {
 #pragma unroll
     for (int j = 0; j < kT / kRows; ++j) {
       const int64_t n = n0 + ty + j * kRows;
-      tile[ty + j * kRows][tx] = live && n < g.N ? g.src[base + n * g.sn] : 0.0f;
+      tile[ty + j * kRows][tx] = live && n < g.N ? g.src[base + n * g.sn] : E(0);
     }
   }
   __syncthreads();
@@ -74,12 +78,11 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs g) {
   }
 }
 
-}  // namespace
-
-// dst (packed Ap x U x V x Np floats) from src with element strides (sn, sa, su, sv) of its (n, a, u, v) dims.
-cudnnStatus_t to_chwn(cudaStream_t st, const float* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                      int64_t U, int64_t V, int64_t Np, float* dst) {
-  ChwnArgs g;
+// dst (packed Ap x U x V x Np elements) from src with element strides (sn, sa, su, sv) of its (n, a, u, v) dims.
+template <class E>
+cudnnStatus_t to_chwn_of(cudaStream_t st, const E* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
+                         int64_t U, int64_t V, int64_t Np, E* dst) {
+  ChwnArgs<E> g;
   g.src = src, g.dst = dst;
   g.sn = strides[0], g.sa = strides[1], g.su = strides[2], g.sv = strides[3];
   g.N = N, g.A = A, g.Ap = Ap, g.U = U, g.V = V, g.Np = Np;
@@ -93,9 +96,21 @@ cudnnStatus_t to_chwn(cudaStream_t st, const float* src, const int64_t* strides,
     g.d_fast = Divider(V, I), g.d_mid = Divider(U, I / V);
   }
   const dim3 grid(static_cast<unsigned>(ceil_div(I, kT)), static_cast<unsigned>(ceil_div(Np, kT)));
-  to_chwn_kernel<<<grid, dim3(kT, kRows), 0, st>>>(g);
+  to_chwn_kernel<E><<<grid, dim3(kT, kRows), 0, st>>>(g);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+cudnnStatus_t to_chwn(cudaStream_t st, const float* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
+                      int64_t U, int64_t V, int64_t Np, float* dst) {
+  return to_chwn_of(st, src, strides, N, A, Ap, U, V, Np, dst);
+}
+
+cudnnStatus_t to_chwn(cudaStream_t st, const uint16_t* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
+                      int64_t U, int64_t V, int64_t Np, uint16_t* dst) {
+  return to_chwn_of(st, src, strides, N, A, Ap, U, V, Np, dst);
 }
 
 

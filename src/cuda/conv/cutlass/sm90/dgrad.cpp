@@ -5,12 +5,14 @@
 // CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: CUTLASS's dgrad kernels, 128x128x64 tiles in 2x1
 // clusters, 128x64x64 when C <= 64. Float data (TF32 where allowed), any stride: forwards over dy in NHWC and one
 // sub-filter per stride phase (dgrad_tf32.h); FREEDNN_SM90_DGRAD_NO_TF32=1 declines float (the sm80 and other
-// implementations serve it).
+// implementations serve it). 16-bit data at a stride above 1 with FREEDNN_SM90_DGRAD16_PHASES=1 (opt-in): forwards
+// per stride phase on the fprop kernels, writing dx in place (dgrad_phases16.h).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
 
 #include "core/env.h"
 #include "cuda/common/aux_streams.h"
+#include "cuda/conv/cutlass/sm90/dgrad_phases16.h"
 #include "cuda/conv/cutlass/sm90/dgrad_tf32.h"
 
 namespace fd::cuda::conv {
@@ -30,12 +32,20 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
                      dgrad_kernels()) {}
 
   fd::conv::Verdict applicable(const fd::ConvProblem& p) const override {
+    if (sm90::dgrad16_phases_wanted(p)) {
+      sm90::Dgrad16Plan plan;
+      return phases16_plan(p, &plan);
+    }
     if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::applicable(p);
     sm90::Tf32DgradPlan plan;
     return tf32_plan(p, &plan);
   }
 
   size_t workspace_size(const fd::ConvProblem& p) const override {
+    if (sm90::dgrad16_phases_wanted(p)) {
+      sm90::Dgrad16Plan plan;
+      return phases16_plan(p, &plan).ok() ? plan.workspace : 0;
+    }
     if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::workspace_size(p);
     sm90::Tf32DgradPlan plan;
     return tf32_plan(p, &plan).ok() ? plan.workspace : 0;
@@ -43,20 +53,38 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
 
   // The float path's aux streams exist before the first call (a call under graph capture then creates nothing).
   cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
-    if (h == nullptr || h->on_cpu() || p.xdt != CUDNN_DATA_FLOAT) return CUDNN_STATUS_SUCCESS;
-    sm90::Tf32DgradPlan plan;
-    if (!tf32_plan(p, &plan).ok() || plan.live < 2) return CUDNN_STATUS_SUCCESS;
+    if (h == nullptr || h->on_cpu()) return CUDNN_STATUS_SUCCESS;
+    int live = 0;
+    if (sm90::dgrad16_phases_wanted(p)) {
+      sm90::Dgrad16Plan plan;
+      if (phases16_plan(p, &plan).ok()) live = plan.live;
+    } else if (p.xdt == CUDNN_DATA_FLOAT) {
+      sm90::Tf32DgradPlan plan;
+      if (tf32_plan(p, &plan).ok()) live = plan.live;
+    }
+    if (live < 2) return CUDNN_STATUS_SUCCESS;
     AuxStreams* pool = nullptr;
-    return aux_streams(h, plan.live - 1, &pool);
+    return aux_streams(h, live - 1, &pool);
   }
 
   double cost_estimate(const fd::ConvProblem& p) const override {
+    if (sm90::dgrad16_phases_wanted(p)) {
+      sm90::Dgrad16Plan plan;
+      return phases16_plan(p, &plan).ok() ? plan.seconds : 1e30;
+    }
     if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::cost_estimate(p);
     sm90::Tf32DgradPlan plan;
     return tf32_plan(p, &plan).ok() ? plan.seconds : 1e30;
   }
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    if (sm90::dgrad16_phases_wanted(p)) {
+      FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");
+      sm90::Dgrad16Plan plan;
+      const fd::conv::Verdict v = phases16_plan(p, &plan);
+      FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm90_dgrad: %s", v.reason.c_str());
+      return sm90::run_dgrad16(p, a, plan);
+    }
     if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::run(p, a);
     FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");
     sm90::Tf32DgradPlan plan;
@@ -65,7 +93,19 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
     return sm90::run_tf32_dgrad(p, a, plan);
   }
 
+ protected:
+  bool takes_strided(const fd::ConvProblem& p) const override { return sm90::dgrad16_phases_wanted(p); }
+
  private:
+  // 16-bit data at a stride above 1 with FREEDNN_SM90_DGRAD16_PHASES=1: the problem checks, the device, the plan.
+  fd::conv::Verdict phases16_plan(const fd::ConvProblem& p, sm90::Dgrad16Plan* plan) const {
+    const fd::conv::Verdict v = check_problem(p);
+    if (!v.ok()) return v;
+    const fd::conv::Verdict d = check_device();
+    if (!d.ok()) return d;
+    return sm90::dgrad16_plan(p, plan);
+  }
+
   // Float data: the problem checks (TF32 allowed by the math type and NVIDIA_TF32_OVERRIDE), the knob, the device,
   // then the phases' plan.
   fd::conv::Verdict tf32_plan(const fd::ConvProblem& p, sm90::Tf32DgradPlan* plan) const {

@@ -5,7 +5,8 @@
 // one; the kernels themselves are in kernels/ (sm90_kernels.h).
 //
 // Accepted: 2-D, groups 1, cross-correlation, a compute capability 9.0 device, what CUTLASS's can_implement accepts
-// (TMA im2col limits on padding and dilated filter extent); the 16-bit dgrad also needs unit stride. Data:
+// (TMA im2col limits on padding and dilated filter extent); the 16-bit dgrad also needs unit stride (or
+// FREEDNN_SM90_DGRAD16_PHASES=1: dgrad_phases16.h). Data:
 // - half or bfloat16 x / w / y (compute FLOAT, or HALF for half data: the sums are float either way): packed NHWC x
 //   and y, NHWC (KRSC) filter, C and K multiples of 8 (backward directions);
 // - float x / w / y with compute FLOAT, every direction, when TF32 is allowed (tf32.h: not CUDNN_FMA_MATH, not
@@ -188,6 +189,9 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
  protected:
   static fd::conv::Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)}; }
 
+  // Whether a 16-bit problem with a stride above 1 has a path of the derived class's own (the dgrad's phases).
+  virtual bool takes_strided(const ConvProblem&) const { return false; }
+
   // The current device (the one the handle's calls are made on) is compute capability 9.0.
   static fd::conv::Verdict check_device() {
     int dev = 0;
@@ -311,7 +315,8 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     } else if (p.x->nb_dims != 4 || p.y->nb_dims != 4 || p.x->vect() != 1 || p.y->vect() != 1) {
       return no("staged operands: 4-D x and y without vectorized channels");
     }
-    if (dir_ == ConvDir::bwd_data && !tf32 && (p.sh != 1 || p.sw != 1))  // the float path runs stride phases
+    // the float path runs stride phases, and so does the 16-bit one where it is on (takes_strided)
+    if (dir_ == ConvDir::bwd_data && !tf32 && (p.sh != 1 || p.sw != 1) && !takes_strided(p))
       return no("stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) +
                 ": the sm90 dgrad collective handles unit stride only");
     const int64_t c = (p.ic + 7) / 8 * 8, k = (p.oc + 7) / 8 * 8;  // the channels as a kernel sees them, at most

@@ -45,6 +45,10 @@ struct Operands {
   // tile of N*P*Q rows), range z's partial dw at d + z * d_split_stride floats.
   int splits = 1;
   int64_t d_split_stride = 0;
+  // Forward and dgrad kernels: d's (and c's) element strides between output columns, rows and images, where d is
+  // a strided window of a larger NHWC tensor (the 16-bit dgrad's stride phases write dx in place); 0: packed.
+  // Each must keep rows 16-byte aligned (a multiple of 8 16-bit or 4 float elements).
+  int64_t d_strides[3] = {0, 0, 0};
 };
 
 enum class RunStatus { ok, not_implementable, init_failed, launch_failed };

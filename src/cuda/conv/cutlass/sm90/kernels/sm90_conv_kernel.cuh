@@ -104,10 +104,11 @@ struct Sm90Conv {
     if constexpr (kWgrad) {  // dw: (K, (C,S,R)) from the KRSC strides (C's stride is a static 1)
       for_krsc(dC, ps.stride_C);
       for_krsc(dD, ps.stride_C);
-    } else {  // y / dx: ((W,H,N), C) from the NHWC strides
+    } else {  // y / dx: ((W,H,N), C) from the NHWC strides, or the caller's (Operands::d_strides)
       cute::for_each(cute::make_seq<cute::rank<0>(StrideC{})>{}, [&](auto i) {
-        cute::get<0, i>(dC) = ps.stride_C[ProblemShape::RankT - 2 - i];
-        cute::get<0, i>(dD) = ps.stride_C[ProblemShape::RankT - 2 - i];
+        const int64_t given = i < 3 ? o.d_strides[i] : 0;
+        cute::get<0, i>(dC) = given > 0 ? given : ps.stride_C[ProblemShape::RankT - 2 - i];
+        cute::get<0, i>(dD) = given > 0 ? given : ps.stride_C[ProblemShape::RankT - 2 - i];
       });
     }
     using EA = typename Mainloop::ElementA;

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The strided 16-bit backward data of cuda:cutlass_sm90_dgrad (opt-in: FREEDNN_SM90_DGRAD16_PHASES=1, read at every
+// call). CUTLASS 3.x's dgrad collective takes unit stride only, so a strided layer ran on the sm80 kernels (run 19:
+// 0.62-0.79 of NVIDIA's persistent sm90 strided dgrad on ResNet-50's stride-2 layers). Here it runs as the float
+// path does (dgrad_tf32.h has the derivation): one stride-1 forward per stride phase over dy, with that phase's
+// sub-filter, on the fprop_f16 / fprop_bf16 kernels. Unlike the float path nothing is staged but the sub-filters:
+// dy is already packed NHWC with K % 8 == 0, and each phase's forward writes its pixels of dx in place, through
+// output strides of sw * C, sh * W * C and H * W * C elements from the phase's first pixel (Operands::d_strides),
+// with alpha and beta in its epilogue. The pixels of phases no tap reaches (three of four for a 1x1 filter at
+// stride 2) get alpha * 0 + beta * dx from one pass over dx. Phases run at once on the handle's aux streams.
+// Every dx element is summed by one CTA in a fixed order: deterministic.
+#pragma once
+#include <cudnn.h>
+
+#include <cstddef>
+
+#include "cuda/conv/cutlass/sm90/dgrad_tf32.h"
+#include "cuda/conv/cutlass/sm90/sm90_kernels.h"
+#include "dispatch/conv_registry.h"
+#include "problem/conv.h"
+
+namespace fd::cuda::conv::sm90 {
+
+struct Dgrad16Plan {
+  int phases = 0;  // sh * sw
+  DgradPhase ph[kMaxDgradPhases];
+  int live = 0;             // phases with a forward to run
+  unsigned empty_mask = 0;  // phases with dx pixels and no tap: bit a * sw + b
+  int tap_step_h = 1, tap_step_w = 1;
+  bool narrow = false;  // 128 x 64 tiles (C <= 64), else 128 x 128 in 2 x 1 clusters
+  size_t workspace = 0;  // the sub-filters plus 256 bytes of alignment slack
+  double seconds = 0;    // the model's time
+};
+
+// Whether p is a problem for this path: 16-bit data, a stride above 1, the knob set. The caller then checks the
+// problem as for the unit-stride kernels (sm90_impl.h) and asks for the plan.
+bool dgrad16_phases_wanted(const fd::ConvProblem& p);
+
+// The plan, or why it is declined (strides above 4, a phase reading a window of dy's columns, TMA limits).
+fd::conv::Verdict dgrad16_plan(const fd::ConvProblem& p, Dgrad16Plan* plan);
+
+// dx (a.out) = alpha * dgrad(dy = a.in, w = a.in2) + beta * dx on a.handle's streams.
+cudnnStatus_t run_dgrad16(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, const Dgrad16Plan& plan);
+
+}  // namespace fd::cuda::conv::sm90
