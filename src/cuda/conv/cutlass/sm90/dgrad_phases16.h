@@ -15,7 +15,7 @@
 
 #include <cstddef>
 
-#include "cuda/conv/cutlass/sm90/dgrad_tf32.h"
+#include "cuda/conv/cutlass/sm90/dgrad_phases.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
@@ -27,7 +27,6 @@ struct Dgrad16Plan {
   DgradPhase ph[kMaxDgradPhases];
   int live = 0;             // phases with a forward to run
   unsigned empty_mask = 0;  // phases with dx pixels and no tap: bit a * sw + b
-  int tap_step_h = 1, tap_step_w = 1;
   bool narrow = false;  // 128 x 64 tiles (C <= 64), else 128 x 128 in 2 x 1 clusters
   size_t workspace = 0;  // the sub-filters plus 256 bytes of alignment slack
   double seconds = 0;    // the model's time

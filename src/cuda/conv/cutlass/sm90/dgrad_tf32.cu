@@ -14,12 +14,10 @@
 
 #include "core/env.h"
 #include "core/handle.h"
-#include "cuda/common/aux_streams.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/cutlass/nhwc_staging.h"
 #include "cuda/conv/cutlass/sm90/chwn_copy.h"
-#include "cuda/conv/cutlass/sm90/dgrad_axis.h"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 
 namespace fd::cuda::conv::sm90 {
@@ -43,15 +41,8 @@ Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)
 // The model's time (phases run at once on sm_count SMs).
 double plan_seconds(const ConvProblem& p, const Tf32DgradPlan& pl, int sm_count) {
   const int64_t tn = pl.narrow ? 64 : 128;
-  double steps = 0;
-  for (int i = 0; i < pl.phases; ++i) {
-    const DgradPhase& f = pl.ph[i];
-    if (!f.live()) continue;
-    const int64_t tiles = ceil_div(p.mb * f.ha * f.wb, kTileM) * ceil_div(pl.cp, tn);
-    steps += static_cast<double>(tiles * f.ta * f.tb * ceil_div(pl.kp, kTileK));
-  }
-  const double gpu = steps * 2.0 * kTileM * static_cast<double>(tn) * kTileK /
-                     (std::max(sm_count, 1) * (tn == 128 ? kSmFlops128 : kSmFlops64));
+  const double gpu = phase_mma_seconds(p, pl.ph, pl.phases, pl.kp, pl.cp, kTileM, tn, kTileK,
+                                       tn == 128 ? kSmFlops128 : kSmFlops64, sm_count);
   const double dy = static_cast<double>(p.mb * p.osp() * pl.kp), dx = static_cast<double>(p.mb * p.isp() * p.ic);
   const double w = static_cast<double>(p.oc * p.ic * p.ksp());
   const double bytes = 4.0 * (static_cast<double>(p.mb * p.oc * p.osp()) + (pl.copy_dy ? 2 * dy : 0) + 3 * w +
@@ -173,51 +164,23 @@ Verdict tf32_dgrad_plan(const ConvProblem& p, Tf32DgradPlan* out) {
   if (ceil_div(p.ic, kT) > 65535) return no("float dgrad: C above the dx pass's grid (2^21 channels)");
   pl.copy_dy = !(packed_nhwc(*p.y) && p.oc % 4 == 0);
   pl.direct = pl.phases == 1 && packed_nhwc(*p.x) && p.ic % 4 == 0;
-  pl.tap_step_h = static_cast<int>(p.sh / std::gcd(p.sh, p.dh));
-  pl.tap_step_w = static_cast<int>(p.sw / std::gcd(p.sw, p.dw));
+  const Verdict phases = plan_phases(p, pl.kp, pl.cp, "float dgrad", pl.ph);
+  if (!phases.ok()) return phases;
   size_t off = 0;
   if (pl.copy_dy) pl.off_dy = off, off += ws_align_up(static_cast<size_t>(dy_elems) * sizeof(float));
-  for (int a = 0; a < p.sh; ++a) {
-    const Axis ra = axis(a, p.sh, p.dh, p.ph, p.kh, p.ih, p.oh);
-    for (int b = 0; b < p.sw; ++b) {
-      const Axis cb = axis(b, p.sw, p.dw, p.pw, p.kw, p.iw, p.ow);
-      DgradPhase& f = pl.ph[a * p.sw + b];
-      f.a = a, f.b = b, f.ha = ra.out, f.wb = cb.out, f.ta = ra.taps, f.tb = cb.taps, f.r0 = ra.r0, f.s0 = cb.r0;
-      f.top = ra.top;
-      if (!f.live()) continue;
-      if (cb.top != 0 || cb.len != p.ow)
-        return no("float dgrad: phase (" + std::to_string(a) + ", " + std::to_string(b) +
-                  ") reads a window of dy's columns (padding " + std::to_string(p.pw) + " against a " +
-                  std::to_string(p.kw) + "-wide filter at stride " + std::to_string(p.sw) +
-                  "): only row windows are possible");
-      Geometry& g = f.g;
-      g.n = static_cast<int>(p.mb), g.h = static_cast<int>(ra.len), g.w = static_cast<int>(p.ow);
-      g.c = static_cast<int>(pl.kp), g.k = static_cast<int>(pl.cp);
-      g.r = f.ta, g.s = f.tb, g.p = static_cast<int>(f.ha), g.q = static_cast<int>(f.wb);
-      g.pad_h = static_cast<int>(ra.lo), g.pad_h_hi = static_cast<int>(ra.hi);
-      g.pad_w = static_cast<int>(cb.lo), g.pad_w_hi = static_cast<int>(cb.hi);
-      g.stride_h = g.stride_w = 1;
-      g.dil_h = static_cast<int>(p.dh / std::gcd(p.sh, p.dh)), g.dil_w = static_cast<int>(p.dw / std::gcd(p.sw, p.dw));
-      g.act_stride_n = p.osp() * pl.kp;
-      f.off_w = off, off += ws_align_up(static_cast<size_t>(pl.cp * f.ta * f.tb * pl.kp) * sizeof(float));
-      if (!pl.direct) f.off_y = off, off += ws_align_up(static_cast<size_t>(p.mb * f.ha * f.wb * pl.cp) * sizeof(float));
-      ++pl.live;
-    }
+  for (int i = 0; i < pl.phases; ++i) {
+    DgradPhase& f = pl.ph[i];
+    if (!f.live()) continue;
+    f.off_w = off, off += ws_align_up(static_cast<size_t>(pl.cp * f.ta * f.tb * pl.kp) * sizeof(float));
+    if (!pl.direct) f.off_y = off, off += ws_align_up(static_cast<size_t>(p.mb * f.ha * f.wb * pl.cp) * sizeof(float));
+    ++pl.live;
   }
   if (pl.live == 0) pl.direct = false;  // no tap reaches dx: the pass below writes beta * dx
   pl.workspace = off + kWsAlign;
   const int sms = current_sm_count();
   pl.narrow = narrow_tiles(p);
-  const Kernel& k = tf32_dgrad_kernel(pl);
-  for (int i = 0; i < pl.phases; ++i) {
-    const DgradPhase& f = pl.ph[i];
-    if (!f.live()) continue;
-    const std::string which = "phase (" + std::to_string(f.a) + ", " + std::to_string(f.b) + ")";
-    if (!k.can_implement(f.g))
-      return no(std::string("float dgrad: CUTLASS ") + k.name + " cannot implement " + which + " (TMA im2col limits)");
-    if (k.workspace_size(f.g) != 0)
-      return no(std::string("float dgrad: CUTLASS ") + k.name + " asks for a workspace of its own");
-  }
+  const Verdict kernel = check_phase_kernel(tf32_dgrad_kernel(pl), pl.ph, pl.phases, "float dgrad");
+  if (!kernel.ok()) return kernel;
   pl.seconds = plan_seconds(p, pl, sms);
   *out = pl;
   return {};
@@ -250,34 +213,8 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
     FD_TRY(to_chwn(st, D, src, p.oc, p.mb, p.mb, p.oh, p.ow, pl.kp, d));
     D = d;
   }
-  // Sub-filters G[c][u][v][k] = w_eff[k][c][r(u)][s(v)], u = 0 the last tap (the lowest dy row); w_eff is w
-  // flipped in CUDNN_CONVOLUTION mode.
-  const cudnnTensorStruct& wt = p.w->as_tensor;  // (k, c, r, s)
-  const bool flip = p.mode == CUDNN_CONVOLUTION;
-  for (int i = 0; i < pl.phases; ++i) {
-    const DgradPhase& f = pl.ph[i];
-    if (!f.live()) continue;
-    const int64_t r_last = f.r0 + int64_t(f.ta - 1) * pl.tap_step_h, s_last = f.s0 + int64_t(f.tb - 1) * pl.tap_step_w;
-    const int64_t r_at = flip ? p.kh - 1 - r_last : r_last, s_at = flip ? p.kw - 1 - s_last : s_last;
-    const int64_t su = (flip ? 1 : -1) * pl.tap_step_h * wt.strides[2], sv = (flip ? 1 : -1) * pl.tap_step_w * wt.strides[3];
-    const int64_t src[4] = {wt.strides[0], wt.strides[1], su, sv};
-    const float* w0 = static_cast<const float*>(a.in2) + r_at * wt.strides[2] + s_at * wt.strides[3];
-    FD_TRY(to_chwn(st, w0, src, p.oc, p.ic, pl.cp, f.ta, f.tb, pl.kp, reinterpret_cast<float*>(ws + f.off_w)));
-  }
-
-  const Kernel& k = tf32_dgrad_kernel(pl);
-  AuxStreams* pool = nullptr;
-  const int aux = pl.live - 1;  // the first live phase runs on the handle's stream
-  if (aux > 0) {
-    FD_TRY(aux_streams(h, aux, &pool));
-    FD_TRY(aux_fork(h, *pool, aux));
-  }
-  // Every phase is queued before the join's records (aux_streams.h); a failed launch still joins the streams.
-  RunStatus failed = RunStatus::ok;
-  int failed_phase = -1, j = 0;
-  for (int i = 0; i < pl.phases && failed == RunStatus::ok; ++i) {
-    const DgradPhase& f = pl.ph[i];
-    if (!f.live()) continue;
+  FD_TRY(copy_sub_filters(st, p, pl.ph, pl.phases, static_cast<const float*>(a.in2), pl.kp, pl.cp, ws));
+  FD_TRY(run_phases(h, id, p, tf32_dgrad_kernel(pl), pl.ph, pl.phases, pl.live, [&](const DgradPhase& f) {
     Operands o;
     o.a = D + f.top * p.ow * pl.kp;
     o.b = ws + f.off_w;
@@ -285,20 +222,8 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
     o.c = o.d;
     o.alpha = pl.direct ? static_cast<float>(a.alpha) : 1.0f;
     o.beta = pl.direct ? static_cast<float>(a.beta) : 0.0f;
-    o.stream = j == 0 ? st : aux_stream(*pool, j - 1);
-    ++j;
-    failed = k.run(f.g, o);
-    if (failed != RunStatus::ok) failed_phase = i;
-  }
-  const cudaError_t launch_error = failed == RunStatus::ok ? cudaSuccess : cudaGetLastError();
-  const cudnnStatus_t joined = aux > 0 ? aux_join(h, *pool, aux) : CUDNN_STATUS_SUCCESS;
-  if (failed == RunStatus::not_implementable)
-    FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement phase %d of %s", id, k.name, failed_phase,
-            p.to_string().c_str());
-  if (failed != RunStatus::ok)
-    FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to initialize or launch phase %d (CUDA: %s)", id,
-            k.name, failed_phase, cudaGetErrorName(launch_error));
-  FD_TRY(joined);
+    return o;
+  }));
   if (pl.direct) return CUDNN_STATUS_SUCCESS;
 
   if (pl.phases == 1 && pl.ph[0].live())  // one phase: its output is dx in NHWC (cp channels), the usual write-back

@@ -33,26 +33,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/conv/cutlass/sm90/dgrad_phases.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
 
 namespace fd::cuda::conv::sm90 {
-
-constexpr int kMaxStride = 4;                              // per dim
-constexpr int kMaxDgradPhases = kMaxStride * kMaxStride;  // one per stride position
-
-// One phase's forward: its taps along each dim (first tap r0, step, count), its output size and the dy window.
-struct DgradPhase {
-  int a = 0, b = 0;                    // the phase: dx rows a + sh * i', columns b + sw * j'
-  int64_t ha = 0, wb = 0;              // its output rows / columns (0: no dx pixel in this phase)
-  int ta = 0, tb = 0;                  // taps per dim (0: no tap reaches the phase: zeros)
-  int r0 = 0, s0 = 0;                  // the first tap of each dim (the taps r0, r0 + step, ...)
-  int64_t top = 0;                     // first dy row of the window
-  Geometry g;                          // the forward (valid when ta, tb, ha, wb > 0)
-  size_t off_w = 0, off_y = 0;         // byte offsets of its sub-filter and output in the workspace
-  bool live() const { return ha > 0 && wb > 0 && ta > 0 && tb > 0; }
-};
 
 struct Tf32DgradPlan {
   int phases = 0;  // sh * sw
@@ -61,7 +47,6 @@ struct Tf32DgradPlan {
   bool copy_dy = false;         // dy is not packed NHWC with K % 4 == 0: transposed into the workspace
   bool direct = false;          // one phase writing packed NHWC dx itself (alpha, beta in its epilogue)
   bool narrow = false;          // 128 x 64 tiles (fprop_tf32_128x64), else 128 x 128
-  int tap_step_h = 1, tap_step_w = 1;
   size_t off_dy = 0, workspace = 0;  // workspace: the total plus 256 bytes of alignment slack
   int live = 0;                      // phases with a forward to run
   double seconds = 0;                // the model's time
