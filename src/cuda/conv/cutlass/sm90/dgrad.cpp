@@ -10,6 +10,8 @@
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
 
+#include <optional>
+
 #include "core/env.h"
 #include "cuda/common/aux_streams.h"
 #include "cuda/conv/cutlass/sm90/dgrad_phases16.h"
@@ -32,49 +34,30 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
                      dgrad_kernels()) {}
 
   fd::conv::Verdict applicable(const fd::ConvProblem& p) const override {
-    if (sm90::dgrad16_phases_wanted(p)) {
-      sm90::Dgrad16Plan plan;
-      return phases16_plan(p, &plan);
-    }
-    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::applicable(p);
-    sm90::Tf32DgradPlan plan;
-    return tf32_plan(p, &plan);
+    const auto f = phase_figures(p);
+    return f ? f->verdict : Sm90ConvImpl::applicable(p);
   }
 
   size_t workspace_size(const fd::ConvProblem& p) const override {
-    if (sm90::dgrad16_phases_wanted(p)) {
-      sm90::Dgrad16Plan plan;
-      return phases16_plan(p, &plan).ok() ? plan.workspace : 0;
-    }
-    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::workspace_size(p);
-    sm90::Tf32DgradPlan plan;
-    return tf32_plan(p, &plan).ok() ? plan.workspace : 0;
+    const auto f = phase_figures(p);
+    if (!f) return Sm90ConvImpl::workspace_size(p);
+    return f->verdict.ok() ? f->workspace : 0;
   }
 
-  // The float path's aux streams exist before the first call (a call under graph capture then creates nothing).
+  // The stride-phase paths' aux streams exist before the first call (a call under graph capture then creates
+  // nothing).
   cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
     if (h == nullptr || h->on_cpu()) return CUDNN_STATUS_SUCCESS;
-    int live = 0;
-    if (sm90::dgrad16_phases_wanted(p)) {
-      sm90::Dgrad16Plan plan;
-      if (phases16_plan(p, &plan).ok()) live = plan.live;
-    } else if (p.xdt == CUDNN_DATA_FLOAT) {
-      sm90::Tf32DgradPlan plan;
-      if (tf32_plan(p, &plan).ok()) live = plan.live;
-    }
-    if (live < 2) return CUDNN_STATUS_SUCCESS;
+    const auto f = phase_figures(p);
+    if (!f || !f->verdict.ok() || f->live < 2) return CUDNN_STATUS_SUCCESS;
     AuxStreams* pool = nullptr;
-    return aux_streams(h, live - 1, &pool);
+    return aux_streams(h, f->live - 1, &pool);
   }
 
   double cost_estimate(const fd::ConvProblem& p) const override {
-    if (sm90::dgrad16_phases_wanted(p)) {
-      sm90::Dgrad16Plan plan;
-      return phases16_plan(p, &plan).ok() ? plan.seconds : 1e30;
-    }
-    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::cost_estimate(p);
-    sm90::Tf32DgradPlan plan;
-    return tf32_plan(p, &plan).ok() ? plan.seconds : 1e30;
+    const auto f = phase_figures(p);
+    if (!f) return Sm90ConvImpl::cost_estimate(p);
+    return f->verdict.ok() ? f->seconds : 1e30;
   }
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
@@ -97,6 +80,32 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
   bool takes_strided(const fd::ConvProblem& p) const override { return sm90::dgrad16_phases_wanted(p); }
 
  private:
+  // What the registry asks of a stride-phase plan: its verdict, workspace, modelled time and phase count.
+  struct PhaseFigures {
+    fd::conv::Verdict verdict;
+    size_t workspace = 0;
+    double seconds = 0;
+    int live = 0;
+  };
+  template <class Plan>
+  static PhaseFigures figures(const fd::conv::Verdict& v, const Plan& plan) {
+    return {v, plan.workspace, plan.seconds, plan.live};
+  }
+
+  // The figures of the stride-phase path that serves p (16-bit strided with the knob, or float), none for the
+  // unit-stride 16-bit kernels of the base class.
+  std::optional<PhaseFigures> phase_figures(const fd::ConvProblem& p) const {
+    if (sm90::dgrad16_phases_wanted(p)) {
+      sm90::Dgrad16Plan plan;
+      const fd::conv::Verdict v = phases16_plan(p, &plan);
+      return figures(v, plan);
+    }
+    if (p.xdt != CUDNN_DATA_FLOAT) return std::nullopt;
+    sm90::Tf32DgradPlan plan;
+    const fd::conv::Verdict v = tf32_plan(p, &plan);
+    return figures(v, plan);
+  }
+
   // 16-bit data at a stride above 1 with FREEDNN_SM90_DGRAD16_PHASES=1: the problem checks, the device, the plan.
   fd::conv::Verdict phases16_plan(const fd::ConvProblem& p, sm90::Dgrad16Plan* plan) const {
     const fd::conv::Verdict v = check_problem(p);

@@ -44,6 +44,9 @@ cudnnStatus_t copy_sub_filters_of(cudaStream_t st, const ConvProblem& p, const D
 }  // namespace
 
 Verdict plan_phases(const ConvProblem& p, int64_t kp, int64_t cp, const char* what, DgradPhase* ph) {
+  if (p.sh > kMaxStride || p.sw > kMaxStride)
+    return no(std::string(what) + ": stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) + " (at most " +
+              std::to_string(kMaxStride) + " per dim: one phase per stride position)");
   for (int a = 0; a < p.sh; ++a) {
     const Axis ra = axis(a, p.sh, p.dh, p.ph, p.kh, p.ih, p.oh);
     for (int b = 0; b < p.sw; ++b) {

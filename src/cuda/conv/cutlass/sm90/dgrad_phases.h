@@ -69,7 +69,7 @@ struct DgradPhase {
   bool live() const { return ha > 0 && wb > 0 && ta > 0 && tb > 0; }
 };
 
-// ph[a * sw + b] for every phase of p (at most kMaxStride per dim, checked by the caller): taps, extents, dy window
+// ph[a * sw + b] for every phase of p (declined above kMaxStride per dim): taps, extents, dy window
 // and, for the live ones, the forward over dy (kp input channels, cp output channels as the kernel sees them; dy
 // packed NHWC with kp channels). Declines a live phase that would read a window of dy's columns (the kernels take
 // row windows only). `what` starts the reasons.

@@ -30,7 +30,6 @@ constexpr double kDramBytes = 3.5e12;
 constexpr double kLaunch = 3e-6;
 constexpr int64_t kTileM = 128, kTileK = 64;
 
-Verdict no(std::string why) { return {CUDNN_STATUS_NOT_SUPPORTED, std::move(why)}; }
 
 const Kernel& phase_kernel(cudnnDataType_t t, bool narrow) {
   if (t == CUDNN_DATA_BFLOAT16) return narrow ? fprop_bf16_128x64() : fprop_bf16_128x128_c2();
@@ -99,9 +98,6 @@ bool dgrad16_phases_wanted(const ConvProblem& p) {
 // a packed KRSC filter, C and K multiples of 8.
 Verdict dgrad16_plan(const ConvProblem& p, Dgrad16Plan* out) {
   *out = Dgrad16Plan{};
-  if (p.sh > kMaxStride || p.sw > kMaxStride)
-    return no("16-bit strided dgrad: stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) + " (at most " +
-              std::to_string(kMaxStride) + " per dim: one phase per stride position)");
   Dgrad16Plan pl;
   pl.phases = static_cast<int>(p.sh * p.sw);
   const char* what = "16-bit strided dgrad";

@@ -153,9 +153,6 @@ Verdict tf32_dgrad_plan(const ConvProblem& p, Tf32DgradPlan* out) {
   *out = Tf32DgradPlan{};
   if (p.w->format != CUDNN_TENSOR_NCHW && p.w->format != CUDNN_TENSOR_NHWC)
     return no("float dgrad: the filter must be NCHW (KCRS) or NHWC (KRSC)");
-  if (p.sh > kMaxStride || p.sw > kMaxStride)
-    return no("float dgrad: stride " + std::to_string(p.sh) + "x" + std::to_string(p.sw) + " (at most " +
-              std::to_string(kMaxStride) + " per dim: one phase per stride position)");
   Tf32DgradPlan pl;
   pl.phases = static_cast<int>(p.sh * p.sw);
   pl.kp = round4(p.oc), pl.cp = round4(p.ic);
