@@ -136,41 +136,15 @@ TEST(ConvSm90, TileEdges) {
   }
 }
 
-// The small tiles with a 4-stage pipeline (FREEDNN_SM90_STAGES=4: fprop / dgrad _128x64_s4, two CTAs per SM):
-// K (forward) and C (backward data) at most 64, enough M tiles for several per SM, blending and not.
-TEST(ConvSm90, FourStageSmallTiles) {
-  SKIP_UNLESS_HOPPER();
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  OnlySm90 only;
-  ft::ScopedEnv stages("FREEDNN_SM90_STAGES", "4");
-  const std::vector<Shape> shapes = {
-      {"c64k64", 4, 64, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"c48k32", 3, 48, 32, 1, {17, 23}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"c64k16_1x1", 4, 64, 16, 1, {30, 30}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
-      {"c16k64_s2", 2, 16, 64, 1, {33, 33}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},  // forward only (stride 2)
-  };
-  int i = 0;
-  for (const Shape& s : shapes) {
-    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
-      const bool blend = ++i % 2 == 0;
-      Problem p(s, t, true, false, false, rng);
-      check_forward(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
-      if (s.stride[0] == 1) check_backward_data(h, p, rng, blend ? 1.0 : 0.5, blend ? 0.25 : 0.0);
-    }
-  }
-}
-
 // 16-bit backward data at strides above 1 as forwards per stride phase writing dx in place
-// (FREEDNN_SM90_DGRAD16_PHASES=1, dgrad_phases16.h): ResNet's 3x3 and 1x1 stride-2 layers in small (the 1x1 leaves
-// three phases to the beta pass), odd dx extents, unequal strides, stride 3, dilation with stride (a phase no tap
-// reaches), 5x5 filters, 128x64 tiles (C <= 64) and 128x128; blending (beta != 0) and not.
+// (dgrad_phases16.h): ResNet's 3x3 and 1x1 stride-2 layers in small (the 1x1 leaves three phases to the pass
+// beside them), odd dx extents, unequal strides, stride 3, dilation with stride (a phase no tap reaches), 5x5
+// filters, 128x64 tiles (C <= 64, or any C with FREEDNN_SM90_DGRAD16_NARROW=1) and 128x128; blending and not.
 TEST(ConvSm90, Dgrad16StridePhases) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlySm90 only;
-  ft::ScopedEnv phases("FREEDNN_SM90_DGRAD16_PHASES", "1");
   const std::vector<Shape> shapes = {
       {"3x3s2_c64", 2, 64, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
       {"3x3s2_c128_odd", 3, 128, 96, 1, {13, 15}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
@@ -189,6 +163,12 @@ TEST(ConvSm90, Dgrad16StridePhases) {
       Problem p(s, t, true, false, false, rng);
       check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
     }
+  }
+  ft::ScopedEnv narrow("FREEDNN_SM90_DGRAD16_NARROW", "1");
+  for (const Shape& s : {shapes[1], shapes[3]}) {
+    SCOPED_TRACE(std::string("narrow ") + s.name);
+    Problem p(s, ++i % 2 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, true, false, false, rng);
+    check_backward_data(h, p, rng, 1.0, i % 4 == 0 ? 0.5 : 0.0);
   }
 }
 
@@ -451,7 +431,8 @@ TEST(ConvSm90, DeclinesWhenForced) {
     Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
     EXPECT_EQ(fwd(p), CUDNN_STATUS_NOT_SUPPORTED) << p.str();
   }
-  {  // dgrad with stride 2
+  {  // 16-bit dgrad with stride 2 when the stride phases are off
+    ft::ScopedEnv off("FREEDNN_SM90_DGRAD16_PHASES", "0");
     Shape s = base;
     s.stride = {2, 2};
     Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
@@ -560,6 +541,40 @@ struct Tf32Problem : Problem {
 void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, double alpha, double beta) {
   check_forward(h, p, rng, alpha, beta, kTf32Tol);
 }
+
+// The small tiles (K forward, C backward data <= 64) with the pipeline as deep as shared memory holds
+// (FREEDNN_SM90_STAGES=0; the default is 4 stages, two CTAs per SM, which the other tests run): 16-bit forward and
+// backward data, and TF32 forward, the stride-phase dgrad and the transposed wgrad (they run the forward kernels).
+// Enough M tiles for several per SM; blending and not.
+TEST(ConvSm90, DeepPipelineSmallTiles) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlySm90 only;
+  ft::ScopedEnv deepest("FREEDNN_SM90_STAGES", "0");
+  const std::vector<Shape> small = {
+      {"c64k64", 4, 64, 64, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c48k32", 3, 48, 32, 1, {17, 23}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c64k16_1x1", 4, 64, 16, 1, {30, 30}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"c16k64_s2", 2, 16, 64, 1, {33, 33}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},  // 16-bit: forward only (stride 2)
+  };
+  int i = 0;
+  for (const Shape& s : small)
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, t, true, false, false, rng);
+      check_forward(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+      if (s.stride[0] == 1) check_backward_data(h, p, rng, blend ? 1.0 : 0.5, blend ? 0.25 : 0.0);
+    }
+  for (const Shape& s : {small[0], small[3]}) {
+    Tf32Problem p(s, true, false, rng);
+    const bool blend = ++i % 2 == 0;
+    check_forward(h, p, rng, 1.0, blend ? 0.5 : 0.0, kTf32Tol);
+    check_backward_data(h, p, rng, 1.0, blend ? -0.5 : 0.0, kTf32Tol);
+    check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
+  }
+}
+
 
 // Packed NHWC float operands go to the kernel directly; NCHW ones are staged (workspace > 0). alpha/beta blending.
 TEST(ConvSm90, Tf32ForwardRandomLayers) {

@@ -5,8 +5,8 @@
 // CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: CUTLASS's dgrad kernels, 128x128x64 tiles in 2x1
 // clusters, 128x64x64 when C <= 64. Float data (TF32 where allowed), any stride: forwards over dy in NHWC and one
 // sub-filter per stride phase (dgrad_tf32.h); FREEDNN_SM90_DGRAD_NO_TF32=1 declines float (the sm80 and other
-// implementations serve it). 16-bit data at a stride above 1 with FREEDNN_SM90_DGRAD16_PHASES=1 (opt-in): forwards
-// per stride phase on the fprop kernels, writing dx in place (dgrad_phases16.h).
+// implementations serve it). 16-bit data at a stride above 1: forwards per stride phase on the fprop kernels,
+// writing dx in place (dgrad_phases16.h; FREEDNN_SM90_DGRAD16_PHASES=0 declines it).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
 
@@ -106,7 +106,7 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
     return figures(v, plan);
   }
 
-  // 16-bit data at a stride above 1 with FREEDNN_SM90_DGRAD16_PHASES=1: the problem checks, the device, the plan.
+  // 16-bit data at a stride above 1 (unless FREEDNN_SM90_DGRAD16_PHASES=0): the problem checks, the device, the plan.
   fd::conv::Verdict phases16_plan(const fd::ConvProblem& p, sm90::Dgrad16Plan* plan) const {
     const fd::conv::Verdict v = check_problem(p);
     if (!v.ok()) return v;

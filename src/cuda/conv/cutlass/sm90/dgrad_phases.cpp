@@ -4,6 +4,7 @@
 #include "cuda/conv/cutlass/sm90/dgrad_phases.h"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "core/handle.h"
@@ -112,17 +113,27 @@ cudnnStatus_t copy_sub_filters(cudaStream_t st, const ConvProblem& p, const Dgra
 
 cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, const Kernel& k,
                          const DgradPhase* ph, int n, int live,
-                         const std::function<Operands(const DgradPhase&)>& operands) {
+                         const std::function<Operands(const DgradPhase&)>& operands,
+                         const std::function<cudnnStatus_t(cudaStream_t)>& side) {
+  FD_CHECK(n >= 0 && n <= kMaxDgradPhases && live >= 0, CUDNN_STATUS_INTERNAL_ERROR, "%s: %d stride phases, %d live",
+           id, n, live);
+  if (live == 0) return side ? side(h->stream) : CUDNN_STATUS_SUCCESS;
   AuxStreams* pool = nullptr;
-  const int aux = live - 1;  // the first live phase runs on the handle's stream
+  const int aux = live - 1 + (side ? 1 : 0);  // the first live phase runs on the handle's stream
   if (aux > 0) {
     FD_TRY(aux_streams(h, aux, &pool));
     FD_TRY(aux_fork(h, *pool, aux));
   }
-  // Every phase is queued before the join's records (aux_streams.h); a failed launch still joins the streams.
+  // The phases with the most taps first: their CTAs last longest, and the GPU starts CTAs roughly in launch order,
+  // so the light phases fill in behind them instead of the heavy ones making a tail.
+  int order[kMaxDgradPhases];
+  std::iota(order, order + n, 0);
+  std::stable_sort(order, order + n, [&](int a, int b) { return ph[a].ta * ph[a].tb > ph[b].ta * ph[b].tb; });
+  // Every launch is queued before the join's records (aux_streams.h); a failed launch still joins the streams.
   RunStatus failed = RunStatus::ok;
   int failed_phase = -1, j = 0;
-  for (int i = 0; i < n && failed == RunStatus::ok; ++i) {
+  for (int o_i = 0; o_i < n && failed == RunStatus::ok; ++o_i) {
+    const int i = order[o_i];
     const DgradPhase& f = ph[i];
     if (!f.live()) continue;
     Operands o = operands(f);
@@ -132,6 +143,8 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
     if (failed != RunStatus::ok) failed_phase = i;
   }
   const cudaError_t launch_error = failed == RunStatus::ok ? cudaSuccess : cudaGetLastError();
+  const cudnnStatus_t side_status =
+      side && failed == RunStatus::ok ? side(aux_stream(*pool, aux - 1)) : CUDNN_STATUS_SUCCESS;
   const cudnnStatus_t joined = aux > 0 ? aux_join(h, *pool, aux) : CUDNN_STATUS_SUCCESS;
   if (failed == RunStatus::not_implementable)
     FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement phase %d of %s", id, k.name, failed_phase,
@@ -139,6 +152,7 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
   if (failed != RunStatus::ok)
     FD_FAIL(CUDNN_STATUS_EXECUTION_FAILED, "%s: CUTLASS %s failed to initialize or launch phase %d (CUDA: %s)", id,
             k.name, failed_phase, cudaGetErrorName(launch_error));
+  FD_TRY(side_status);
   return joined;
 }
 

@@ -91,11 +91,13 @@ cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const 
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const DgradPhase* ph, int n,
                                const uint16_t* w, int64_t kp, int64_t cp, char* ws);
 
-// Runs k over the live phases of ph[0 .. n) (`live` of them) with operands(phase) (its stream set here): the first
-// on h's stream, the others at once on h's aux streams, joined back before returning. `id` names the caller in
-// the reasons.
+// Runs k over the live phases of ph[0 .. n) (`live` of them) with operands(phase) (its stream set here), the
+// ones with the most taps first: the first on h's stream, the others at once on h's aux streams, and side (if any:
+// work disjoint from every phase's) on one more aux stream (on h's stream when no phase is live); all joined back
+// before returning. `id` names the caller in the reasons.
 cudnnStatus_t run_phases(cudnnContext* h, const char* id, const fd::ConvProblem& p, const Kernel& k,
                          const DgradPhase* ph, int n, int live,
-                         const std::function<Operands(const DgradPhase&)>& operands);
+                         const std::function<Operands(const DgradPhase&)>& operands,
+                         const std::function<cudnnStatus_t(cudaStream_t)>& side = {});
 
 }  // namespace fd::cuda::conv::sm90

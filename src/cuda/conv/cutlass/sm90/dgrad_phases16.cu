@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -31,9 +32,9 @@ constexpr double kLaunch = 3e-6;
 constexpr int64_t kTileM = 128, kTileK = 64;
 
 
+// The forward kernel every phase runs, as the forward implementation picks it (N = C).
 const Kernel& phase_kernel(cudnnDataType_t t, bool narrow) {
-  if (t == CUDNN_DATA_BFLOAT16) return narrow ? fprop_bf16_128x64() : fprop_bf16_128x128_c2();
-  return narrow ? fprop_f16_128x64() : fprop_f16_128x128_c2();
+  return pick_kernel(fprop_kernel_set(), t, narrow ? 64 : 128);
 }
 
 double plan_seconds(const ConvProblem& p, const Dgrad16Plan& pl, int sm_count) {
@@ -91,7 +92,7 @@ __global__ void fill_empty_phases(FillArgs g) {
 
 bool dgrad16_phases_wanted(const ConvProblem& p) {
   return p.dir == ConvDir::bwd_data && (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16) &&
-         (p.sh > 1 || p.sw > 1) && env_flag("FREEDNN_SM90_DGRAD16_PHASES");
+         (p.sh > 1 || p.sw > 1) && env_flag_or("FREEDNN_SM90_DGRAD16_PHASES", true);
 }
 
 // The caller checked the problem (sm90_impl.h): 16-bit, 2-D, groups 1, cross-correlation, packed NHWC dy and dx,
@@ -114,7 +115,7 @@ Verdict dgrad16_plan(const ConvProblem& p, Dgrad16Plan* out) {
     ++pl.live;
   }
   pl.workspace = off + kWsAlign;
-  pl.narrow = p.ic <= 64;
+  pl.narrow = p.ic <= 64 || env_flag("FREEDNN_SM90_DGRAD16_NARROW");
   const Verdict kernel = check_phase_kernel(phase_kernel(p.xdt, pl.narrow), pl.ph, pl.phases, what);
   if (!kernel.ok()) return kernel;
   pl.seconds = plan_seconds(p, pl, current_sm_count());
@@ -140,23 +141,26 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
   const cudaStream_t st = h->stream;
 
   FD_TRY(copy_sub_filters(st, p, pl.ph, pl.phases, static_cast<const uint16_t*>(a.in2), p.oc, p.ic, ws));
-  // The pixels no tap reaches, before the fork: they are disjoint from every phase's.
-  if (pl.empty_mask != 0) {
-    FillArgs g;
-    g.dx = a.out;
-    const int64_t cv = p.ic / 8, pixels = p.mb * p.ih * p.iw;
-    g.vectors = pixels * cv;
-    g.by_cv = Divider(cv, g.vectors), g.by_w = Divider(p.iw, pixels), g.by_h = Divider(p.ih, p.mb * p.ih);
-    g.W = static_cast<int>(p.iw), g.H = static_cast<int>(p.ih);
-    g.sh = static_cast<int>(p.sh), g.sw = static_cast<int>(p.sw);
-    g.mask = pl.empty_mask, g.beta = static_cast<float>(a.beta);
-    const int grid = grid_size(g.vectors, 256, h->device);
-    if (p.xdt == CUDNN_DATA_BFLOAT16)
-      fill_empty_phases<__nv_bfloat16><<<grid, 256, 0, st>>>(g);
-    else
-      fill_empty_phases<__half><<<grid, 256, 0, st>>>(g);
-    FD_CUDA_LAUNCHED();
-  }
+  // The pixels no tap reaches, beside the phases (on an aux stream): they are disjoint from every phase's.
+  std::function<cudnnStatus_t(cudaStream_t)> fill;
+  if (pl.empty_mask != 0)
+    fill = [&](cudaStream_t fst) {
+      FillArgs g;
+      g.dx = a.out;
+      const int64_t cv = p.ic / 8, pixels = p.mb * p.ih * p.iw;
+      g.vectors = pixels * cv;
+      g.by_cv = Divider(cv, g.vectors), g.by_w = Divider(p.iw, pixels), g.by_h = Divider(p.ih, p.mb * p.ih);
+      g.W = static_cast<int>(p.iw), g.H = static_cast<int>(p.ih);
+      g.sh = static_cast<int>(p.sh), g.sw = static_cast<int>(p.sw);
+      g.mask = pl.empty_mask, g.beta = static_cast<float>(a.beta);
+      const int grid = grid_size(g.vectors, 256, h->device);
+      if (p.xdt == CUDNN_DATA_BFLOAT16)
+        fill_empty_phases<__nv_bfloat16><<<grid, 256, 0, fst>>>(g);
+      else
+        fill_empty_phases<__half><<<grid, 256, 0, fst>>>(g);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    };
 
   return run_phases(h, id, p, phase_kernel(p.xdt, pl.narrow), pl.ph, pl.phases, pl.live, [&](const DgradPhase& f) {
     Operands o;
@@ -167,7 +171,7 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
     o.d_strides[0] = p.sw * p.ic, o.d_strides[1] = p.sh * p.iw * p.ic, o.d_strides[2] = p.ih * p.iw * p.ic;
     o.alpha = static_cast<float>(a.alpha), o.beta = static_cast<float>(a.beta);
     return o;
-  });
+  }, fill);
 }
 
 }  // namespace fd::cuda::conv::sm90

@@ -133,7 +133,7 @@ void launch_dx(const DxArgs& g, dim3 grid, cudaStream_t st, bool vec_out) {
 }  // namespace
 
 const Kernel& tf32_dgrad_kernel(const Tf32DgradPlan& pl) {
-  return pl.narrow ? fprop_tf32_128x64() : fprop_tf32_128x128_c2();
+  return pick_kernel(fprop_kernel_set(), CUDNN_DATA_FLOAT, pl.narrow ? 64 : 128);
 }
 
 namespace {

@@ -2,7 +2,7 @@
 // Copyright 2026 The freednn Authors
 // cuda:cutlass_sm90_fprop: forward convolution on Hopper tensor cores (CUTLASS 3.x implicit GEMM, TMA im2col + wgmma;
 // sm90_impl.h lists what it accepts). Serves CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM. Kernels: 128x128x64
-// tiles in 2x1 clusters, 128x64x64 when K <= 64 (4 stages with FREEDNN_SM90_STAGES=4); float data as TF32 (where
+// tiles in 2x1 clusters, 128x64x64 when K <= 64 (sm90_impl.h's pick_kernel: pipeline depths); float data as TF32 (where
 // tf32_allowed): 128x128x32 in 2x1 clusters, 128x64x32 when K <= 64. Operands in other layouts or channel counts are
 // staged through the workspace (run_staged), and so are the folded space-to-depth copies of a stem-like forward
 // (FREEDNN_SM90_S2D=0: off).
@@ -38,11 +38,6 @@ __global__ void bias_act_kernel(S* y, int64_t vectors, int64_t K, int64_t P, int
   }
 }
 
-sm90::KernelSet fprop_kernels() {
-  return {&sm90::fprop_f16_128x128_c2, &sm90::fprop_f16_128x64,  &sm90::fprop_bf16_128x128_c2,
-          &sm90::fprop_bf16_128x64,    &sm90::fprop_tf32_128x128_c2, &sm90::fprop_tf32_128x64,
-          [](const fd::ConvProblem& p) { return p.oc; }, &sm90::fprop_f16_128x64_s4, &sm90::fprop_bf16_128x64_s4};
-}
 
 // Whether two tensors of the same dims lay their elements out alike (strides of extent-1 dims do not matter).
 bool same_layout(const cudnnTensorStruct& a, const cudnnTensorStruct& b) {
@@ -56,7 +51,7 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
  public:
   CutlassSm90Fprop()
       : Sm90ConvImpl("cuda:cutlass_sm90_fprop", fd::ConvDir::fwd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
-                     fprop_kernels()) {}
+                     sm90::fprop_kernel_set()) {}
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
     if (p.xdt == CUDNN_DATA_FLOAT || sm90::staging(p).any()) return run_staged(p, a);
@@ -145,3 +140,11 @@ const fd::conv::ConvImpl* cutlass_sm90_fprop_impl() {
 }
 
 }  // namespace fd::cuda::conv
+
+namespace fd::cuda::conv::sm90 {
+KernelSet fprop_kernel_set() {
+  return {&fprop_f16_128x128_c2, &fprop_f16_128x64,  &fprop_bf16_128x128_c2, &fprop_bf16_128x64,
+          &fprop_tf32_128x128_c2, &fprop_tf32_128x64, [](const fd::ConvProblem& p) { return p.oc; },
+          &fprop_f16_128x64_s4,  &fprop_bf16_128x64_s4, &fprop_tf32_128x64_s4};
+}
+}  // namespace fd::cuda::conv::sm90

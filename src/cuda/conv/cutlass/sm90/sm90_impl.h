@@ -5,8 +5,8 @@
 // one; the kernels themselves are in kernels/ (sm90_kernels.h).
 //
 // Accepted: 2-D, groups 1, cross-correlation, a compute capability 9.0 device, what CUTLASS's can_implement accepts
-// (TMA im2col limits on padding and dilated filter extent); the 16-bit dgrad also needs unit stride (or
-// FREEDNN_SM90_DGRAD16_PHASES=1: dgrad_phases16.h). Data:
+// (TMA im2col limits on padding and dilated filter extent); the 16-bit dgrad runs a stride above 1 as forwards per
+// stride phase (dgrad_phases16.h). Data:
 // - half or bfloat16 x / w / y (compute FLOAT, or HALF for half data: the sums are float either way): packed NHWC x
 //   and y, NHWC (KRSC) filter, C and K multiples of 8 (backward directions);
 // - float x / w / y with compute FLOAT, every direction, when TF32 is allowed (tf32.h: not CUDNN_FMA_MATH, not
@@ -121,11 +121,28 @@ struct KernelSet {
   const Kernel& (*tf32_big)();
   const Kernel& (*tf32_small)();
   int64_t (*narrow)(const ConvProblem& p);  // the GEMM extent the small tile is for
-  // The small tiles with a 4-stage pipeline, two CTAs per SM (null where the direction has none), taken instead of
-  // f16_small / bf16_small when FREEDNN_SM90_STAGES=4 (opt-in, read at every call).
+  // The small tiles with a 4-stage pipeline, two CTAs per SM (null where the direction has none).
   const Kernel& (*f16_small_s4)() = nullptr;
   const Kernel& (*bf16_small_s4)() = nullptr;
+  const Kernel& (*tf32_small_s4)() = nullptr;
 };
+
+// The kernel of a set for data type t (half, bfloat16, or float as TF32) when the GEMM side the small tile is for
+// is `narrow`. The small tiles run with 4 stages, two CTAs per SM, one's prologue and epilogue overlapping the
+// other's mainloop (FREEDNN_SM90_STAGES=0, read at every call: as many stages as shared memory holds, one CTA):
+// 0.62-0.78x the time of ResNet's 56 x 56 x 64 layers in 16 bits, 0.88x in TF32 (H200, run 20). The big tile
+// with 3 stages and two CTAs was slower (1.07-1.12x over ResNet's layers, run 20): it keeps the deep pipeline.
+inline const Kernel& pick_kernel(const KernelSet& k, cudnnDataType_t t, int64_t narrow) {
+  const bool f32 = t == CUDNN_DATA_FLOAT, bf16 = t == CUDNN_DATA_BFLOAT16;
+  if (narrow > 64) return f32 ? k.tf32_big() : bf16 ? k.bf16_big() : k.f16_big();
+  const auto deep = f32 ? k.tf32_small_s4 : bf16 ? k.bf16_small_s4 : k.f16_small_s4;
+  if (deep != nullptr && fd::env_int("FREEDNN_SM90_STAGES", 4) == 4) return deep();
+  return f32 ? k.tf32_small() : bf16 ? k.bf16_small() : k.f16_small();
+}
+
+// The forward kernels (fprop.cu); the 16-bit dgrad's stride phases run them too (dgrad_phases16.cu), and the
+// TF32 dgrad and wgrad paths (dgrad_tf32.cu, wgrad_tf32.cu).
+KernelSet fprop_kernel_set();
 
 class Sm90ConvImpl : public fd::conv::ConvImpl {
  public:
@@ -207,13 +224,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   }
 
   const Kernel& kernel(const ConvProblem& p) const {
-    const bool small = kernels_.narrow(p) <= 64;
-    if (p.xdt == CUDNN_DATA_FLOAT) return small ? kernels_.tf32_small() : kernels_.tf32_big();  // check_problem: set
-    const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
-    if (!small) return bf16 ? kernels_.bf16_big() : kernels_.f16_big();
-    const auto deep = bf16 ? kernels_.bf16_small_s4 : kernels_.f16_small_s4;
-    if (deep != nullptr && fd::env_int("FREEDNN_SM90_STAGES", 0) == 4) return deep();
-    return bf16 ? kernels_.bf16_small() : kernels_.f16_small();
+    return pick_kernel(kernels_, p.xdt, kernels_.narrow(p));  // tf32 kernels: check_problem made sure
   }
 
   // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0), on

@@ -74,9 +74,10 @@ const Kernel& dgrad_f16_128x128_c2();
 const Kernel& dgrad_f16_128x64();
 const Kernel& dgrad_bf16_128x128_c2();
 const Kernel& dgrad_bf16_128x64();
-// 4 stages (99 KB of shared memory): two CTAs per SM (FREEDNN_SM90_STAGES=4).
+// 4 stages (99 KB of shared memory): two CTAs per SM (the default; FREEDNN_SM90_STAGES=0 takes the ones above).
 const Kernel& fprop_f16_128x64_s4();
 const Kernel& fprop_bf16_128x64_s4();
+const Kernel& fprop_tf32_128x64_s4();
 const Kernel& dgrad_f16_128x64_s4();
 const Kernel& dgrad_bf16_128x64_s4();
 const Kernel& wgrad_f16_128x128();

@@ -131,7 +131,7 @@ double plan_seconds(const ConvProblem& p, const Tf32WgradPlan& pl, int sm_count,
 }  // namespace
 
 const Kernel& tf32_wgrad_kernel(const ConvProblem& p) {
-  return tile_n(p) == 64 ? fprop_tf32_128x64() : fprop_tf32_128x128_c2();
+  return pick_kernel(fprop_kernel_set(), CUDNN_DATA_FLOAT, tile_n(p));
 }
 
 Geometry tf32_wgrad_slice(const ConvProblem& p, const Tf32WgradPlan& pl, int j, int64_t* a_off, int64_t* b_off) {

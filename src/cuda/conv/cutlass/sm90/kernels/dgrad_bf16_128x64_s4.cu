@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // sm_90a convolution kernel dgrad_bf16_128x64_s4 (see sm90_conv_kernel.cuh): dgrad_bf16_128x64 with a 4-stage pipeline,
-// two CTAs per SM (FREEDNN_SM90_STAGES=4); one instantiation per file.
+// two CTAs per SM (the default; FREEDNN_SM90_STAGES=0 turns it off); one instantiation per file.
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
 
 FD_SM90_CONV_STAGES(dgrad_bf16_128x64_s4, kDgrad, cutlass::bfloat16_t, 128, 64, 1, 4)
