@@ -139,7 +139,8 @@ TEST(ConvSm90, TileEdges) {
 // 16-bit backward data at strides above 1 as forwards per stride phase writing dx in place
 // (dgrad_phases16.h): ResNet's 3x3 and 1x1 stride-2 layers in small (the 1x1 leaves three phases to the pass
 // beside them), odd dx extents, unequal strides, stride 3, dilation with stride (a phase no tap reaches), 5x5
-// filters, 128x64 tiles (C <= 64, or any C with FREEDNN_SM90_DGRAD16_NARROW=1) and 128x128; blending and not.
+// filters, 128x64 tiles (C <= 64, or any C with FREEDNN_SM90_DGRAD16_NARROW=1) and 128x128; blending and not;
+// the phases on concurrent streams and (FREEDNN_SM90_PHASES_SERIAL=1) on one.
 TEST(ConvSm90, Dgrad16StridePhases) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -165,8 +166,9 @@ TEST(ConvSm90, Dgrad16StridePhases) {
     }
   }
   ft::ScopedEnv narrow("FREEDNN_SM90_DGRAD16_NARROW", "1");
+  ft::ScopedEnv serial("FREEDNN_SM90_PHASES_SERIAL", "1");  // and the phases one after the other on one stream
   for (const Shape& s : {shapes[1], shapes[3]}) {
-    SCOPED_TRACE(std::string("narrow ") + s.name);
+    SCOPED_TRACE(std::string("narrow, serial ") + s.name);
     Problem p(s, ++i % 2 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, true, false, false, rng);
     check_backward_data(h, p, rng, 1.0, i % 4 == 0 ? 0.5 : 0.0);
   }

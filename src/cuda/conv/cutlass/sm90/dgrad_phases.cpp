@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/aux_streams.h"
 #include "cuda/common/cuda_util.h"
@@ -118,8 +119,10 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
   FD_CHECK(n >= 0 && n <= kMaxDgradPhases && live >= 0, CUDNN_STATUS_INTERNAL_ERROR, "%s: %d stride phases, %d live",
            id, n, live);
   if (live == 0) return side ? side(h->stream) : CUDNN_STATUS_SUCCESS;
+  // FREEDNN_SM90_PHASES_SERIAL=1 (opt-in, for the A/B): everything on the handle's stream, one after the other.
+  const bool serial = env_flag("FREEDNN_SM90_PHASES_SERIAL");
   AuxStreams* pool = nullptr;
-  const int aux = live - 1 + (side ? 1 : 0);  // the first live phase runs on the handle's stream
+  const int aux = serial ? 0 : live - 1 + (side ? 1 : 0);  // the first live phase runs on the handle's stream
   if (aux > 0) {
     FD_TRY(aux_streams(h, aux, &pool));
     FD_TRY(aux_fork(h, *pool, aux));
@@ -137,14 +140,14 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
     const DgradPhase& f = ph[i];
     if (!f.live()) continue;
     Operands o = operands(f);
-    o.stream = j == 0 ? h->stream : aux_stream(*pool, j - 1);
+    o.stream = j == 0 || serial ? h->stream : aux_stream(*pool, j - 1);
     ++j;
     failed = k.run(f.g, o);
     if (failed != RunStatus::ok) failed_phase = i;
   }
   const cudaError_t launch_error = failed == RunStatus::ok ? cudaSuccess : cudaGetLastError();
   const cudnnStatus_t side_status =
-      side && failed == RunStatus::ok ? side(aux_stream(*pool, aux - 1)) : CUDNN_STATUS_SUCCESS;
+      side && failed == RunStatus::ok ? side(serial ? h->stream : aux_stream(*pool, aux - 1)) : CUDNN_STATUS_SUCCESS;
   const cudnnStatus_t joined = aux > 0 ? aux_join(h, *pool, aux) : CUDNN_STATUS_SUCCESS;
   if (failed == RunStatus::not_implementable)
     FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "%s: CUTLASS %s cannot implement phase %d of %s", id, k.name, failed_phase,
