@@ -135,8 +135,8 @@ struct KernelSet {
 inline const Kernel& pick_kernel(const KernelSet& k, cudnnDataType_t t, int64_t narrow) {
   const bool f32 = t == CUDNN_DATA_FLOAT, bf16 = t == CUDNN_DATA_BFLOAT16;
   if (narrow > 64) return f32 ? k.tf32_big() : bf16 ? k.bf16_big() : k.f16_big();
-  const auto deep = f32 ? k.tf32_small_s4 : bf16 ? k.bf16_small_s4 : k.f16_small_s4;
-  if (deep != nullptr && fd::env_int("FREEDNN_SM90_STAGES", 4) == 4) return deep();
+  const auto four_stage = f32 ? k.tf32_small_s4 : bf16 ? k.bf16_small_s4 : k.f16_small_s4;
+  if (four_stage != nullptr && fd::env_int("FREEDNN_SM90_STAGES", 4) == 4) return four_stage();
   return f32 ? k.tf32_small() : bf16 ? k.bf16_small() : k.f16_small();
 }
 
