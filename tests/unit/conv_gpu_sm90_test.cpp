@@ -140,7 +140,8 @@ TEST(ConvSm90, TileEdges) {
 // (dgrad_phases16.h): ResNet's 3x3 and 1x1 stride-2 layers in small (the 1x1 leaves three phases to the pass
 // beside them), odd dx extents, unequal strides, stride 3, dilation with stride (a phase no tap reaches), 5x5
 // filters, 128x64 tiles (C <= 64, or any C with FREEDNN_SM90_DGRAD16_NARROW=1) and 128x128; blending and not;
-// the phases on concurrent streams and (FREEDNN_SM90_PHASES_SERIAL=1) on one.
+// the phases on concurrent streams, (FREEDNN_SM90_PHASES_SERIAL=1) on one, and (FREEDNN_SM90_PHASES_GROUPED=1) in
+// one grouped persistent launch.
 TEST(ConvSm90, Dgrad16StridePhases) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -165,13 +166,26 @@ TEST(ConvSm90, Dgrad16StridePhases) {
       check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
     }
   }
-  ft::ScopedEnv narrow("FREEDNN_SM90_DGRAD16_NARROW", "1");
-  ft::ScopedEnv serial("FREEDNN_SM90_PHASES_SERIAL", "1");  // and the phases one after the other on one stream
-  for (const Shape& s : {shapes[1], shapes[3]}) {
-    SCOPED_TRACE(std::string("narrow, serial ") + s.name);
-    Problem p(s, ++i % 2 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, true, false, false, rng);
-    check_backward_data(h, p, rng, 1.0, i % 4 == 0 ? 0.5 : 0.0);
+  {
+    ft::ScopedEnv narrow("FREEDNN_SM90_DGRAD16_NARROW", "1");
+    ft::ScopedEnv serial("FREEDNN_SM90_PHASES_SERIAL", "1");  // and the phases one after the other on one stream
+    for (const Shape& s : {shapes[1], shapes[3]}) {
+      SCOPED_TRACE(std::string("narrow, serial ") + s.name);
+      Problem p(s, ++i % 2 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, true, false, false, rng);
+      check_backward_data(h, p, rng, 1.0, i % 4 == 0 ? 0.5 : 0.0);
+    }
   }
+  // The phases (C > 64) in one launch of the grouped persistent kernel (FREEDNN_SM90_PHASES_GROUPED=1), with and
+  // without blending (the epilogue's source loads); `many` has 196 tiles, so some CTAs of an H200 (132) take two.
+  ft::ScopedEnv grouped("FREEDNN_SM90_PHASES_GROUPED", "1");
+  const Shape many{"3x3s2_c72_k16_n8", 8, 72, 16, 1, {56, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  for (const Shape& s : {shapes[1], shapes[3], many})
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      SCOPED_TRACE(std::string("grouped ") + s.name);
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, t, true, false, false, rng);
+      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+    }
 }
 
 struct ActDesc {

@@ -4,7 +4,6 @@
 #include "cuda/conv/cutlass/sm90/dgrad_phases.h"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include "core/env.h"
@@ -112,6 +111,14 @@ cudnnStatus_t copy_sub_filters(cudaStream_t st, const ConvProblem& p, const Dgra
   return copy_sub_filters_of(st, p, ph, n, w, kp, cp, ws);
 }
 
+int live_heaviest_first(const DgradPhase* ph, int n, int* order) {
+  int count = 0;
+  for (int i = 0; i < n; ++i)
+    if (ph[i].live()) order[count++] = i;
+  std::stable_sort(order, order + count, [&](int a, int b) { return ph[a].ta * ph[a].tb > ph[b].ta * ph[b].tb; });
+  return count;
+}
+
 cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, const Kernel& k,
                          const DgradPhase* ph, int n, int live,
                          const std::function<Operands(const DgradPhase&)>& operands,
@@ -127,18 +134,14 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
     FD_TRY(aux_streams(h, aux, &pool));
     FD_TRY(aux_fork(h, *pool, aux));
   }
-  // The phases with the most taps first: their CTAs last longest, and the GPU starts CTAs roughly in launch order,
-  // so the light phases fill in behind them instead of the heavy ones making a tail.
   int order[kMaxDgradPhases];
-  std::iota(order, order + n, 0);
-  std::stable_sort(order, order + n, [&](int a, int b) { return ph[a].ta * ph[a].tb > ph[b].ta * ph[b].tb; });
+  const int count = live_heaviest_first(ph, n, order);  // the GPU starts CTAs roughly in launch order
   // Every launch is queued before the join's records (aux_streams.h); a failed launch still joins the streams.
   RunStatus failed = RunStatus::ok;
   int failed_phase = -1, j = 0;
-  for (int o_i = 0; o_i < n && failed == RunStatus::ok; ++o_i) {
+  for (int o_i = 0; o_i < count && failed == RunStatus::ok; ++o_i) {
     const int i = order[o_i];
     const DgradPhase& f = ph[i];
-    if (!f.live()) continue;
     Operands o = operands(f);
     o.stream = j == 0 || serial ? h->stream : aux_stream(*pool, j - 1);
     ++j;

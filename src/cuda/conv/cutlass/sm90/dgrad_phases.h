@@ -91,6 +91,11 @@ cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const 
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const DgradPhase* ph, int n,
                                const uint16_t* w, int64_t kp, int64_t cp, char* ws);
 
+// The indices of the live phases of ph[0 .. n) (n <= kMaxDgradPhases) in order[], the ones with the most taps
+// first (their CTAs last longest: launched or scheduled first, the light ones fill in behind them instead of the
+// heavy ones making a tail); returns how many.
+int live_heaviest_first(const DgradPhase* ph, int n, int* order);
+
 // Runs k over the live phases of ph[0 .. n) (`live` of them) with operands(phase) (its stream set here), the
 // ones with the most taps first: the first on h's stream, the others at once on h's aux streams, and side (if any:
 // work disjoint from every phase's) on one more aux stream (on h's stream when no phase is live); all joined back

@@ -18,6 +18,7 @@
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
+#include "cuda/conv/cutlass/sm90/sm90_grouped.h"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 
 namespace fd::cuda::conv::sm90 {
@@ -86,6 +87,24 @@ __global__ void fill_empty_phases(FillArgs g) {
     for (int k = 0; k < 8; ++k) e[k] = narrow16<S>(g.beta * widen16(e[k]));
     *v = x;
   }
+}
+
+// FREEDNN_SM90_PHASES_GROUPED=1 (opt-in until timed on a GPU): the live phases in one launch of the grouped
+// persistent kernel (sm90_grouped.h), the ones with the most taps first (their tiles come first).
+RunStatus run_grouped(const ConvProblem& p, const Dgrad16Plan& pl,
+                      const std::function<Operands(const DgradPhase&)>& operands, cudaStream_t st) {
+  const GroupKernel& k = p.xdt == CUDNN_DATA_BFLOAT16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
+  int live[kMaxDgradPhases];
+  const int n = live_heaviest_first(pl.ph, pl.phases, live);
+  if (n > kMaxGroup) return RunStatus::not_implementable;
+  Geometry g[kMaxGroup];
+  Operands o[kMaxGroup];
+  for (int j = 0; j < n; ++j) {
+    const DgradPhase& f = pl.ph[live[j]];
+    if (!k.can_implement(f.g)) return RunStatus::not_implementable;
+    g[j] = f.g, o[j] = operands(f);
+  }
+  return k.run(g, o, n, st);
 }
 
 }  // namespace
@@ -162,7 +181,7 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
       return CUDNN_STATUS_SUCCESS;
     };
 
-  return run_phases(h, id, p, phase_kernel(p.xdt, pl.narrow), pl.ph, pl.phases, pl.live, [&](const DgradPhase& f) {
+  const auto operands = [&](const DgradPhase& f) {
     Operands o;
     o.a = static_cast<const uint16_t*>(a.in) + f.top * p.ow * p.oc;
     o.b = ws + f.off_w;
@@ -171,7 +190,16 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
     o.d_strides[0] = p.sw * p.ic, o.d_strides[1] = p.sh * p.iw * p.ic, o.d_strides[2] = p.ih * p.iw * p.ic;
     o.alpha = static_cast<float>(a.alpha), o.beta = static_cast<float>(a.beta);
     return o;
-  }, fill);
+  };
+  if (!pl.narrow && pl.live <= kMaxGroup && env_flag("FREEDNN_SM90_PHASES_GROUPED")) {
+    const RunStatus grouped = run_grouped(p, pl, operands, st);
+    if (grouped == RunStatus::ok) return fill ? fill(st) : CUDNN_STATUS_SUCCESS;
+    FD_CHECK(grouped == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
+             "%s: the grouped persistent kernel failed to initialize or launch the stride phases (CUDA: %s)", id,
+             cudaGetErrorName(cudaGetLastError()));
+    // not implementable: the phases as separate launches below
+  }
+  return run_phases(h, id, p, phase_kernel(p.xdt, pl.narrow), pl.ph, pl.phases, pl.live, operands, fill);
 }
 
 }  // namespace fd::cuda::conv::sm90

@@ -4,13 +4,15 @@
 // every call). CUTLASS 3.x's dgrad collective takes unit stride only, so a strided layer ran on the sm80 kernels
 // (run 19: 0.62-0.79 of NVIDIA's persistent sm90 strided dgrad on ResNet-50's stride-2 layers). Here it runs as the
 // float path does (dgrad_tf32.h has the derivation): one stride-1 forward per stride phase over dy, with that
-// phase's sub-filter, on the fprop_f16 / fprop_bf16 kernels. Unlike the float path nothing is staged but the sub-filters:
-// dy is already packed NHWC with K % 8 == 0, and each phase's forward writes its pixels of dx in place, through
-// output strides of sw * C, sh * W * C and H * W * C elements from the phase's first pixel (Operands::d_strides),
-// with alpha and beta in its epilogue. The pixels of phases no tap reaches (three of four for a 1x1 filter at
-// stride 2) get alpha * 0 + beta * dx from one pass over dx. Phases and that pass run at once on the handle's aux
-// streams. H200 run 20: 0.84-0.94x the time of the best before it on ResNet's 1x1 stride-2 layers, 0.99-1.45x on
-// the 3x3 ones, so Find and the calibrated model choose per layer.
+// phase's sub-filter, on the fprop_f16 / fprop_bf16 kernels. Unlike the float path nothing is staged but the
+// sub-filters: dy is already packed NHWC with K % 8 == 0, and each phase's forward writes its pixels of dx in
+// place, through output strides of sw * C, sh * W * C and H * W * C elements from the phase's first pixel
+// (Operands::d_strides), with alpha and beta in its epilogue. The pixels of phases no tap reaches (three of four
+// for a 1x1 filter at stride 2) get alpha * 0 + beta * dx from one pass over dx. Phases and that pass run at once
+// on the handle's aux streams. H200 run 20: 0.84-0.94x the time of the best before it on ResNet's 1x1 stride-2
+// layers, 0.99-1.45x on the 3x3 ones, so Find and the calibrated model choose per layer. With
+// FREEDNN_SM90_PHASES_GROUPED=1 (opt-in, not yet run on a GPU) the phases of a 128x128-tile plan run instead in
+// one launch of the grouped persistent kernel (sm90_grouped.h).
 // Every dx element is summed by one CTA in a fixed order: deterministic.
 #pragma once
 #include <cudnn.h>

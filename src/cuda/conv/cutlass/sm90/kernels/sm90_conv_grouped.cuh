@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// A grouped persistent sm_90a forward (sm90_grouped.h has the why): CUTLASS 3.x's conv collectives (TMA im2col
+// loads, wgmma, the TMA epilogue) under a kernel of our own. CUTLASS's sm90 convolution kernel is non-persistent
+// only (its dispatch policy rejects the cooperative and ping-pong schedules), so this one follows the structure of
+// CUTLASS's persistent GEMM kernels: one producer warp group (warp 0 issues the mainloop's TMA loads, warp 2 the
+// epilogue's source loads) and one consumer warp group (wgmma, then the epilogue), both walking the same tile
+// sequence, tiles blockIdx.x, blockIdx.x + gridDim.x, ... over the problems' tiles laid end to end; the pipeline
+// states run on across tiles, and the mainloop and epilogue buffers are separate (CUTLASS's non-persistent kernel
+// overlays them). Included only by the fprop_*_grouped.cu instantiation files.
+#pragma once
+#include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
+#include "cuda/conv/cutlass/sm90/sm90_grouped.h"
+
+namespace fd::cuda::conv::sm90 {
+
+template <class T, int TM, int TN>
+struct Sm90ConvGrouped {
+  // The mainloop's stages leave room for the epilogue's buffers beside them (Stages = 0: the builder's carve-out).
+  using Base = Sm90Conv<cutlass::conv::Operator::kFprop, T, TM, TN, 1>;
+  using Kernel = typename Base::ConvKernel;  // CUTLASS's kernel for one problem: types and host helpers
+  using Mainloop = typename Kernel::CollectiveMainloop;
+  using Epilogue = typename Kernel::CollectiveEpilogue;
+  static constexpr int kThreads = Kernel::MaxThreadsPerBlock;  // one producer + one consumer warp group
+  static_assert(kThreads == 2 * cutlass::NumThreadsPerWarpGroup, "one consumer warp group");
+  static_assert(cute::size(typename Kernel::ClusterShape{}) == 1, "the grouped kernel launches without clusters");
+
+  struct SharedStorage {
+    struct TensorStorage : cute::aligned_struct<128, cute::_1> {
+      typename Epilogue::TensorStorage epilogue;
+      typename Mainloop::TensorStorage mainloop;
+    } tensors;
+    struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
+      alignas(16) typename Mainloop::PipelineStorage mainloop;
+      alignas(16) typename Epilogue::PipelineStorage epi_load;
+    } pipelines;
+  };
+
+  struct Params {
+    typename Kernel::Params base[kMaxGroup];  // per problem: (M, N, K) shape, mainloop and epilogue params
+    int tiles_m[kMaxGroup] = {};
+    int first[kMaxGroup + 1] = {};  // problem i's tiles are [first[i], first[i + 1])
+    int count = 0;
+  };
+
+  // The problem of tile t and the tile's (m, n) index within it.
+  CUTLASS_DEVICE static int locate(Params const& p, int t, int* m, int* n) {
+    int i = 0;
+    while (i + 1 < p.count && t >= p.first[i + 1]) ++i;
+    const int local = t - p.first[i];
+    *m = local % p.tiles_m[i];
+    *n = local / p.tiles_m[i];
+    return i;
+  }
+
+  CUTLASS_DEVICE static void run_device(Params const& p, char* smem) {
+    using namespace cute;
+    SharedStorage& ss = *reinterpret_cast<SharedStorage*>(smem);
+    const int thread = int(threadIdx.x);
+    const int warp = cutlass::canonical_warp_idx_sync();
+    const int group_thread = thread % cutlass::NumThreadsPerWarpGroup;
+    const bool producer = cutlass::canonical_warp_group_idx() == 0;
+    const int producer_warp = warp % cutlass::NumWarpsPerWarpGroup;
+    const int lane = cutlass::canonical_lane_idx();
+    const int total = p.first[p.count];
+
+    if (warp == 0 && cute::elect_one_sync())
+      for (int i = 0; i < p.count; ++i) {
+        Mainloop::prefetch_tma_descriptors(p.base[i].mainloop);
+        Epilogue::prefetch_tma_descriptors(p.base[i].epilogue);
+      }
+
+    using MainloopPipeline = typename Mainloop::MainloopPipeline;
+    typename MainloopPipeline::Params mp;
+    if (producer && producer_warp == 0) mp.role = MainloopPipeline::ThreadCategory::Producer;
+    if (!producer) mp.role = MainloopPipeline::ThreadCategory::Consumer;
+    mp.is_leader = group_thread == 0;
+    mp.num_consumers = cutlass::NumThreadsPerWarpGroup;
+    mp.transaction_bytes = p.base[0].mainloop.tma_transaction_bytes;  // the same tile sizes in every problem
+    MainloopPipeline mainloop_pipeline(ss.pipelines.mainloop, mp, typename Kernel::ClusterShape{});
+
+    using EpiLoadPipeline = typename Epilogue::LoadPipeline;
+    typename EpiLoadPipeline::Params ep;
+    if (producer && producer_warp == 2) ep.role = EpiLoadPipeline::ThreadCategory::Producer;
+    if (!producer) ep.role = EpiLoadPipeline::ThreadCategory::Consumer;
+    ep.dst_blockid = cute::block_rank_in_cluster();
+    ep.producer_arv_count = cutlass::NumThreadsPerWarp;
+    ep.consumer_arv_count = cutlass::NumThreadsPerWarpGroup;
+    if constexpr (Epilogue::RequiresTransactionBytes) ep.transaction_bytes = p.base[0].epilogue.tma_transaction_bytes;
+    EpiLoadPipeline epi_load_pipeline(ss.pipelines.epi_load, ep);
+
+    using EpiStorePipeline = typename Epilogue::StorePipeline;
+    typename EpiStorePipeline::Params sp;
+    sp.always_wait = true;
+    EpiStorePipeline epi_store_pipeline(sp);
+
+    typename Mainloop::PipelineState mainloop_consumer_state;
+    typename Epilogue::LoadPipelineState epi_load_consumer_state;
+    auto mainloop_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+    auto epi_load_producer_state = cutlass::make_producer_start_state<EpiLoadPipeline>();
+    auto epi_store_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+    __syncthreads();  // the pipelines' barriers initialized before anyone waits on them
+
+    const auto tile = typename Kernel::TileShape{};
+    typename Kernel::TiledMma tiled_mma;
+    Mainloop mainloop;
+    // Every problem has the same beta (the stride phases of one dx): the source is loaded for all or for none.
+    const bool source = Epilogue(p.base[0].epilogue, ss.tensors.epilogue).is_producer_load_needed();
+
+    if (producer) {
+      if (producer_warp == 0) {
+        for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
+          int mi = 0, ni = 0;
+          const auto& bp = p.base[locate(p, t, &mi, &ni)];
+          auto inputs = mainloop.load_init(append<4>(bp.problem_shape, Int<1>{}), bp.mainloop);
+          const auto m = idx2crd(mi, shape<2>(get<0>(inputs)));
+          const auto n = idx2crd(ni, shape<2>(get<1>(inputs)));
+          const int k_count = int(size<3>(get<0>(inputs)));
+          auto k_iter = cute::make_coord_iterator(shape<3>(get<0>(inputs)));
+          mainloop.load(bp.mainloop, mainloop_pipeline, mainloop_producer_state, inputs, make_coord(m, n, _, Int<0>{}),
+                        k_iter, k_count, lane, cute::block_rank_in_cluster(), ss.tensors.mainloop);
+          mainloop_producer_state.advance(k_count);
+        }
+        mainloop.load_tail(mainloop_pipeline, mainloop_producer_state);
+      } else if (producer_warp == 2 && source) {
+        for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
+          int mi = 0, ni = 0;
+          const auto& bp = p.base[locate(p, t, &mi, &ni)];
+          Epilogue epilogue(bp.epilogue, ss.tensors.epilogue);
+          const auto mnkl = append<4>(bp.problem_shape, Int<1>{});
+          auto inputs = mainloop.load_init(mnkl, bp.mainloop);  // for the tile coordinates' shapes only
+          const auto m = idx2crd(mi, shape<2>(get<0>(inputs)));
+          const auto n = idx2crd(ni, shape<2>(get<1>(inputs)));
+          epi_load_producer_state = epilogue.load(epi_load_pipeline, epi_load_producer_state, mnkl, tile,
+                                                  make_coord(m, n, _, Int<0>{}), tiled_mma, lane, ss.tensors.epilogue);
+        }
+        Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(epi_load_pipeline, epi_load_producer_state);
+      }
+    } else {
+      for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
+        int mi = 0, ni = 0;
+        const auto& bp = p.base[locate(p, t, &mi, &ni)];
+        Epilogue epilogue(bp.epilogue, ss.tensors.epilogue);
+        const auto mnkl = append<4>(bp.problem_shape, Int<1>{});
+        auto inputs = mainloop.load_init(mnkl, bp.mainloop);  // for the tile coordinates' shapes only
+        const auto m = idx2crd(mi, shape<2>(get<0>(inputs)));
+        const auto n = idx2crd(ni, shape<2>(get<1>(inputs)));
+        const int k_count = int(size<3>(get<0>(inputs)));
+        Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
+        mainloop.mma(mainloop_pipeline, mainloop_consumer_state, acc, k_count, group_thread, ss.tensors.mainloop,
+                     bp.mainloop);
+        mainloop.mma_tail(mainloop_pipeline, mainloop_consumer_state, k_count);
+        mainloop_consumer_state.advance(k_count);
+        auto [load_next, store_next] =
+            epilogue.store(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline, epi_store_producer_state,
+                           mnkl, tile, make_coord(m, n, _, Int<0>{}), acc, tiled_mma, group_thread,
+                           ss.tensors.epilogue);
+        epi_load_consumer_state = load_next;
+        epi_store_producer_state = store_next;
+      }
+      Epilogue(p.base[0].epilogue, ss.tensors.epilogue)
+          .store_tail(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline, epi_store_producer_state);
+    }
+  }
+
+  static bool can_implement(const Geometry& g) { return Base::can_implement(g); }
+  static RunStatus run(const Geometry* g, const Operands* o, int n, cudaStream_t st);
+  static const GroupKernel& instance(const char* name) {
+    static const GroupKernel k{name, &can_implement, &run};
+    return k;
+  }
+};
+
+template <class GK>
+__global__ void __launch_bounds__(GK::kThreads, 1) conv_grouped_kernel(const __grid_constant__ typename GK::Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ char smem[];
+  GK::run_device(p, smem);
+#endif
+}
+
+template <class T, int TM, int TN>
+RunStatus Sm90ConvGrouped<T, TM, TN>::run(const Geometry* g, const Operands* o, int n, cudaStream_t st) {
+  if (n < 1 || n > kMaxGroup) return RunStatus::not_implementable;
+  Params p{};
+  p.count = n;
+  for (int i = 0; i < n; ++i) {
+    if (o[i].beta != o[0].beta) return RunStatus::not_implementable;  // the source is loaded for all or for none
+    const auto args = Base::arguments(g[i], o[i]);
+    if (!Base::same_output(g[i]) || Base::Conv::can_implement(args) != cutlass::Status::kSuccess ||
+        Base::Conv::get_workspace_size(args) != 0)
+      return RunStatus::not_implementable;
+    auto& bp = p.base[i];
+    bp.problem_shape = Mainloop::get_problem_shape_MNKL(args.problem_shape);
+    bp.mainloop = Mainloop::to_underlying_arguments(args.problem_shape, args.mainloop, nullptr);
+    const auto xf = cutlass::conv::detail::get_transformed_problem_shape_MNKL(args.problem_shape);
+    bp.epilogue = Epilogue::to_underlying_arguments(
+        cute::make_shape(cute::get<0>(xf), cute::get<1>(xf), cute::get<2>(xf), 1), args.epilogue, nullptr);
+    const dim3 tiles = Kernel::get_grid_shape(bp);
+    if (tiles.z != 1) return RunStatus::not_implementable;
+    p.tiles_m[i] = static_cast<int>(tiles.x);
+    p.first[i + 1] = p.first[i] + static_cast<int>(tiles.x * tiles.y);
+  }
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    return RunStatus::init_failed;
+  constexpr int smem = static_cast<int>(sizeof(SharedStorage));
+  auto* fn = &conv_grouped_kernel<Sm90ConvGrouped>;
+  if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+    return RunStatus::init_failed;
+  const int ctas = p.first[n] < sms ? p.first[n] : sms;  // one CTA per SM (the pipeline fills shared memory)
+  if (ctas < 1) return RunStatus::ok;
+  fn<<<ctas, kThreads, smem, st>>>(p);
+  return cudaPeekAtLastError() == cudaSuccess ? RunStatus::ok : RunStatus::launch_failed;
+}
+
+}  // namespace fd::cuda::conv::sm90
+
+// One instantiation file: FD_SM90_CONV_GROUPED(fprop_f16_128x128_grouped, cutlass::half_t, 128, 128).
+#define FD_SM90_CONV_GROUPED(NAME, T, TM, TN)                                                     \
+  namespace fd::cuda::conv::sm90 {                                                                \
+  const GroupKernel& NAME() { return Sm90ConvGrouped<T, TM, TN>::instance(#NAME); }               \
+  }

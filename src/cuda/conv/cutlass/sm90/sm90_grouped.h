@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Grouped persistent sm_90a forward kernels (kernels/sm90_conv_grouped.cuh): up to kMaxGroup forward convolutions
+// of one data type in one launch, as many CTAs as fit on the GPU, each CTA walking the tiles of every problem in
+// turn. The TMA producer warp loads the next tile's operands while the consumer warp group runs the previous
+// tile's epilogue, and the TMA stores drain while the next tile's wgmma runs: the per-tile prologue and epilogue
+// that the non-persistent kernels pay at every CTA overlap. Written for the 16-bit dgrad's stride phases
+// (dgrad_phases16.h: four forwards of 1, 2, 2 and 4 taps with a short K each, where the non-persistent kernels
+// spend 2.4x the time of the stride-1 layer with the same multiply-adds, H200 run 20). Same plain-C++ interface
+// rules as sm90_kernels.h.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "cuda/conv/cutlass/sm90/sm90_kernels.h"
+
+namespace fd::cuda::conv::sm90 {
+
+constexpr int kMaxGroup = 4;  // the stride phases of a 2-D stride of 2
+
+// One grouped kernel, type-erased. run: problem i is g[i] with o[i]'s pointers, strides, alpha and beta (its
+// stream ignored: the launch is queued on st); the problems whose tiles take longest should come first.
+struct GroupKernel {
+  const char* name;
+  bool (*can_implement)(const Geometry& g);
+  RunStatus (*run)(const Geometry* g, const Operands* o, int n, cudaStream_t st);
+};
+
+// 128x128x64 tiles, no cluster, the deepest pipeline beside the epilogue's own shared memory.
+const GroupKernel& fprop_f16_128x128_grouped();
+const GroupKernel& fprop_bf16_128x128_grouped();
+
+}  // namespace fd::cuda::conv::sm90
