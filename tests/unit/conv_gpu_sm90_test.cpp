@@ -558,6 +558,30 @@ void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, doubl
   check_forward(h, p, rng, alpha, beta, kTf32Tol);
 }
 
+// The 16-bit forward on the grouped persistent kernel (FREEDNN_SM90_PERSISTENT=1, sm90_grouped.h): both tiles
+// (K <= 64: 128x64), random ResNet-like layers, blending and not, and layers of more tiles than an H200 has SMs
+// (132), so that CTAs walk several tiles and their pipelines run on across tiles.
+TEST(ConvSm90, PersistentForward) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  ft::ScopedEnv persistent("FREEDNN_SM90_PERSISTENT", "1");
+  std::vector<Shape> shapes = {
+      {"k64_many", 6, 8, 64, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},      // 147 tiles of 128x64
+      {"k136_many", 8, 16, 136, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},   // 392 tiles of 128x128
+      {"k72_s2", 3, 24, 72, 1, {29, 31}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+  };
+  for (int j = 0; j < 3; ++j) shapes.push_back(random_layer(rng, false));
+  int i = 0;
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(s.name);
+    const bool blend = ++i % 2 == 0;
+    Problem p(s, i % 3 == 0 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
+    check_forward(h, p, rng, blend ? 0.5 : 1.0, blend ? 0.75 : 0.0);
+  }
+}
+
 // The small tiles (K forward, C backward data <= 64) with the pipeline as deep as shared memory holds
 // (FREEDNN_SM90_STAGES=0; the default is 4 stages, two CTAs per SM, which the other tests run): 16-bit forward and
 // backward data, and TF32 forward, the stride-phase dgrad and the transposed wgrad (they run the forward kernels).

@@ -6,8 +6,8 @@
 // tile's epilogue, and the TMA stores drain while the next tile's wgmma runs: the per-tile prologue and epilogue
 // that the non-persistent kernels pay at every CTA overlap. Written for the 16-bit dgrad's stride phases
 // (dgrad_phases16.h: four forwards of 1, 2, 2 and 4 taps with a short K each, where the non-persistent kernels
-// spend 2.4x the time of the stride-1 layer with the same multiply-adds, H200 run 20). Same plain-C++ interface
-// rules as sm90_kernels.h.
+// spend 2.4x the time of the stride-1 layer with the same multiply-adds, H200 run 20), and as a persistent
+// single forward (FREEDNN_SM90_PERSISTENT=1, sm90_impl.h). Same plain-C++ interface rules as sm90_kernels.h.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -25,8 +25,10 @@ struct GroupKernel {
   RunStatus (*run)(const Geometry* g, const Operands* o, int n, cudaStream_t st);
 };
 
-// 128x128x64 tiles, no cluster, the deepest pipeline beside the epilogue's own shared memory.
+// 128x128x64 and 128x64x64 tiles, no cluster, the deepest pipeline beside the epilogue's own shared memory.
 const GroupKernel& fprop_f16_128x128_grouped();
 const GroupKernel& fprop_bf16_128x128_grouped();
+const GroupKernel& fprop_f16_128x64_grouped();
+const GroupKernel& fprop_bf16_128x64_grouped();
 
 }  // namespace fd::cuda::conv::sm90

@@ -37,6 +37,7 @@
 #include "core/env.h"
 #include "cuda/conv/cutlass/nhwc_staging.h"
 #include "cuda/conv/cutlass/s2d_staging.h"
+#include "cuda/conv/cutlass/sm90/sm90_grouped.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
 #include "cuda/conv/tf32.h"
 #include "dispatch/conv_registry.h"
@@ -227,6 +228,17 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     return pick_kernel(kernels_, p.xdt, kernels_.narrow(p));  // tf32 kernels: check_problem made sure
   }
 
+  // The grouped persistent forward kernel (sm90_grouped.h) for one 16-bit forward with FREEDNN_SM90_PERSISTENT=1
+  // (read at every call; not yet run on a GPU), else null: one CTA per SM walks the tiles, the next tile's loads
+  // overlapping the last one's epilogue, as NVIDIA's persistent engines do (run 19's ncu: their 256x64 forward of
+  // ResNet's 3x3 56x56x64 layer at 39.5 us, ours at 66, 49.7 with the 4-stage tiles of run 20).
+  const GroupKernel* persistent(const ConvProblem& p) const {
+    if (dir_ != ConvDir::fwd || p.xdt == CUDNN_DATA_FLOAT || !fd::env_flag("FREEDNN_SM90_PERSISTENT")) return nullptr;
+    const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
+    if (kernels_.narrow(p) <= 64) return bf16 ? &fprop_bf16_128x64_grouped() : &fprop_f16_128x64_grouped();
+    return bf16 ? &fprop_bf16_128x128_grouped() : &fprop_f16_128x128_grouped();
+  }
+
   // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0), on
   // the operands as given (nothing staged).
   cudnnStatus_t launch(const ConvProblem& p, const fd::conv::ConvArgs& a, const void* c, double alpha,
@@ -279,6 +291,14 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       o.workspace_size = a.workspace_size;
     }
     o.stream = a.handle->stream;
+    if (const GroupKernel* pk = persistent(p)) {  // FREEDNN_SM90_PERSISTENT=1 (opt-in until timed on a GPU)
+      const RunStatus r = pk->run(&g, &o, 1, o.stream);
+      if (r == RunStatus::ok) return CUDNN_STATUS_SUCCESS;
+      FD_CHECK(r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
+               "%s: CUTLASS %s failed to initialize or launch (CUDA: %s)", id_, pk->name,
+               cudaGetErrorName(cudaGetLastError()));
+      // not implementable (no cluster: another can_implement): the non-persistent kernel below
+    }
     switch (k.run(g, o)) {
       case RunStatus::ok: return CUDNN_STATUS_SUCCESS;
       case RunStatus::not_implementable:
