@@ -19,9 +19,9 @@ constexpr int kMaxGroup = 4;  // the stride phases of a 2-D stride of 2
 
 // One grouped kernel, type-erased. run: problem i is g[i] with o[i]'s pointers, strides, alpha and beta (its
 // stream ignored: the launch is queued on st); the problems whose tiles take longest should come first.
+// not_implementable when CUTLASS's checks fail for any problem (nothing is launched then).
 struct GroupKernel {
   const char* name;
-  bool (*can_implement)(const Geometry& g);
   RunStatus (*run)(const Geometry* g, const Operands* o, int n, cudaStream_t st);
 };
 

@@ -107,54 +107,51 @@ struct Sm90ConvGrouped {
     // Every problem has the same beta (the stride phases of one dx): the source is loaded for all or for none.
     const bool source = Epilogue(p.base[0].epilogue, ss.tensors.epilogue).is_producer_load_needed();
 
+    // Tile t: its problem's params, the (M, N, K, 1) shape, the mainloop's tiled views of A and B, and the
+    // tile's (m, n, _, 0) coordinate.
+    const auto tile_at = [&](int t) {
+      int mi = 0, ni = 0;
+      const auto& bp = p.base[locate(p, t, &mi, &ni)];
+      const auto mnkl = append<4>(bp.problem_shape, Int<1>{});
+      auto inputs = mainloop.load_init(mnkl, bp.mainloop);
+      const auto coord = make_coord(idx2crd(mi, shape<2>(get<0>(inputs))), idx2crd(ni, shape<2>(get<1>(inputs))), _,
+                                    Int<0>{});
+      return cute::make_tuple(&bp, mnkl, inputs, coord);
+    };
+
     if (producer) {
       if (producer_warp == 0) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
-          int mi = 0, ni = 0;
-          const auto& bp = p.base[locate(p, t, &mi, &ni)];
-          auto inputs = mainloop.load_init(append<4>(bp.problem_shape, Int<1>{}), bp.mainloop);
-          const auto m = idx2crd(mi, shape<2>(get<0>(inputs)));
-          const auto n = idx2crd(ni, shape<2>(get<1>(inputs)));
+          auto [bp, mnkl, inputs, coord] = tile_at(t);
           const int k_count = int(size<3>(get<0>(inputs)));
           auto k_iter = cute::make_coord_iterator(shape<3>(get<0>(inputs)));
-          mainloop.load(bp.mainloop, mainloop_pipeline, mainloop_producer_state, inputs, make_coord(m, n, _, Int<0>{}),
-                        k_iter, k_count, lane, cute::block_rank_in_cluster(), ss.tensors.mainloop);
+          mainloop.load(bp->mainloop, mainloop_pipeline, mainloop_producer_state, inputs, coord, k_iter, k_count, lane,
+                        cute::block_rank_in_cluster(), ss.tensors.mainloop);
           mainloop_producer_state.advance(k_count);
         }
         mainloop.load_tail(mainloop_pipeline, mainloop_producer_state);
       } else if (producer_warp == 2 && source) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
-          int mi = 0, ni = 0;
-          const auto& bp = p.base[locate(p, t, &mi, &ni)];
-          Epilogue epilogue(bp.epilogue, ss.tensors.epilogue);
-          const auto mnkl = append<4>(bp.problem_shape, Int<1>{});
-          auto inputs = mainloop.load_init(mnkl, bp.mainloop);  // for the tile coordinates' shapes only
-          const auto m = idx2crd(mi, shape<2>(get<0>(inputs)));
-          const auto n = idx2crd(ni, shape<2>(get<1>(inputs)));
-          epi_load_producer_state = epilogue.load(epi_load_pipeline, epi_load_producer_state, mnkl, tile,
-                                                  make_coord(m, n, _, Int<0>{}), tiled_mma, lane, ss.tensors.epilogue);
+          auto [bp, mnkl, inputs, coord] = tile_at(t);
+          epi_load_producer_state = Epilogue(bp->epilogue, ss.tensors.epilogue)
+                                        .load(epi_load_pipeline, epi_load_producer_state, mnkl, tile, coord, tiled_mma,
+                                              lane, ss.tensors.epilogue);
         }
         Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(epi_load_pipeline, epi_load_producer_state);
       }
     } else {
       for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
-        int mi = 0, ni = 0;
-        const auto& bp = p.base[locate(p, t, &mi, &ni)];
-        Epilogue epilogue(bp.epilogue, ss.tensors.epilogue);
-        const auto mnkl = append<4>(bp.problem_shape, Int<1>{});
-        auto inputs = mainloop.load_init(mnkl, bp.mainloop);  // for the tile coordinates' shapes only
-        const auto m = idx2crd(mi, shape<2>(get<0>(inputs)));
-        const auto n = idx2crd(ni, shape<2>(get<1>(inputs)));
+        auto [bp, mnkl, inputs, coord] = tile_at(t);
         const int k_count = int(size<3>(get<0>(inputs)));
         Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
         mainloop.mma(mainloop_pipeline, mainloop_consumer_state, acc, k_count, group_thread, ss.tensors.mainloop,
-                     bp.mainloop);
+                     bp->mainloop);
         mainloop.mma_tail(mainloop_pipeline, mainloop_consumer_state, k_count);
         mainloop_consumer_state.advance(k_count);
-        auto [load_next, store_next] =
-            epilogue.store(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline, epi_store_producer_state,
-                           mnkl, tile, make_coord(m, n, _, Int<0>{}), acc, tiled_mma, group_thread,
-                           ss.tensors.epilogue);
+        auto [load_next, store_next] = Epilogue(bp->epilogue, ss.tensors.epilogue)
+                                           .store(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline,
+                                                  epi_store_producer_state, mnkl, tile, coord, acc, tiled_mma,
+                                                  group_thread, ss.tensors.epilogue);
         epi_load_consumer_state = load_next;
         epi_store_producer_state = store_next;
       }
@@ -163,10 +160,9 @@ struct Sm90ConvGrouped {
     }
   }
 
-  static bool can_implement(const Geometry& g) { return Base::can_implement(g); }
   static RunStatus run(const Geometry* g, const Operands* o, int n, cudaStream_t st);
   static const GroupKernel& instance(const char* name) {
-    static const GroupKernel k{name, &can_implement, &run};
+    static const GroupKernel k{name, &run};
     return k;
   }
 };
