@@ -140,8 +140,9 @@ TEST(ConvSm90, TileEdges) {
 // (dgrad_phases16.h): ResNet's 3x3 and 1x1 stride-2 layers in small (the 1x1 leaves three phases to the pass
 // beside them), odd dx extents, unequal strides, stride 3, dilation with stride (a phase no tap reaches), 5x5
 // filters, 128x64 tiles (C <= 64, or any C with FREEDNN_SM90_DGRAD16_NARROW=1) and 128x128; blending and not;
-// the phases on concurrent streams, (FREEDNN_SM90_PHASES_SERIAL=1) on one, and (FREEDNN_SM90_PHASES_GROUPED=1) in
-// one grouped persistent launch.
+// the phases as separate launches (FREEDNN_SM90_PHASES_GROUPED=0) on concurrent streams or
+// (FREEDNN_SM90_PHASES_SERIAL=1) on one, and (the default for two or more live phases of 128x128 tiles) in one
+// grouped persistent launch.
 TEST(ConvSm90, Dgrad16StridePhases) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -158,15 +159,19 @@ TEST(ConvSm90, Dgrad16StridePhases) {
       {"5x5s2", 2, 24, 16, 1, {16, 16}, {5, 5}, {2, 2}, {2, 2}, {1, 1}},
   };
   int i = 0;
-  for (const Shape& s : shapes) {
-    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
-      SCOPED_TRACE(s.name);
-      const bool blend = ++i % 2 == 0;
-      Problem p(s, t, true, false, false, rng);
-      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+  {
+    ft::ScopedEnv separate("FREEDNN_SM90_PHASES_GROUPED", "0");
+    for (const Shape& s : shapes) {
+      for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+        SCOPED_TRACE(s.name);
+        const bool blend = ++i % 2 == 0;
+        Problem p(s, t, true, false, false, rng);
+        check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+      }
     }
   }
   {
+    ft::ScopedEnv separate("FREEDNN_SM90_PHASES_GROUPED", "0");
     ft::ScopedEnv narrow("FREEDNN_SM90_DGRAD16_NARROW", "1");
     ft::ScopedEnv serial("FREEDNN_SM90_PHASES_SERIAL", "1");  // and the phases one after the other on one stream
     for (const Shape& s : {shapes[1], shapes[3]}) {
@@ -175,9 +180,9 @@ TEST(ConvSm90, Dgrad16StridePhases) {
       check_backward_data(h, p, rng, 1.0, i % 4 == 0 ? 0.5 : 0.0);
     }
   }
-  // The phases (C > 64) in one launch of the grouped persistent kernel (FREEDNN_SM90_PHASES_GROUPED=1), with and
-  // without blending (the epilogue's source loads); `many` has 196 tiles, so some CTAs of an H200 (132) take two.
-  ft::ScopedEnv grouped("FREEDNN_SM90_PHASES_GROUPED", "1");
+  // The phases (C > 64) in one launch of the grouped persistent kernel (the default), with and without blending
+  // (the epilogue's source loads); `many` has 196 tiles, so some CTAs of an H200 (132) take two (with blending, the
+  // second tile's source loads hung in run 21 until every tile ended with store_tail).
   const Shape many{"3x3s2_c72_k16_n8", 8, 72, 16, 1, {56, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
   for (const Shape& s : {shapes[1], shapes[3], many})
     for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
@@ -558,15 +563,16 @@ void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, doubl
   check_forward(h, p, rng, alpha, beta, kTf32Tol);
 }
 
-// The 16-bit forward on the grouped persistent kernel (FREEDNN_SM90_PERSISTENT=1, sm90_grouped.h): both tiles
-// (K <= 64: 128x64), random ResNet-like layers, blending and not, and layers of more tiles than an H200 has SMs
-// (132), so that CTAs walk several tiles and their pipelines run on across tiles.
+// The 16-bit forward on the grouped persistent kernel (the default, sm90_grouped.h): both tiles (K <= 64: 128x64),
+// random ResNet-like layers, blending and not, and layers of more tiles than an H200 has SMs (132), so that CTAs
+// walk several tiles and their pipelines run on across tiles (k136_many blends: run 21 hung there before every
+// tile's epilogue ended with store_tail). Then the same layers on the non-persistent kernels
+// (FREEDNN_SM90_PERSISTENT=0).
 TEST(ConvSm90, PersistentForward) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:cutlass_sm90_fprop");
-  ft::ScopedEnv persistent("FREEDNN_SM90_PERSISTENT", "1");
   std::vector<Shape> shapes = {
       {"k64_many", 6, 8, 64, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},      // 147 tiles of 128x64
       {"k136_many", 8, 16, 136, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},   // 392 tiles of 128x128
@@ -574,11 +580,14 @@ TEST(ConvSm90, PersistentForward) {
   };
   for (int j = 0; j < 3; ++j) shapes.push_back(random_layer(rng, false));
   int i = 0;
-  for (const Shape& s : shapes) {
-    SCOPED_TRACE(s.name);
-    const bool blend = ++i % 2 == 0;
-    Problem p(s, i % 3 == 0 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
-    check_forward(h, p, rng, blend ? 0.5 : 1.0, blend ? 0.75 : 0.0);
+  for (const char* persistent : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_SM90_PERSISTENT", persistent);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(s.name) + " FREEDNN_SM90_PERSISTENT=" + persistent);
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, i % 3 == 0 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
+      check_forward(h, p, rng, blend ? 0.5 : 1.0, blend ? 0.75 : 0.0);
+    }
   }
 }
 
@@ -741,7 +750,9 @@ TEST(ConvSm90, Tf32DeclinesWithoutTf32) {
 // unequal size), the stem (7x7 stride 2, C = 3 padded to 4, a window below dy's last row), dilation at stride 1
 // and 2 (stride 2 with dilation 2: a phase no tap reaches), stride 3, C and K off 4, both kernels (C <= 64:
 // 128x64), CUDNN_CONVOLUTION mode (the sub-filters flipped), packed NHWC (stride 1: the kernel writes dx itself),
-// NCHW and padded strides, alpha/beta.
+// NCHW and padded strides, alpha/beta. The 128x128 phases run in one grouped persistent launch (the default;
+// 3x3s2_c136_many has 200 tiles, so some CTAs of an H200 take two), and as separate launches with
+// FREEDNN_SM90_PHASES_GROUPED=0.
 TEST(ConvSm90, Tf32DgradShapesAndLayouts) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -756,6 +767,7 @@ TEST(ConvSm90, Tf32DgradShapesAndLayouts) {
       {"dilated", 2, 32, 40, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
       {"s2_dil2", 2, 16, 24, 1, {13, 12}, {3, 3}, {2, 2}, {2, 2}, {2, 2}},
       {"s3_k4", 2, 24, 16, 1, {17, 16}, {4, 4}, {1, 1}, {3, 3}, {1, 1}},
+      {"3x3s2_c136_many", 4, 136, 24, 1, {56, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
   };
   int i = 0;
   for (const Shape& s : shapes) {
@@ -764,6 +776,14 @@ TEST(ConvSm90, Tf32DgradShapesAndLayouts) {
       const double alpha = i % 3 == 1 ? 0.75 : 1.0, beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
       ++i;
       check_backward_data(h, p, rng, alpha, beta, kTf32Tol);
+    }
+  }
+  {
+    ft::ScopedEnv separate("FREEDNN_SM90_PHASES_GROUPED", "0");
+    for (const Shape& s : {shapes[1], shapes[8]}) {
+      SCOPED_TRACE(std::string("separate launches ") + s.name);
+      Tf32Problem p(s, false, false, rng);
+      check_backward_data(h, p, rng, 0.75, ++i % 2 ? 0.5 : 0.0, kTf32Tol);
     }
   }
   for (const Shape& s : {shapes[1], shapes[4]}) {  // CUDNN_CONVOLUTION

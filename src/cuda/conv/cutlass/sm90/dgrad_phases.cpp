@@ -162,4 +162,15 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
   return joined;
 }
 
+RunStatus run_phases_grouped(const GroupKernel& k, const DgradPhase* ph, int n,
+                             const std::function<Operands(const DgradPhase&)>& operands, cudaStream_t st) {
+  int live[kMaxDgradPhases];
+  const int count = live_heaviest_first(ph, n, live);
+  if (count < 1 || count > kMaxGroup) return RunStatus::not_implementable;
+  Geometry g[kMaxGroup];
+  Operands o[kMaxGroup];
+  for (int j = 0; j < count; ++j) g[j] = ph[live[j]].g, o[j] = operands(ph[live[j]]);
+  return k.run(g, o, count, st);
+}
+
 }  // namespace fd::cuda::conv::sm90

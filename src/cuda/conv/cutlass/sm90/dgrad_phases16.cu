@@ -89,20 +89,6 @@ __global__ void fill_empty_phases(FillArgs g) {
   }
 }
 
-// FREEDNN_SM90_PHASES_GROUPED=1 (opt-in until timed on a GPU): the live phases in one launch of the grouped
-// persistent kernel (sm90_grouped.h), the ones with the most taps first (their tiles come first).
-RunStatus run_grouped(const ConvProblem& p, const Dgrad16Plan& pl,
-                      const std::function<Operands(const DgradPhase&)>& operands, cudaStream_t st) {
-  const GroupKernel& k = p.xdt == CUDNN_DATA_BFLOAT16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
-  int live[kMaxDgradPhases];
-  const int n = live_heaviest_first(pl.ph, pl.phases, live);
-  if (n > kMaxGroup) return RunStatus::not_implementable;
-  Geometry g[kMaxGroup];
-  Operands o[kMaxGroup];
-  for (int j = 0; j < n; ++j) g[j] = pl.ph[live[j]].g, o[j] = operands(pl.ph[live[j]]);
-  return k.run(g, o, n, st);  // not_implementable where CUTLASS's checks of any phase fail
-}
-
 }  // namespace
 
 bool dgrad16_phases_wanted(const ConvProblem& p) {
@@ -187,8 +173,9 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
     o.alpha = static_cast<float>(a.alpha), o.beta = static_cast<float>(a.beta);
     return o;
   };
-  if (!pl.narrow && env_flag("FREEDNN_SM90_PHASES_GROUPED")) {
-    const RunStatus grouped = run_grouped(p, pl, operands, st);
+  if (!pl.narrow && pl.live >= 2 && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true)) {
+    const GroupKernel& k = p.xdt == CUDNN_DATA_BFLOAT16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
+    const RunStatus grouped = run_phases_grouped(k, pl.ph, pl.phases, operands, st);
     if (grouped == RunStatus::ok) return fill ? fill(st) : CUDNN_STATUS_SUCCESS;
     FD_CHECK(grouped == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
              "%s: the grouped persistent kernel failed to initialize or launch the stride phases (CUDA: %s)", id,

@@ -10,9 +10,9 @@
 // (Operands::d_strides), with alpha and beta in its epilogue. The pixels of phases no tap reaches (three of four
 // for a 1x1 filter at stride 2) get alpha * 0 + beta * dx from one pass over dx. Phases and that pass run at once
 // on the handle's aux streams. H200 run 20: 0.84-0.94x the time of the best before it on ResNet's 1x1 stride-2
-// layers, 0.99-1.45x on the 3x3 ones, so Find and the calibrated model choose per layer. With
-// FREEDNN_SM90_PHASES_GROUPED=1 (opt-in, not yet run on a GPU) the phases of a 128x128-tile plan run instead in
-// one launch of the grouped persistent kernel (sm90_grouped.h).
+// layers, 0.99-1.45x on the 3x3 ones, so Find and the calibrated model choose per layer. Two or more live phases
+// of a 128x128-tile plan run instead in one launch of the grouped persistent kernel (sm90_grouped.h; run 21:
+// 0.70-0.83x the separate launches' time on the 3x3 layers), unless FREEDNN_SM90_PHASES_GROUPED=0.
 // Every dx element is summed by one CTA in a fixed order: deterministic.
 #pragma once
 #include <cudnn.h>

@@ -7,7 +7,7 @@
 // that the non-persistent kernels pay at every CTA overlap. Written for the 16-bit dgrad's stride phases
 // (dgrad_phases16.h: four forwards of 1, 2, 2 and 4 taps with a short K each, where the non-persistent kernels
 // spend 2.4x the time of the stride-1 layer with the same multiply-adds, H200 run 20), and as a persistent
-// single forward (FREEDNN_SM90_PERSISTENT=1, sm90_impl.h). Same plain-C++ interface rules as sm90_kernels.h.
+// single forward (the default for 16-bit forwards, FREEDNN_SM90_PERSISTENT=0 turns it off, sm90_impl.h). Same plain-C++ interface rules as sm90_kernels.h.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -30,5 +30,6 @@ const GroupKernel& fprop_f16_128x128_grouped();
 const GroupKernel& fprop_bf16_128x128_grouped();
 const GroupKernel& fprop_f16_128x64_grouped();
 const GroupKernel& fprop_bf16_128x64_grouped();
+const GroupKernel& fprop_tf32_128x128_grouped();  // 128x128x32 on float as TF32: the float dgrad's stride phases
 
 }  // namespace fd::cuda::conv::sm90

@@ -228,12 +228,14 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     return pick_kernel(kernels_, p.xdt, kernels_.narrow(p));  // tf32 kernels: check_problem made sure
   }
 
-  // The grouped persistent forward kernel (sm90_grouped.h) for one 16-bit forward with FREEDNN_SM90_PERSISTENT=1
-  // (read at every call; not yet run on a GPU), else null: one CTA per SM walks the tiles, the next tile's loads
-  // overlapping the last one's epilogue, as NVIDIA's persistent engines do (run 19's ncu: their 256x64 forward of
-  // ResNet's 3x3 56x56x64 layer at 39.5 us, ours at 66, 49.7 with the 4-stage tiles of run 20).
+  // The grouped persistent forward kernel (sm90_grouped.h) for one 16-bit forward unless FREEDNN_SM90_PERSISTENT=0
+  // (read at every call), else null: one CTA per SM walks the tiles, the next tile's loads overlapping the last
+  // one's epilogue, as NVIDIA's persistent engines do (run 19's ncu: their 256x64 forward of ResNet's 3x3 56x56x64
+  // layer at 39.5 us, ours at 66, 49.7 with the 4-stage tiles of run 20). H200 run 21: 0.67-1.01x the time of the
+  // non-persistent kernels on ResNet-50's 16-bit forward layers (geomean 0.91), slower on none.
   const GroupKernel* persistent(const ConvProblem& p) const {
-    if (dir_ != ConvDir::fwd || p.xdt == CUDNN_DATA_FLOAT || !fd::env_flag("FREEDNN_SM90_PERSISTENT")) return nullptr;
+    if (dir_ != ConvDir::fwd || p.xdt == CUDNN_DATA_FLOAT || !fd::env_flag_or("FREEDNN_SM90_PERSISTENT", true))
+      return nullptr;
     const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
     if (kernels_.narrow(p) <= 64) return bf16 ? &fprop_bf16_128x64_grouped() : &fprop_f16_128x64_grouped();
     return bf16 ? &fprop_bf16_128x128_grouped() : &fprop_f16_128x128_grouped();
@@ -291,7 +293,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       o.workspace_size = a.workspace_size;
     }
     o.stream = a.handle->stream;
-    if (const GroupKernel* pk = persistent(p)) {  // FREEDNN_SM90_PERSISTENT=1 (opt-in until timed on a GPU)
+    if (const GroupKernel* pk = persistent(p)) {
       const RunStatus r = pk->run(&g, &o, 1, o.stream);
       if (r == RunStatus::ok) return CUDNN_STATUS_SUCCESS;
       FD_CHECK(r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,

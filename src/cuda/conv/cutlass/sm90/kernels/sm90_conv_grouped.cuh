@@ -140,6 +140,19 @@ struct Sm90ConvGrouped {
         Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(epi_load_pipeline, epi_load_producer_state);
       }
     } else {
+      // With a source, the epilogue (C's smem reused for D) releases a C buffer only once it counts more stores
+      // in flight than its store pipeline leaves unacquired, and its count lives in the epilogue object, which is
+      // per tile here (each problem has its own params): so every tile ends with store_tail, which waits for the
+      // tile's stores to read shared memory and releases the buffers still held. Without it the releases fall
+      // behind by that many buffers per tile and the source loads of a CTA's second tile wait forever (H200 run
+      // 21). Without a source nothing is released, and the stores are waited for once, at the end.
+      const auto tile_tail = [&] {
+        auto [load_next, store_next] = Epilogue(p.base[0].epilogue, ss.tensors.epilogue)
+                                           .store_tail(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline,
+                                                       epi_store_producer_state);
+        epi_load_consumer_state = load_next;
+        epi_store_producer_state = store_next;
+      };
       for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
         auto [bp, mnkl, inputs, coord] = tile_at(t);
         const int k_count = int(size<3>(get<0>(inputs)));
@@ -154,9 +167,9 @@ struct Sm90ConvGrouped {
                                                   group_thread, ss.tensors.epilogue);
         epi_load_consumer_state = load_next;
         epi_store_producer_state = store_next;
+        if (source) tile_tail();
       }
-      Epilogue(p.base[0].epilogue, ss.tensors.epilogue)
-          .store_tail(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline, epi_store_producer_state);
+      if (!source) tile_tail();
     }
   }
 
