@@ -2,7 +2,7 @@
 // Copyright 2026 The freednn Authors
 // cuda:gemm_1x1 forced by id (GPU test mode only): random 1x1 problems in NCHW and NHWC, every float type,
 // stride 1 and 2, 2-D and 3-D, alpha/beta, the three directions against the double reference; the NCHW
-// backward filter with several rounds of partial-sum slots; TF32; the fused bias + ReLU forward (z apart and
+// backward filter with several rounds of partial-sum slots; TF32 (on cuBLASLt and on cuBLAS); the fused bias + ReLU forward (z apart and
 // z = y); and the problems it must decline.
 #include "unit/conv_check.h"
 
@@ -155,6 +155,33 @@ TEST(ConvGpuGemm1x1, DefaultMathFloatTf32) {
     Problem p(s, CUDNN_DATA_FLOAT, nhwc, false, false, rng);
     FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
     ft_conv_check::check_directions(h, p, kAlgos, rng, 1.0, nhwc ? 0.5 : 0.0, 3e-3, kId);
+  }
+}
+
+// TF32 GEMMs on cuBLASLt (lt_gemm.h): the algorithm timed at the workspace query (the default), the heuristic's
+// first answer (FREEDNN_LT_TUNE=0 on a shape never timed: its own channel counts), and cuBLAS
+// (FREEDNN_GEMM1X1_LT=0); NCHW (batched GEMMs over the images) and NHWC, stride 1 and 2, blending.
+TEST(ConvGpuGemm1x1, Tf32OnCublasLt) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  int i = 0;
+  for (const char* mode : {"timed", "heuristic", "cublas"}) {
+    const std::string m = mode;
+    ft::ScopedEnv tune("FREEDNN_LT_TUNE", m == "heuristic" ? "0" : "1");
+    ft::ScopedEnv lt("FREEDNN_GEMM1X1_LT", m == "cublas" ? "0" : "1");
+    for (bool nhwc : {false, true}) {
+      for (int stride : {1, 2}) {
+        const int c = 96 + 8 * i, k = 136 - 8 * i;  // a new shape each time: nothing timed before
+        Shape s{"tf32lt", 3, c, k, 1, {12, 10}, {1, 1}, {0, 0}, {stride, stride}, {1, 1}};
+        SCOPED_TRACE(m + (nhwc ? " nhwc" : " nchw") + " stride " + std::to_string(stride));
+        Problem p(s, CUDNN_DATA_FLOAT, nhwc, false, false, rng);
+        FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+        const bool blend = ++i % 2 == 0;
+        ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? 0.5 : 0.0, 3e-3, kId);
+      }
+    }
   }
 }
 

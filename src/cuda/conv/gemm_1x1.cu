@@ -18,12 +18,15 @@
 // is y itself, the GEMM's beta adds alpha2 * z first). For half/bf16 data the product is thus rounded to the
 // storage type once before the bias is added. Float products in float (f16/bf16 inputs, f32 accumulation),
 // TF32 tensor cores for float data unless CUDNN_FMA_MATH or NVIDIA_TF32_OVERRIDE=0, double in double. No
-// split-K atomics of our own and a fixed reduction order: deterministic.
+// split-K atomics of our own and a fixed reduction order: deterministic. TF32 GEMMs run on cuBLASLt with the
+// algorithm timed per shape at the workspace query / Find (lt_gemm.h: cuBLAS's default took up to 1.8x the time of
+// the fastest answer on ResNet-50's 1x1 layers); FREEDNN_GEMM1X1_LT=0 (read at every call) runs cuBLAS's default.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "core/dtype.h"
 #include "core/env.h"
@@ -31,6 +34,7 @@
 #include "cuda/common/cublas_util.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
+#include "cuda/common/lt_gemm.h"
 #include "cuda/common/word.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
@@ -301,14 +305,34 @@ __global__ void fused_epilogue_kernel(S* y, int64_t mb, int64_t K, int64_t od, i
 
 // --- host side --------------------------------------------------------------------------------------------------
 
+// The GEMM shape as cuBLASLt's tuning table keys it (the batch strides of a single GEMM do not matter).
+fd::cuda::LtGemm lt_shape(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                          int64_t sa, int64_t ldb, int64_t sb, int64_t ldc, int64_t sc, int64_t batch,
+                          cudaDataType_t ab, cudaDataType_t c, cublasComputeType_t ct) {
+  fd::cuda::LtGemm g;
+  g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+  if (batch > 1) g.sa = sa, g.sb = sb, g.sc = sc;
+  g.batch = batch, g.ab = ab, g.c = c, g.ct = ct;
+  return g;
+}
+
 struct Gemm {
   cublasHandle_t cb = nullptr;
   cudaDataType_t ab = CUDA_R_32F, c = CUDA_R_32F;
   cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
+  cudnnContext* h = nullptr;  // set: TF32 GEMMs go to cuBLASLt with (work, work_bytes) as its work area
+  void* work = nullptr;
+  size_t work_bytes = 0;
   // C (column-major m x n) = alpha op(A) op(B) + beta C, `batch` times with element strides sa, sb, sc.
   cudnnStatus_t operator()(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, double alpha,
                            const void* A, int64_t lda, int64_t sa, const void* B, int64_t ldb, int64_t sb, double beta,
                            void* C, int64_t ldc, int64_t sc, int64_t batch) const {
+    if (h != nullptr && ct == CUBLAS_COMPUTE_32F_FAST_TF32) {
+      bool ran = false;
+      FD_TRY(fd::cuda::lt_gemm(h, lt_shape(ta, tb, m, n, k, lda, sa, ldb, sb, ldc, sc, batch, ab, c, ct), alpha, A, B,
+                               beta, C, work, work_bytes, &ran));
+      if (ran) return CUDNN_STATUS_SUCCESS;
+    }
     const float af = static_cast<float>(alpha), bf = static_cast<float>(beta);
     const bool dbl = ct == CUBLAS_COMPUTE_64F;
     const void* ap = dbl ? static_cast<const void*>(&alpha) : static_cast<const void*>(&af);
@@ -325,6 +349,42 @@ struct Gemm {
     return CUDNN_STATUS_SUCCESS;
   }
 };
+
+// The cuBLASLt GEMM shapes run_typed queues for a float problem on TF32 (none otherwise), for tuning at prepare():
+// the same calls, written out again without the data (a shape missing here only runs untimed: the heuristic's
+// first answer).
+std::vector<fd::cuda::LtGemm> tf32_gemms(const ConvProblem& p) {
+  std::vector<fd::cuda::LtGemm> out;
+  if (compute_type(p) != CUBLAS_COMPUTE_32F_FAST_TF32 || !env_flag_or("FREEDNN_GEMM1X1_LT", true)) return out;
+  const Plan l = plan(p);
+  const int64_t C = p.ic, K = p.oc, N = p.mb, S = p.osp(), P = N * S;
+  const cublasOperation_t NN = CUBLAS_OP_N, TT = CUBLAS_OP_T;
+  const auto add = [&](cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, int64_t lda,
+                       int64_t sa, int64_t ldb, int64_t sb, int64_t ldc, int64_t sc, int64_t batch) {
+    const auto g = lt_shape(ta, tb, m, n, k, lda, sa, ldb, sb, ldc, sc, batch, CUDA_R_32F, CUDA_R_32F,
+                            CUBLAS_COMPUTE_32F_FAST_TF32);
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+  };
+  // Image chunks of at most `per` images: the full chunks' shape and the last one's.
+  const auto chunks = [&](int64_t per, const auto& one) {
+    one(std::min(per, N));
+    if (N > per && N % per != 0) one(N % per);
+  };
+  if (p.dir == ConvDir::fwd) {
+    if (l.nhwc) add(TT, NN, K, P, C, C, 0, C, 0, K, 0, 1);
+    else chunks(kMaxBatch, [&](int64_t cnt) { add(NN, NN, S, K, C, S, C * S, C, 0, S, K * S, cnt); });
+  } else if (p.dir == ConvDir::bwd_data) {
+    if (l.nhwc) add(NN, NN, C, P, K, C, 0, K, 0, C, 0, 1);
+    else chunks(kMaxBatch, [&](int64_t cnt) { add(NN, TT, S, C, K, S, K * S, C, 0, S, C * S, cnt); });
+  } else if (l.nhwc) {
+    add(NN, TT, C, K, P, C, 0, K, 0, C, 0, 1);
+  } else if (l.slots == 0) {
+    add(TT, NN, C, K, S, S, 0, S, 0, C, 0, 1);
+  } else {
+    chunks(l.slots, [&](int64_t cnt) { add(TT, NN, C, K, S, S, C * S, S, K * S, C, K * C, cnt); });
+  }
+  return out;
+}
 
 // Queues scatter_vec_kernel when dx allows it (rows of whole 16-byte vectors, aligned, E the storage's compute
 // type, fewer than 2^31 vectors for the 32-bit divisions); false: the caller runs the per-element kernel.
@@ -431,6 +491,15 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   gemm.ab = cuda_type<S>();
   gemm.c = cuda_type<S>();
   gemm.ct = compute_type(p);
+  if (env_flag_or("FREEDNN_GEMM1X1_LT", true)) {  // cuBLASLt's work area: the workspace past the plan's buffers
+    gemm.h = h;
+    const auto start = reinterpret_cast<uintptr_t>(a.workspace);
+    const uintptr_t work = (start + kAlign - 1) / kAlign * kAlign + align_up(l.total);
+    if (a.workspace != nullptr && work < start + a.workspace_size) {
+      gemm.work = reinterpret_cast<void*>(work);
+      gemm.work_bytes = start + a.workspace_size - work;
+    }
+  }
   const int64_t C = p.ic, K = p.oc, N = p.mb, S_ = p.osp(), P = N * S_;
   const auto es = static_cast<int64_t>(sizeof(S));
   const auto grid = [&](int64_t n) { return grid_size(n, kBlock, h->device); };
@@ -566,7 +635,18 @@ class Gemm1x1 final : public fd::conv::ConvImpl {
       return no("a GEMM dimension exceeds cuBLAS's 32-bit sizes");
     return {};
   }
-  size_t workspace_size(const ConvProblem& p) const override { return plan(p).total; }
+  // The plan's buffers, then the work area of the cuBLASLt algorithms prepare() timed fastest.
+  size_t workspace_size(const ConvProblem& p) const override {
+    const Plan l = plan(p);
+    size_t work = 0;
+    for (const fd::cuda::LtGemm& g : tf32_gemms(p)) work = std::max(work, fd::cuda::lt_tuned_work(g));
+    return work == 0 ? l.total : (l.total == 0 ? kAlign : align_up(l.total) + kAlign) + work;
+  }
+  // Times cuBLASLt's answers for the problem's TF32 GEMMs (lt_gemm.h).
+  cudnnStatus_t prepare(cudnnContext* h, const ConvProblem& p) const override {
+    for (const fd::cuda::LtGemm& g : tf32_gemms(p)) FD_TRY(fd::cuda::lt_tune(h, g));
+    return CUDNN_STATUS_SUCCESS;
+  }
   bool deterministic() const override { return true; }
   cudnnMathType_t math_type(const ConvProblem& p) const override {
     if (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16)

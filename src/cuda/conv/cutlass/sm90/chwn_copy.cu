@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "core/status.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/digits.cuh"
 
@@ -27,6 +28,15 @@ struct ChwnArgs {
   int64_t N = 0, A = 0, Ap = 0, U = 0, V = 0, Np = 0;
   bool a_inner = false;
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
+  int tiles_i = 0;        // 32-row tiles along i: the copy's blocks are (tile of i) + tiles_i * (tile of n)
+};
+
+// Several copies in one grid: copy j has blocks [first[j], first[j + 1]).
+template <class E>
+struct ChwnBatch {
+  ChwnArgs<E> copy[kMaxChwnCopies];
+  int first[kMaxChwnCopies + 1] = {};
+  int count = 0;
 };
 
 template <class E>
@@ -40,14 +50,19 @@ __device__ __forceinline__ void chwn_split(const ChwnArgs<E>& g, int64_t i, int6
   }
 }
 
-// One 32 (i) x 32 (n) tile through shared memory: reads coalesced along i, writes along n (128 bytes per row of
-// 32 channels). Zeros for n >= N and a >= A (the padding of N and K).
+// One 32 (i) x 32 (n) tile of one copy through shared memory: reads coalesced along i, writes along n (128 bytes
+// per row of 32 channels). Zeros for n >= N and a >= A (the padding of N and K).
 // E: the element moved as bits (float, or a 16-bit type's uint16_t).
 template <class E>
-__global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs<E> g) {
+__global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(const __grid_constant__ ChwnBatch<E> batch) {
   __shared__ E tile[kT][kT + 1];
+  const int b = static_cast<int>(blockIdx.x);
+  int j = 0;
+  while (j + 1 < batch.count && b >= batch.first[j + 1]) ++j;
+  const ChwnArgs<E>& g = batch.copy[j];
+  const int local = b - batch.first[j];
   const int64_t I = g.Ap * g.U * g.V;
-  const int64_t i0 = int64_t(blockIdx.x) * kT, n0 = int64_t(blockIdx.y) * kT;
+  const int64_t i0 = int64_t(local % g.tiles_i) * kT, n0 = int64_t(local / g.tiles_i) * kT;
   const int tx = threadIdx.x, ty = threadIdx.y;
   {
     const int64_t i = i0 + tx;
@@ -56,17 +71,17 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs<E> g) {
     const bool live = i < I && a < g.A;
     const int64_t base = a * g.sa + u * g.su + v * g.sv;
 #pragma unroll
-    for (int j = 0; j < kT / kRows; ++j) {
-      const int64_t n = n0 + ty + j * kRows;
-      tile[ty + j * kRows][tx] = live && n < g.N ? g.src[base + n * g.sn] : E(0);
+    for (int r = 0; r < kT / kRows; ++r) {
+      const int64_t n = n0 + ty + r * kRows;
+      tile[ty + r * kRows][tx] = live && n < g.N ? g.src[base + n * g.sn] : E(0);
     }
   }
   __syncthreads();
   const int64_t n = n0 + tx;
   if (n >= g.Np) return;
 #pragma unroll
-  for (int j = 0; j < kT / kRows; ++j) {
-    const int64_t i = i0 + ty + j * kRows;
+  for (int r = 0; r < kT / kRows; ++r) {
+    const int64_t i = i0 + ty + r * kRows;
     if (i >= I) break;
     int64_t row = i;  // dst row (a * U + u) * V + v
     if (g.a_inner) {
@@ -74,44 +89,83 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(ChwnArgs<E> g) {
       chwn_split(g, i, a, u, v);
       row = (a * g.U + u) * g.V + v;
     }
-    g.dst[row * g.Np + n] = tile[tx][ty + j * kRows];
+    g.dst[row * g.Np + n] = tile[tx][ty + r * kRows];
   }
 }
 
-// dst (packed Ap x U x V x Np elements) from src with element strides (sn, sa, su, sv) of its (n, a, u, v) dims.
+// The kernel's arguments for dst (packed Ap x U x V x Np elements) from src with element strides (sn, sa, su, sv)
+// of its (n, a, u, v) dims.
 template <class E>
-cudnnStatus_t to_chwn_of(cudaStream_t st, const E* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                         int64_t U, int64_t V, int64_t Np, E* dst) {
+ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   ChwnArgs<E> g;
-  g.src = src, g.dst = dst;
-  g.sn = strides[0], g.sa = strides[1], g.su = strides[2], g.sv = strides[3];
-  g.N = N, g.A = A, g.Ap = Ap, g.U = U, g.V = V, g.Np = Np;
+  g.src = c.src, g.dst = c.dst;
+  g.sn = c.strides[0], g.sa = c.strides[1], g.su = c.strides[2], g.sv = c.strides[3];
+  g.N = c.N, g.A = c.A, g.Ap = c.Ap, g.U = c.U, g.V = c.V, g.Np = c.Np;
   // the stride the v-fastest order reads along (magnitudes: a flipped filter's taps step backwards)
-  const int64_t along_v = V > 1 ? std::abs(g.sv) : U > 1 ? std::abs(g.su) : INT64_MAX;
-  g.a_inner = A > 1 && std::abs(g.sa) < along_v;
-  const int64_t I = Ap * U * V;
+  const int64_t along_v = g.V > 1 ? std::abs(g.sv) : g.U > 1 ? std::abs(g.su) : INT64_MAX;
+  g.a_inner = g.A > 1 && std::abs(g.sa) < along_v;
+  const int64_t I = g.Ap * g.U * g.V;
   if (g.a_inner) {
-    g.d_fast = Divider(Ap, I), g.d_mid = Divider(V, I / Ap);
+    g.d_fast = Divider(g.Ap, I), g.d_mid = Divider(g.V, I / g.Ap);
   } else {
-    g.d_fast = Divider(V, I), g.d_mid = Divider(U, I / V);
+    g.d_fast = Divider(g.V, I), g.d_mid = Divider(g.U, I / g.V);
   }
-  const dim3 grid(static_cast<unsigned>(ceil_div(I, kT)), static_cast<unsigned>(ceil_div(Np, kT)));
-  to_chwn_kernel<E><<<grid, dim3(kT, kRows), 0, st>>>(g);
-  FD_CUDA_LAUNCHED();
+  g.tiles_i = static_cast<int>(ceil_div(I, kT));
+  return g;
+}
+
+template <class E>
+cudnnStatus_t to_chwn_batch(cudaStream_t st, const ChwnCopy<E>* copies, int count) {
+  for (int c0 = 0; c0 < count; c0 += kMaxChwnCopies) {
+    ChwnBatch<E> b;
+    int64_t blocks = 0;
+    for (int j = c0; j < count && b.count < kMaxChwnCopies; ++j) {
+      const ChwnCopy<E>& c = copies[j];
+      if (c.Ap * c.U * c.V == 0 || c.Np == 0) continue;  // nothing to write
+      const ChwnArgs<E> g = chwn_args(c);
+      const int64_t more = int64_t(g.tiles_i) * ceil_div(c.Np, kT);
+      FD_CHECK(blocks + more < INT_MAX, CUDNN_STATUS_NOT_SUPPORTED,
+               "to_chwn: %lld tiles of 32 x 32 elements exceed one grid", static_cast<long long>(blocks + more));
+      b.copy[b.count] = g;
+      b.first[b.count] = static_cast<int>(blocks);
+      blocks += more;
+      b.first[++b.count] = static_cast<int>(blocks);
+    }
+    if (b.count == 0) continue;
+    to_chwn_kernel<E><<<static_cast<unsigned>(blocks), dim3(kT, kRows), 0, st>>>(b);
+    FD_CUDA_LAUNCHED();
+  }
   return CUDNN_STATUS_SUCCESS;
+}
+
+template <class E>
+cudnnStatus_t to_chwn_one(cudaStream_t st, const E* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
+                          int64_t U, int64_t V, int64_t Np, E* dst) {
+  ChwnCopy<E> c;
+  c.src = src, c.dst = dst;
+  for (int i = 0; i < 4; ++i) c.strides[i] = strides[i];
+  c.N = N, c.A = A, c.Ap = Ap, c.U = U, c.V = V, c.Np = Np;
+  return to_chwn_batch(st, &c, 1);
 }
 
 }  // namespace
 
 cudnnStatus_t to_chwn(cudaStream_t st, const float* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
                       int64_t U, int64_t V, int64_t Np, float* dst) {
-  return to_chwn_of(st, src, strides, N, A, Ap, U, V, Np, dst);
+  return to_chwn_one(st, src, strides, N, A, Ap, U, V, Np, dst);
 }
 
 cudnnStatus_t to_chwn(cudaStream_t st, const uint16_t* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
                       int64_t U, int64_t V, int64_t Np, uint16_t* dst) {
-  return to_chwn_of(st, src, strides, N, A, Ap, U, V, Np, dst);
+  return to_chwn_one(st, src, strides, N, A, Ap, U, V, Np, dst);
 }
 
+cudnnStatus_t to_chwn(cudaStream_t st, const ChwnCopy<float>* copies, int count) {
+  return to_chwn_batch(st, copies, count);
+}
+
+cudnnStatus_t to_chwn(cudaStream_t st, const ChwnCopy<uint16_t>* copies, int count) {
+  return to_chwn_batch(st, copies, count);
+}
 
 }  // namespace fd::cuda::conv::sm90

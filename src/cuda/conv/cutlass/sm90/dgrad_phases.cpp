@@ -24,22 +24,32 @@ std::string phase_name(const DgradPhase& f) {
 }
 
 template <class E>
-cudnnStatus_t copy_sub_filters_of(cudaStream_t st, const ConvProblem& p, const DgradPhase* ph, int n, const E* w,
-                                  int64_t kp, int64_t cp, char* ws) {
+int sub_filter_copies_of(const ConvProblem& p, const DgradPhase* ph, int n, const E* w, int64_t kp, int64_t cp,
+                         char* ws, ChwnCopy<E>* out) {
   const cudnnTensorStruct& wt = p.w->as_tensor;  // (k, c, r, s)
   const bool flip = p.mode == CUDNN_CONVOLUTION;
   const int64_t step_h = p.sh / std::gcd(p.sh, p.dh), step_w = p.sw / std::gcd(p.sw, p.dw);
+  int count = 0;
   for (int i = 0; i < n; ++i) {
     const DgradPhase& f = ph[i];
     if (!f.live()) continue;
     const int64_t r_last = f.r0 + int64_t(f.ta - 1) * step_h, s_last = f.s0 + int64_t(f.tb - 1) * step_w;
     const int64_t r_at = flip ? p.kh - 1 - r_last : r_last, s_at = flip ? p.kw - 1 - s_last : s_last;
-    const int64_t su = (flip ? 1 : -1) * step_h * wt.strides[2], sv = (flip ? 1 : -1) * step_w * wt.strides[3];
-    const int64_t src[4] = {wt.strides[0], wt.strides[1], su, sv};
-    const E* w0 = w + r_at * wt.strides[2] + s_at * wt.strides[3];
-    FD_TRY(to_chwn(st, w0, src, p.oc, p.ic, cp, f.ta, f.tb, kp, reinterpret_cast<E*>(ws + f.off_w)));
+    ChwnCopy<E>& c = out[count++];
+    c.src = w + r_at * wt.strides[2] + s_at * wt.strides[3];
+    c.strides[0] = wt.strides[0], c.strides[1] = wt.strides[1];
+    c.strides[2] = (flip ? 1 : -1) * step_h * wt.strides[2], c.strides[3] = (flip ? 1 : -1) * step_w * wt.strides[3];
+    c.N = p.oc, c.A = p.ic, c.Ap = cp, c.U = f.ta, c.V = f.tb, c.Np = kp;
+    c.dst = reinterpret_cast<E*>(ws + f.off_w);
   }
-  return CUDNN_STATUS_SUCCESS;
+  return count;
+}
+
+template <class E>
+cudnnStatus_t copy_sub_filters_of(cudaStream_t st, const ConvProblem& p, const DgradPhase* ph, int n, const E* w,
+                                  int64_t kp, int64_t cp, char* ws) {
+  ChwnCopy<E> copies[kMaxDgradPhases];
+  return to_chwn(st, copies, sub_filter_copies_of(p, ph, n, w, kp, cp, ws, copies));
 }
 
 }  // namespace
@@ -99,6 +109,11 @@ Verdict check_phase_kernel(const Kernel& k, const DgradPhase* ph, int n, const c
       return no(std::string(what) + ": CUTLASS " + k.name + " asks for a workspace of its own");
   }
   return {};
+}
+
+int sub_filter_copies(const ConvProblem& p, const DgradPhase* ph, int n, const float* w, int64_t kp, int64_t cp,
+                      char* ws, ChwnCopy<float>* out) {
+  return sub_filter_copies_of(p, ph, n, w, kp, cp, ws, out);
 }
 
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const ConvProblem& p, const DgradPhase* ph, int n, const float* w,

@@ -12,6 +12,7 @@
 #include <functional>
 #include <numeric>
 
+#include "cuda/conv/cutlass/sm90/chwn_copy.h"
 #include "cuda/conv/cutlass/sm90/sm90_grouped.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
 #include "dispatch/conv_registry.h"
@@ -86,11 +87,15 @@ fd::conv::Verdict check_phase_kernel(const Kernel& k, const DgradPhase* ph, int 
 
 // Each live phase's sub-filter G[c][u][v][k] = w_eff[k][c][r(u)][s(v)] (C padded to cp, K to kp with zeros) at
 // ws + off_w, u = 0 the last tap (the lowest dy row); w_eff is w flipped in CUDNN_CONVOLUTION mode. w: float, or
-// 16-bit elements as uint16_t. Queued on st.
+// 16-bit elements as uint16_t. Queued on st, in one launch (chwn_copy.h).
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const DgradPhase* ph, int n,
                                const float* w, int64_t kp, int64_t cp, char* ws);
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const DgradPhase* ph, int n,
                                const uint16_t* w, int64_t kp, int64_t cp, char* ws);
+// The same copies written to out[] (room for kMaxDgradPhases) for the caller to launch with others; returns how
+// many (one per live phase).
+int sub_filter_copies(const fd::ConvProblem& p, const DgradPhase* ph, int n, const float* w, int64_t kp, int64_t cp,
+                      char* ws, ChwnCopy<float>* out);
 
 // The indices of the live phases of ph[0 .. n) (n <= kMaxDgradPhases) in order[], the ones with the most taps
 // first (their CTAs last longest: launched or scheduled first, the light ones fill in behind them instead of the

@@ -201,16 +201,21 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   char* ws = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
   const cudaStream_t st = h->stream;
 
-  // dy (n, k, p, q) -> D[n][p][q][kp], K padded with zero channels.
+  // dy (n, k, p, q) -> D[n][p][q][kp], K padded with zero channels, and the sub-filters: one launch.
   const float* D = static_cast<const float*>(a.in);
+  ChwnCopy<float> copies[kMaxDgradPhases + 1];
+  int count = 0;
   if (pl.copy_dy) {
     const int64_t* ys = p.y->strides;
-    const int64_t src[4] = {ys[1], ys[0], ys[2], ys[3]};
-    auto* d = reinterpret_cast<float*>(ws + pl.off_dy);
-    FD_TRY(to_chwn(st, D, src, p.oc, p.mb, p.mb, p.oh, p.ow, pl.kp, d));
-    D = d;
+    ChwnCopy<float>& c = copies[count++];
+    c.src = D;
+    c.strides[0] = ys[1], c.strides[1] = ys[0], c.strides[2] = ys[2], c.strides[3] = ys[3];
+    c.N = p.oc, c.A = p.mb, c.Ap = p.mb, c.U = p.oh, c.V = p.ow, c.Np = pl.kp;
+    c.dst = reinterpret_cast<float*>(ws + pl.off_dy);
+    D = c.dst;
   }
-  FD_TRY(copy_sub_filters(st, p, pl.ph, pl.phases, static_cast<const float*>(a.in2), pl.kp, pl.cp, ws));
+  count += sub_filter_copies(p, pl.ph, pl.phases, static_cast<const float*>(a.in2), pl.kp, pl.cp, ws, copies + count);
+  FD_TRY(to_chwn(st, copies, count));
   const auto operands = [&](const DgradPhase& f) {
     Operands o;
     o.a = D + f.top * p.ow * pl.kp;

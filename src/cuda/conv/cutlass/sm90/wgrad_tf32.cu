@@ -243,9 +243,15 @@ cudnnStatus_t run_tf32_wgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   auto* B = reinterpret_cast<float*>(ws + pl.off_b);
   auto* parts = reinterpret_cast<float*>(ws + pl.off_part);
   const cudaStream_t st = h->stream;
-  // x (n, c, h, w) -> A[c][h][w][n]; dy (n, k, p, q) -> B[k][p][q][n], K padded with zero filters.
-  FD_TRY(to_chwn(st, static_cast<const float*>(a.in), p.x->strides, p.mb, p.ic, p.ic, pl.hc, pl.wc, pl.np, A));
-  FD_TRY(to_chwn(st, static_cast<const float*>(a.in2), p.y->strides, p.mb, p.oc, pl.kp, p.oh, p.ow, pl.np, B));
+  // x (n, c, h, w) -> A[c][h][w][n]; dy (n, k, p, q) -> B[k][p][q][n], K padded with zero filters: one launch.
+  ChwnCopy<float> copies[2];
+  copies[0].src = static_cast<const float*>(a.in), copies[0].dst = A;
+  copies[0].N = p.mb, copies[0].A = p.ic, copies[0].Ap = p.ic, copies[0].U = pl.hc, copies[0].V = pl.wc;
+  copies[1].src = static_cast<const float*>(a.in2), copies[1].dst = B;
+  copies[1].N = p.mb, copies[1].A = p.oc, copies[1].Ap = pl.kp, copies[1].U = p.oh, copies[1].V = p.ow;
+  for (int i = 0; i < 4; ++i) copies[0].strides[i] = p.x->strides[i], copies[1].strides[i] = p.y->strides[i];
+  copies[0].Np = copies[1].Np = pl.np;
+  FD_TRY(to_chwn(st, copies, 2));
 
   const Kernel& k = tf32_wgrad_kernel(p);
   AuxStreams* pool = nullptr;
