@@ -10,6 +10,7 @@
 // overlays them). Included only by the fprop_*_grouped.cu instantiation files.
 #pragma once
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
+#include "cuda/conv/cutlass/sm90/kernels/sm90_ws_pipelines.cuh"
 #include "cuda/conv/cutlass/sm90/sm90_grouped.h"
 
 namespace fd::cuda::conv::sm90 {
@@ -70,35 +71,10 @@ struct Sm90ConvGrouped {
         Epilogue::prefetch_tma_descriptors(p.base[i].epilogue);
       }
 
-    using MainloopPipeline = typename Mainloop::MainloopPipeline;
-    typename MainloopPipeline::Params mp;
-    if (producer && producer_warp == 0) mp.role = MainloopPipeline::ThreadCategory::Producer;
-    if (!producer) mp.role = MainloopPipeline::ThreadCategory::Consumer;
-    mp.is_leader = group_thread == 0;
-    mp.num_consumers = cutlass::NumThreadsPerWarpGroup;
-    mp.transaction_bytes = p.base[0].mainloop.tma_transaction_bytes;  // the same tile sizes in every problem
-    MainloopPipeline mainloop_pipeline(ss.pipelines.mainloop, mp, typename Kernel::ClusterShape{});
-
-    using EpiLoadPipeline = typename Epilogue::LoadPipeline;
-    typename EpiLoadPipeline::Params ep;
-    if (producer && producer_warp == 2) ep.role = EpiLoadPipeline::ThreadCategory::Producer;
-    if (!producer) ep.role = EpiLoadPipeline::ThreadCategory::Consumer;
-    ep.dst_blockid = cute::block_rank_in_cluster();
-    ep.producer_arv_count = cutlass::NumThreadsPerWarp;
-    ep.consumer_arv_count = cutlass::NumThreadsPerWarpGroup;
-    if constexpr (Epilogue::RequiresTransactionBytes) ep.transaction_bytes = p.base[0].epilogue.tma_transaction_bytes;
-    EpiLoadPipeline epi_load_pipeline(ss.pipelines.epi_load, ep);
-
-    using EpiStorePipeline = typename Epilogue::StorePipeline;
-    typename EpiStorePipeline::Params sp;
-    sp.always_wait = true;
-    EpiStorePipeline epi_store_pipeline(sp);
-
-    typename Mainloop::PipelineState mainloop_consumer_state;
-    typename Epilogue::LoadPipelineState epi_load_consumer_state;
-    auto mainloop_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
-    auto epi_load_producer_state = cutlass::make_producer_start_state<EpiLoadPipeline>();
-    auto epi_store_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+    // Every problem has the same tile sizes, so one stage's transaction bytes are problem 0's.
+    WsPipelines<Mainloop, Epilogue, typename Kernel::ClusterShape> pl(
+        ss.pipelines, producer, producer_warp, group_thread == 0, p.base[0].mainloop.tma_transaction_bytes,
+        p.base[0].epilogue.tma_transaction_bytes, 2);
     __syncthreads();  // the pipelines' barriers initialized before anyone waits on them
 
     const auto tile = typename Kernel::TileShape{};
@@ -125,19 +101,19 @@ struct Sm90ConvGrouped {
           auto [bp, mnkl, inputs, coord] = tile_at(t);
           const int k_count = int(size<3>(get<0>(inputs)));
           auto k_iter = cute::make_coord_iterator(shape<3>(get<0>(inputs)));
-          mainloop.load(bp->mainloop, mainloop_pipeline, mainloop_producer_state, inputs, coord, k_iter, k_count, lane,
+          mainloop.load(bp->mainloop, pl.mainloop, pl.mainloop_producer, inputs, coord, k_iter, k_count, lane,
                         cute::block_rank_in_cluster(), ss.tensors.mainloop);
-          mainloop_producer_state.advance(k_count);
+          pl.mainloop_producer.advance(k_count);
         }
-        mainloop.load_tail(mainloop_pipeline, mainloop_producer_state);
+        mainloop.load_tail(pl.mainloop, pl.mainloop_producer);
       } else if (producer_warp == 2 && source) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
           auto [bp, mnkl, inputs, coord] = tile_at(t);
-          epi_load_producer_state = Epilogue(bp->epilogue, ss.tensors.epilogue)
-                                        .load(epi_load_pipeline, epi_load_producer_state, mnkl, tile, coord, tiled_mma,
-                                              lane, ss.tensors.epilogue);
+          pl.epi_load_producer = Epilogue(bp->epilogue, ss.tensors.epilogue)
+                                     .load(pl.epi_load, pl.epi_load_producer, mnkl, tile, coord, tiled_mma, lane,
+                                           ss.tensors.epilogue);
         }
-        Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(epi_load_pipeline, epi_load_producer_state);
+        Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(pl.epi_load, pl.epi_load_producer);
       }
     } else {
       // With a source, the epilogue (C's smem reused for D) releases a C buffer only once it counts more stores
@@ -147,26 +123,26 @@ struct Sm90ConvGrouped {
       // behind by that many buffers per tile and the source loads of a CTA's second tile wait forever (H200 run
       // 21). Without a source nothing is released, and the stores are waited for once, at the end.
       const auto tile_tail = [&] {
-        auto [load_next, store_next] = Epilogue(p.base[0].epilogue, ss.tensors.epilogue)
-                                           .store_tail(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline,
-                                                       epi_store_producer_state);
-        epi_load_consumer_state = load_next;
-        epi_store_producer_state = store_next;
+        auto [load_next, store_next] =
+            Epilogue(p.base[0].epilogue, ss.tensors.epilogue)
+                .store_tail(pl.epi_load, pl.epi_load_consumer, pl.epi_store, pl.epi_store_producer);
+        pl.epi_load_consumer = load_next;
+        pl.epi_store_producer = store_next;
       };
       for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
         auto [bp, mnkl, inputs, coord] = tile_at(t);
         const int k_count = int(size<3>(get<0>(inputs)));
         Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
-        mainloop.mma(mainloop_pipeline, mainloop_consumer_state, acc, k_count, group_thread, ss.tensors.mainloop,
+        mainloop.mma(pl.mainloop, pl.mainloop_consumer, acc, k_count, group_thread, ss.tensors.mainloop,
                      bp->mainloop);
-        mainloop.mma_tail(mainloop_pipeline, mainloop_consumer_state, k_count);
-        mainloop_consumer_state.advance(k_count);
+        mainloop.mma_tail(pl.mainloop, pl.mainloop_consumer, k_count);
+        pl.mainloop_consumer.advance(k_count);
         auto [load_next, store_next] = Epilogue(bp->epilogue, ss.tensors.epilogue)
-                                           .store(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline,
-                                                  epi_store_producer_state, mnkl, tile, coord, acc, tiled_mma,
+                                           .store(pl.epi_load, pl.epi_load_consumer, pl.epi_store,
+                                                  pl.epi_store_producer, mnkl, tile, coord, acc, tiled_mma,
                                                   group_thread, ss.tensors.epilogue);
-        epi_load_consumer_state = load_next;
-        epi_store_producer_state = store_next;
+        pl.epi_load_consumer = load_next;
+        pl.epi_store_producer = store_next;
         if (source) tile_tail();
       }
       if (!source) tile_tail();

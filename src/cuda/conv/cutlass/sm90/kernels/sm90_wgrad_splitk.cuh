@@ -12,6 +12,7 @@
 // taken from blockIdx.z. Included only by the wgrad_*_f32out.cu instantiation files.
 #pragma once
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
+#include "cuda/conv/cutlass/sm90/kernels/sm90_ws_pipelines.cuh"
 
 namespace fd::cuda::conv::sm90 {
 
@@ -46,7 +47,6 @@ struct Sm90WgradSplitK {
     const int warp = cutlass::canonical_warp_idx_sync();
     const int group_thread = thread % cutlass::NumThreadsPerWarpGroup;
     const bool producer = cutlass::canonical_warp_group_idx() == 0;
-    const bool producer_leader_warp = producer && warp % cutlass::NumWarpsPerWarpGroup == 0;
     const int lane = cutlass::canonical_lane_idx();
 
     if (warp == 0 && cute::elect_one_sync()) {
@@ -54,37 +54,11 @@ struct Sm90WgradSplitK {
       Epilogue::prefetch_tma_descriptors(p.base.epilogue);
     }
 
-    // The mainloop pipeline between the producer's TMA and the consumer's wgmma, as CUTLASS's kernel sets it up.
-    using MainloopPipeline = typename Mainloop::MainloopPipeline;
-    typename MainloopPipeline::Params mp;
-    if (producer_leader_warp) mp.role = MainloopPipeline::ThreadCategory::Producer;
-    if (!producer) mp.role = MainloopPipeline::ThreadCategory::Consumer;
-    mp.is_leader = group_thread == 0;
-    mp.num_consumers = cutlass::NumThreadsPerWarpGroup;
-    mp.transaction_bytes = p.base.mainloop.tma_transaction_bytes;
-    MainloopPipeline mainloop_pipeline(ss.pipelines.mainloop, mp, typename Kernel::ClusterShape{});
-
-    // The epilogue's load pipeline exists even without a source (no c: nothing is loaded through it).
-    using EpiLoadPipeline = typename Epilogue::LoadPipeline;
-    typename EpiLoadPipeline::Params ep;
-    if (producer_leader_warp) ep.role = EpiLoadPipeline::ThreadCategory::Producer;
-    if (!producer) ep.role = EpiLoadPipeline::ThreadCategory::Consumer;
-    ep.dst_blockid = cute::block_rank_in_cluster();
-    ep.producer_arv_count = cutlass::NumThreadsPerWarp;
-    ep.consumer_arv_count = cutlass::NumThreadsPerWarpGroup;
-    if constexpr (Epilogue::RequiresTransactionBytes) ep.transaction_bytes = p.base.epilogue.tma_transaction_bytes;
-    EpiLoadPipeline epi_load_pipeline(ss.pipelines.epi_load, ep);
-
-    using EpiStorePipeline = typename Epilogue::StorePipeline;
-    typename EpiStorePipeline::Params sp;
-    sp.always_wait = true;
-    EpiStorePipeline epi_store_pipeline(sp);
-
-    typename Mainloop::PipelineState mainloop_consumer_state;
-    typename Epilogue::LoadPipelineState epi_load_consumer_state;
-    auto mainloop_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
-    auto epi_load_producer_state = cutlass::make_producer_start_state<EpiLoadPipeline>();
-    auto epi_store_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+    // The epilogue's load pipeline exists even without a source (no c: nothing is loaded through it); its producer
+    // is the mainloop's warp, which runs the epilogue's loads after the mainloop's.
+    WsPipelines<Mainloop, Epilogue, typename Kernel::ClusterShape> pl(
+        ss.pipelines, producer, warp % cutlass::NumWarpsPerWarpGroup, group_thread == 0,
+        p.base.mainloop.tma_transaction_bytes, p.base.epilogue.tma_transaction_bytes, 0);
     __syncthreads();  // the pipelines' barriers initialized before anyone waits on them (cluster of one CTA)
 
     const auto tile = typename Kernel::TileShape{};
@@ -109,26 +83,26 @@ struct Sm90WgradSplitK {
 
     if (producer) {
       if (warp % cutlass::NumWarpsPerWarpGroup == 0) {
-        mainloop.load(p.base.mainloop, mainloop_pipeline, mainloop_producer_state, inputs, load_coord, k_iter, k_count,
-                      lane, cute::block_rank_in_cluster(), ss.tensors.mainloop);
-        mainloop_producer_state.advance(k_count);
-        mainloop.load_tail(mainloop_pipeline, mainloop_producer_state);
+        mainloop.load(p.base.mainloop, pl.mainloop, pl.mainloop_producer, inputs, load_coord, k_iter, k_count, lane,
+                      cute::block_rank_in_cluster(), ss.tensors.mainloop);
+        pl.mainloop_producer.advance(k_count);
+        mainloop.load_tail(pl.mainloop, pl.mainloop_producer);
         if (epilogue.is_producer_load_needed()) {
           __syncwarp();
-          epi_load_producer_state = epilogue.load(epi_load_pipeline, epi_load_producer_state, epi_shape, tile,
-                                                  epi_coord, tiled_mma, lane, ss.tensors.epilogue);
-          epilogue.load_tail(epi_load_pipeline, epi_load_producer_state);
+          pl.epi_load_producer = epilogue.load(pl.epi_load, pl.epi_load_producer, epi_shape, tile, epi_coord,
+                                               tiled_mma, lane, ss.tensors.epilogue);
+          epilogue.load_tail(pl.epi_load, pl.epi_load_producer);
         }
       }
     } else {
       Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
-      mainloop.mma(mainloop_pipeline, mainloop_consumer_state, acc, k_count, group_thread, ss.tensors.mainloop,
+      mainloop.mma(pl.mainloop, pl.mainloop_consumer, acc, k_count, group_thread, ss.tensors.mainloop,
                    p.base.mainloop);
-      mainloop.mma_tail(mainloop_pipeline, mainloop_consumer_state, k_count);
+      mainloop.mma_tail(pl.mainloop, pl.mainloop_consumer, k_count);
       auto [load_next, store_next] =
-          epilogue.store(epi_load_pipeline, epi_load_consumer_state, epi_store_pipeline, epi_store_producer_state,
-                         epi_shape, tile, epi_coord, acc, tiled_mma, group_thread, ss.tensors.epilogue);
-      epilogue.store_tail(epi_load_pipeline, load_next, epi_store_pipeline, store_next);
+          epilogue.store(pl.epi_load, pl.epi_load_consumer, pl.epi_store, pl.epi_store_producer, epi_shape, tile,
+                         epi_coord, acc, tiled_mma, group_thread, ss.tensors.epilogue);
+      epilogue.store_tail(pl.epi_load, load_next, pl.epi_store, store_next);
     }
   }
 
