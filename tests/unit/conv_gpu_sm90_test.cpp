@@ -183,10 +183,23 @@ TEST(ConvSm90, Dgrad16StridePhases) {
   // The phases (C > 64) in one launch of the grouped persistent kernel (the default), with and without blending
   // (the epilogue's source loads); `many` has 196 tiles, so some CTAs of an H200 (132) take two (with blending, the
   // second tile's source loads hung in run 21 until every tile ended with store_tail).
+  // 3x3s2d21_c72 (row dilation 2): two live phases and two no tap reaches, whose pass runs beside the grouped launch.
   const Shape many{"3x3s2_c72_k16_n8", 8, 72, 16, 1, {56, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
-  for (const Shape& s : {shapes[1], shapes[3], many})
+  const Shape dilated{"3x3s2d21_c72", 2, 72, 24, 1, {15, 14}, {3, 3}, {2, 1}, {2, 2}, {2, 1}};
+  for (const Shape& s : {shapes[1], shapes[3], many, dilated})
     for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
       SCOPED_TRACE(std::string("grouped ") + s.name);
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, t, true, false, false, rng);
+      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+    }
+  // One live phase (1x1 stride 2, C > 64) in a grouped launch beside the pass over the three empty ones
+  // (FREEDNN_SM90_PHASES_GROUPED_SINGLE=1); 1x1s2_many has more tiles than an H200 has SMs.
+  ft::ScopedEnv single("FREEDNN_SM90_PHASES_GROUPED_SINGLE", "1");
+  const Shape one_many{"1x1s2_many", 16, 136, 64, 1, {60, 58}, {1, 1}, {0, 0}, {2, 2}, {1, 1}};  // 220 tiles
+  for (const Shape& s : {shapes[3], one_many})
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      SCOPED_TRACE(std::string("grouped single ") + s.name);
       const bool blend = ++i % 2 == 0;
       Problem p(s, t, true, false, false, rng);
       check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);

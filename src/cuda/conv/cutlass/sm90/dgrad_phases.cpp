@@ -177,15 +177,33 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const ConvProblem& p, 
   return joined;
 }
 
-RunStatus run_phases_grouped(const GroupKernel& k, const DgradPhase* ph, int n,
-                             const std::function<Operands(const DgradPhase&)>& operands, cudaStream_t st) {
+cudnnStatus_t run_phases_grouped(cudnnContext* h, const char* id, const GroupKernel& k, const DgradPhase* ph, int n,
+                                 const std::function<Operands(const DgradPhase&)>& operands,
+                                 const std::function<cudnnStatus_t(cudaStream_t)>& side, bool* launched) {
+  *launched = false;
   int live[kMaxDgradPhases];
   const int count = live_heaviest_first(ph, n, live);
-  if (count < 1 || count > kMaxGroup) return RunStatus::not_implementable;
+  if (count < 1 || count > kMaxGroup) return CUDNN_STATUS_SUCCESS;
   Geometry g[kMaxGroup];
   Operands o[kMaxGroup];
   for (int j = 0; j < count; ++j) g[j] = ph[live[j]].g, o[j] = operands(ph[live[j]]);
-  return k.run(g, o, count, st);
+  AuxStreams* pool = nullptr;
+  if (side) {
+    FD_TRY(aux_streams(h, 1, &pool));
+    FD_TRY(aux_fork(h, *pool, 1));
+  }
+  const RunStatus r = k.run(g, o, count, h->stream);
+  const cudaError_t launch_error = r == RunStatus::ok ? cudaSuccess : cudaGetLastError();
+  // Side only after the phases were queued (else the caller runs both its own way); the fork is joined either way.
+  const cudnnStatus_t side_status = side && r == RunStatus::ok ? side(aux_stream(*pool, 0)) : CUDNN_STATUS_SUCCESS;
+  const cudnnStatus_t joined = side ? aux_join(h, *pool, 1) : CUDNN_STATUS_SUCCESS;
+  FD_CHECK(r == RunStatus::ok || r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
+           "%s: the grouped persistent kernel %s failed to initialize or launch the stride phases (CUDA: %s)", id,
+           k.name, cudaGetErrorName(launch_error));
+  FD_TRY(side_status);
+  FD_TRY(joined);
+  *launched = r == RunStatus::ok;
+  return CUDNN_STATUS_SUCCESS;
 }
 
 }  // namespace fd::cuda::conv::sm90

@@ -111,12 +111,15 @@ cudnnStatus_t run_phases(cudnnContext* h, const char* id, const fd::ConvProblem&
                          const std::function<Operands(const DgradPhase&)>& operands,
                          const std::function<cudnnStatus_t(cudaStream_t)>& side = {});
 
-// The live phases of ph[0 .. n) in one launch of the grouped persistent kernel k (sm90_grouped.h) on st, the ones
-// with the most taps first (their tiles come first); not_implementable (nothing launched) when there are more live
-// phases than a group holds or CUTLASS's checks of any phase fail. Why: H200 run 21, the 16-bit 3x3 stride-2
-// layers' four phases took 0.70-0.83x the time of the separate launches (one CTA per SM walks every phase's tiles,
-// the next tile's loads overlapping the last one's epilogue).
-RunStatus run_phases_grouped(const GroupKernel& k, const DgradPhase* ph, int n,
-                             const std::function<Operands(const DgradPhase&)>& operands, cudaStream_t st);
+// The live phases of ph[0 .. n) in one launch of the grouped persistent kernel k (sm90_grouped.h) on h's stream,
+// the ones with the most taps first (their tiles come first), and side (if any: work disjoint from every phase's)
+// at once on an aux stream, joined back before returning. *launched = false (nothing queued, side included) when
+// there are more live phases than a group holds or CUTLASS's checks of any phase fail: the caller runs them
+// otherwise. Why: H200 run 21, the 16-bit 3x3 stride-2 layers' four phases took 0.70-0.83x the time of the
+// separate launches (one CTA per SM walks every phase's tiles, the next tile's loads overlapping the last one's
+// epilogue). The persistent grid leaves each SM threads and registers for side's blocks beside it all along.
+cudnnStatus_t run_phases_grouped(cudnnContext* h, const char* id, const GroupKernel& k, const DgradPhase* ph, int n,
+                                 const std::function<Operands(const DgradPhase&)>& operands,
+                                 const std::function<cudnnStatus_t(cudaStream_t)>& side, bool* launched);
 
 }  // namespace fd::cuda::conv::sm90

@@ -229,15 +229,10 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   // Two or more live phases of 128x128 tiles: one launch of the grouped persistent kernel (as the 16-bit path
   // does, dgrad_phases16.h) unless FREEDNN_SM90_PHASES_GROUPED=0; else, or where it cannot implement a phase, the
   // separate launches on the aux streams.
-  RunStatus grouped = RunStatus::not_implementable;
-  if (!pl.narrow && !pl.direct && pl.live >= 2 && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true)) {
-    grouped = run_phases_grouped(fprop_tf32_128x128_grouped(), pl.ph, pl.phases, operands, st);
-    FD_CHECK(grouped == RunStatus::ok || grouped == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
-             "%s: the grouped persistent kernel failed to initialize or launch the float stride phases (CUDA: %s)",
-             id, cudaGetErrorName(cudaGetLastError()));
-  }
-  if (grouped != RunStatus::ok)
-    FD_TRY(run_phases(h, id, p, tf32_dgrad_kernel(pl), pl.ph, pl.phases, pl.live, operands));
+  bool grouped = false;
+  if (!pl.narrow && !pl.direct && pl.live >= 2 && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true))
+    FD_TRY(run_phases_grouped(h, id, fprop_tf32_128x128_grouped(), pl.ph, pl.phases, operands, {}, &grouped));
+  if (!grouped) FD_TRY(run_phases(h, id, p, tf32_dgrad_kernel(pl), pl.ph, pl.phases, pl.live, operands));
   if (pl.direct) return CUDNN_STATUS_SUCCESS;
 
   if (pl.phases == 1 && pl.ph[0].live())  // one phase: its output is dx in NHWC (cp channels), the usual write-back
