@@ -640,7 +640,7 @@ class Gemm1x1 final : public fd::conv::ConvImpl {
     const Plan l = plan(p);
     size_t work = 0;
     for (const fd::cuda::LtGemm& g : tf32_gemms(p)) work = std::max(work, fd::cuda::lt_tuned_work(g));
-    return work == 0 ? l.total : (l.total == 0 ? kAlign : align_up(l.total) + kAlign) + work;
+    return work == 0 ? l.total : align_up(l.total) + kAlign + work;  // kAlign: the start's alignment slack
   }
   // Times cuBLASLt's answers for the problem's TF32 GEMMs (lt_gemm.h).
   cudnnStatus_t prepare(cudnnContext* h, const ConvProblem& p) const override {

@@ -138,27 +138,7 @@ cudnnStatus_t to_chwn_batch(cudaStream_t st, const ChwnCopy<E>* copies, int coun
   return CUDNN_STATUS_SUCCESS;
 }
 
-template <class E>
-cudnnStatus_t to_chwn_one(cudaStream_t st, const E* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                          int64_t U, int64_t V, int64_t Np, E* dst) {
-  ChwnCopy<E> c;
-  c.src = src, c.dst = dst;
-  for (int i = 0; i < 4; ++i) c.strides[i] = strides[i];
-  c.N = N, c.A = A, c.Ap = Ap, c.U = U, c.V = V, c.Np = Np;
-  return to_chwn_batch(st, &c, 1);
-}
-
 }  // namespace
-
-cudnnStatus_t to_chwn(cudaStream_t st, const float* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                      int64_t U, int64_t V, int64_t Np, float* dst) {
-  return to_chwn_one(st, src, strides, N, A, Ap, U, V, Np, dst);
-}
-
-cudnnStatus_t to_chwn(cudaStream_t st, const uint16_t* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                      int64_t U, int64_t V, int64_t Np, uint16_t* dst) {
-  return to_chwn_one(st, src, strides, N, A, Ap, U, V, Np, dst);
-}
 
 cudnnStatus_t to_chwn(cudaStream_t st, const ChwnCopy<float>* copies, int count) {
   return to_chwn_batch(st, copies, count);

@@ -13,14 +13,8 @@
 
 namespace fd::cuda::conv::sm90 {
 
-// strides: the source's element strides of (n, a, u, v). Queued on st; no workspace. The 16-bit form moves half or
-// bfloat16 elements as bits (the 16-bit dgrad's phase sub-filters, dgrad_phases16.h).
-cudnnStatus_t to_chwn(cudaStream_t st, const float* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                      int64_t U, int64_t V, int64_t Np, float* dst);
-cudnnStatus_t to_chwn(cudaStream_t st, const uint16_t* src, const int64_t* strides, int64_t N, int64_t A, int64_t Ap,
-                      int64_t U, int64_t V, int64_t Np, uint16_t* dst);
-
-// One copy of to_chwn's arguments, for several in one launch.
+// One copy. strides: the source's element strides of (n, a, u, v) (a flipped filter's taps step backwards). The
+// 16-bit form moves half or bfloat16 elements as bits (the 16-bit dgrad's phase sub-filters, dgrad_phases16.h).
 template <class E>
 struct ChwnCopy {
   const E* src = nullptr;
@@ -29,9 +23,9 @@ struct ChwnCopy {
   E* dst = nullptr;
 };
 
-// copies[0 .. count) in as few launches as kMaxChwnCopies allow, their blocks laid end to end in one grid. Why: the
-// stride phases' sub-filters are tiny copies that each cost a launch, about 3.6 us apiece on the H200 (ncu, run
-// 21: 14.6 us of the 16-bit 3x3 stride-2 56 -> 28 dgrad's 61 us went to its four).
+// copies[0 .. count), queued on st (no workspace) in as few launches as kMaxChwnCopies allow, their blocks laid
+// end to end in one grid. Why: the stride phases' sub-filters are tiny copies that each cost a launch, about 3.6 us
+// apiece on the H200 (ncu, run 21: 14.6 us of the 16-bit 3x3 stride-2 56 -> 28 dgrad's 61 us went to its four).
 constexpr int kMaxChwnCopies = 8;
 cudnnStatus_t to_chwn(cudaStream_t st, const ChwnCopy<float>* copies, int count);
 cudnnStatus_t to_chwn(cudaStream_t st, const ChwnCopy<uint16_t>* copies, int count);

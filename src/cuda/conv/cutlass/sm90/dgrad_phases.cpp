@@ -116,11 +116,6 @@ int sub_filter_copies(const ConvProblem& p, const DgradPhase* ph, int n, const f
   return sub_filter_copies_of(p, ph, n, w, kp, cp, ws, out);
 }
 
-cudnnStatus_t copy_sub_filters(cudaStream_t st, const ConvProblem& p, const DgradPhase* ph, int n, const float* w,
-                               int64_t kp, int64_t cp, char* ws) {
-  return copy_sub_filters_of(st, p, ph, n, w, kp, cp, ws);
-}
-
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const ConvProblem& p, const DgradPhase* ph, int n,
                                const uint16_t* w, int64_t kp, int64_t cp, char* ws) {
   return copy_sub_filters_of(st, p, ph, n, w, kp, cp, ws);

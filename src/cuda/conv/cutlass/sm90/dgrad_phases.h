@@ -86,14 +86,12 @@ double phase_mma_seconds(const fd::ConvProblem& p, const DgradPhase* ph, int n, 
 fd::conv::Verdict check_phase_kernel(const Kernel& k, const DgradPhase* ph, int n, const char* what);
 
 // Each live phase's sub-filter G[c][u][v][k] = w_eff[k][c][r(u)][s(v)] (C padded to cp, K to kp with zeros) at
-// ws + off_w, u = 0 the last tap (the lowest dy row); w_eff is w flipped in CUDNN_CONVOLUTION mode. w: float, or
-// 16-bit elements as uint16_t. Queued on st, in one launch (chwn_copy.h).
-cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const DgradPhase* ph, int n,
-                               const float* w, int64_t kp, int64_t cp, char* ws);
+// ws + off_w, u = 0 the last tap (the lowest dy row); w_eff is w flipped in CUDNN_CONVOLUTION mode. 16-bit w (as
+// uint16_t): queued on st, in one launch (chwn_copy.h).
 cudnnStatus_t copy_sub_filters(cudaStream_t st, const fd::ConvProblem& p, const DgradPhase* ph, int n,
                                const uint16_t* w, int64_t kp, int64_t cp, char* ws);
-// The same copies written to out[] (room for kMaxDgradPhases) for the caller to launch with others; returns how
-// many (one per live phase).
+// Float w: the same copies written to out[] (room for kMaxDgradPhases) for the caller to launch with its own (the
+// float dgrad's dy); returns how many (one per live phase).
 int sub_filter_copies(const fd::ConvProblem& p, const DgradPhase* ph, int n, const float* w, int64_t kp, int64_t cp,
                       char* ws, ChwnCopy<float>* out);
 
