@@ -193,9 +193,8 @@ TEST(ConvSm90, Dgrad16StridePhases) {
       Problem p(s, t, true, false, false, rng);
       check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
     }
-  // One live phase (1x1 stride 2, C > 64) in a grouped launch beside the pass over the three empty ones
-  // (FREEDNN_SM90_PHASES_GROUPED_SINGLE=1); 1x1s2_many has more tiles than an H200 has SMs.
-  ft::ScopedEnv single("FREEDNN_SM90_PHASES_GROUPED_SINGLE", "1");
+  // One live phase (1x1 stride 2, C > 64) in a grouped launch beside the pass over the three empty ones (the
+  // default); 1x1s2_many has more tiles than an H200 has SMs.
   const Shape one_many{"1x1s2_many", 16, 136, 64, 1, {60, 58}, {1, 1}, {0, 0}, {2, 2}, {1, 1}};  // 220 tiles
   for (const Shape& s : {shapes[3], one_many})
     for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {

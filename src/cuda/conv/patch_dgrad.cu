@@ -6,8 +6,9 @@
 // strides are split into phases: with h + pad_h = stride_h * i + a, dx[h] sums taps r = a + stride_h * j against
 // dy[i - j] (the same for w), so each phase (a, b) is a stride-1 correlation of dy with a sub-filter. A block takes
 // 16 x 16 phase-grid positions (sh * 16 x sw * 16 dx pixels, every phase), stages the dy patch they read (64
-// channels at a time, channels innermost) in shared memory, and feeds A fragments to the mma with ldmatrix straight
-// from it; the B fragments (filter taps) come pre-packed per lane from the workspace (a small kernel packs them).
+// channels at a time, channels innermost) in shared memory, and feeds A fragments to the mma with ldmatrix
+// straight from it; the B fragments (filter taps) come pre-packed per lane from the workspace (a small kernel packs
+// them).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -32,7 +33,9 @@ using fd::conv::ConvArgs;
 
 constexpr int kThreads = 256;  // 8 warps, each two phase-grid rows of 16 positions
 constexpr int kTileI = 16, kTileU = 16;
-constexpr int kChunk = 64;       // dy channels staged at once
+// dy channels staged at once. (Run 22: 32 float channels, so that the TF32 patch and its chunk's packed filter
+// both fit in shared memory twice per SM as the 16-bit ones do, took 1.07x the time on the stem.)
+constexpr int kChunk = 64;
 constexpr int kMaxPhases = 4;    // stride_h * stride_w (sums of every phase stay in registers across chunks)
 constexpr int kMaxC = 8;         // dx channels: one mma column block
 constexpr size_t kMaxSmem = 200 * 1024;
@@ -193,29 +196,40 @@ __global__ void __launch_bounds__(kThreads)
       stage_patch<S>(g, dy, smem, n, i0 - (g.Rm - 1), u0 - (g.Sm - 1), chunk);
       if (g.b_smem && (g.chunks > 1 || tile == blockIdx.x)) stage_filter(g, wp, filter, chunk);
       __syncthreads();
+      // Phase (a, b)'s tap (a + sh * j, b + sw * l) reads the patch at offset (j, l) for every phase, so each A
+      // fragment is loaded once per offset and feeds the mma of every phase that has that tap (stride 2: 16
+      // offsets against 49 taps on a 7x7 filter; run 22: the stem's TF32 NCHW backward data 1.05 -> 0.83 ms, f16 NHWC
+      // 0.38 -> 0.32 ms).
+      for (int j = 0; j < g.Rm; ++j)
+        for (int l = 0; l < g.Sm; ++l) {
+          const uint2* wt[kMaxPhases];
+          bool on[kMaxPhases];
 #pragma unroll
-      for (int f = 0; f < kMaxPhases; ++f) {
-        if (f >= phases) break;
-        const int a = f / g.sw, b = f - a * g.sw;
-        for (int r = a, j = 0; r < g.R; r += g.sh, ++j)
-          for (int s = b, l = 0; s < g.S; s += g.sw, ++l) {
-            const uint2* wt = g.b_smem ? filter + (r * g.S + s) * g.ksteps * 32 + lane
-                                       : wp + ((int64_t(r) * g.S + s) * g.chunks + chunk) * g.ksteps * 32 + lane;
-            // Patch pixel of this lane's A row for each m16 tile: phase-grid row 2 * warp + mt, column a_row.
-            const int pc = a_row - l + g.Sm - 1;
-            const uint32_t row0 = patch_addr + uint32_t(((2 * warp - j + g.Rm - 1) * g.PC + pc) * g.pix_pitch) + a_k;
-            const uint32_t row1 = row0 + uint32_t(g.PC * g.pix_pitch);
+          for (int f = 0; f < kMaxPhases; ++f) {
+            const int a = f / g.sw, b = f - a * g.sw, r = a + g.sh * j, s = b + g.sw * l;
+            on[f] = f < phases && r < g.R && s < g.S;
+            const int tap = on[f] ? r * g.S + s : 0;
+            wt[f] = g.b_smem ? filter + tap * g.ksteps * 32 + lane
+                             : wp + (int64_t(tap) * g.chunks + chunk) * g.ksteps * 32 + lane;
+          }
+          // Patch pixel of this lane's A row for each m16 tile: phase-grid row 2 * warp + mt, column a_row.
+          const int pc = a_row - l + g.Sm - 1;
+          const uint32_t row0 = patch_addr + uint32_t(((2 * warp - j + g.Rm - 1) * g.PC + pc) * g.pix_pitch) + a_k;
+          const uint32_t row1 = row0 + uint32_t(g.PC * g.pix_pitch);
 #pragma unroll
-            for (int ks = 0; ks < kChunk / kStep<S>; ++ks) {
-              const uint2 bw = wt[ks * 32];
-              uint32_t a0[4], a1[4];
-              ldmatrix_x4(a0, row0 + uint32_t(ks * 32));
-              ldmatrix_x4(a1, row1 + uint32_t(ks * 32));
+          for (int ks = 0; ks < kChunk / kStep<S>; ++ks) {
+            uint32_t a0[4], a1[4];
+            ldmatrix_x4(a0, row0 + uint32_t(ks * 32));
+            ldmatrix_x4(a1, row1 + uint32_t(ks * 32));
+#pragma unroll
+            for (int f = 0; f < kMaxPhases; ++f) {
+              if (!on[f]) continue;
+              const uint2 bw = wt[f][ks * 32];
               mma<S>(acc[f][0], a0, bw.x, bw.y);
               mma<S>(acc[f][1], a1, bw.x, bw.y);
             }
           }
-      }
+        }
     }
 
     // Thread holds, per phase and m16 tile, positions (row 2 * warp + mt, columns gq and gq + 8) x channels

@@ -174,10 +174,10 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
     return o;
   };
   // Two or more live phases of 128x128 tiles in one grouped launch (unless FREEDNN_SM90_PHASES_GROUPED=0); one
-  // live phase beside the pass over the empty ones (a 1x1 filter at stride 2) only with
-  // FREEDNN_SM90_PHASES_GROUPED_SINGLE=1 (opt-in until timed: the persistent grid leaves room on every SM for the
-  // pass, which the separate launch's waves of CTAs do not).
-  const bool single = pl.live == 1 && fill && env_flag("FREEDNN_SM90_PHASES_GROUPED_SINGLE");
+  // live phase beside the pass over the empty ones (a 1x1 filter at stride 2) too, unless
+  // FREEDNN_SM90_PHASES_GROUPED_SINGLE=0: the persistent grid leaves room on every SM for the pass, which the
+  // separate launch's waves of CTAs do not (run 22: 0.91-0.93x the time on ResNet's 1x1 stride-2 layers).
+  const bool single = pl.live == 1 && fill && env_flag_or("FREEDNN_SM90_PHASES_GROUPED_SINGLE", true);
   if (!pl.narrow && (pl.live >= 2 || single) && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true)) {
     const GroupKernel& k = p.xdt == CUDNN_DATA_BFLOAT16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
     bool launched = false;

@@ -13,8 +13,8 @@
 // layers, 0.99-1.45x on the 3x3 ones, so Find and the calibrated model choose per layer. Two or more live phases
 // of a 128x128-tile plan run instead in one launch of the grouped persistent kernel (sm90_grouped.h; run 21:
 // 0.70-0.83x the separate launches' time on the 3x3 layers), unless FREEDNN_SM90_PHASES_GROUPED=0, the pass over
-// the empty phases beside it; with FREEDNN_SM90_PHASES_GROUPED_SINGLE=1 (opt-in, not yet run on a GPU) one live
-// phase too (a 1x1 filter at stride 2).
+// the empty phases beside it; so does one live phase (a 1x1 filter at stride 2; run 22: 0.91-0.93x the separate
+// launch's time) unless FREEDNN_SM90_PHASES_GROUPED_SINGLE=0.
 // Every dx element is summed by one CTA in a fixed order: deterministic.
 #pragma once
 #include <cudnn.h>
