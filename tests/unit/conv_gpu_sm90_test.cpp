@@ -1040,7 +1040,8 @@ TEST(ConvSm90, Tf32WgradDeclines) {
 // cuda:gemm_1x1's NCHW TF32 GEMMs on the sm90 plane kernels (FREEDNN_GEMM1X1_PLANES=1, cutlass/sm90/plane_gemm.h):
 // the forward and backward data read the activation's planes in place (the backward filter stays on cuBLASLt).
 // Planes of a multiple of 4 pixels with C a multiple of 4 take the TMA kernels, the others cp.async; stride 1 and
-// 2 (the gathered / scattered pixels), blending. The info log must name the plane kernel of both directions.
+// 2 (the gathered / scattered pixels), blending. The info log must name the plane kernel of both directions, and
+// none for NHWC.
 struct PlaneLog {
   std::string text;
 };
@@ -1086,6 +1087,14 @@ TEST(ConvSm90, Tf32NchwPlaneGemm) {
     EXPECT_NE(log.text.find("plane GEMM gemm_tf32_planes_bk" + how), std::string::npos) << log.text;
     EXPECT_NE(log.text.find("plane GEMM gemm_tf32_planes_bn" + how), std::string::npos) << log.text;
   }
+  // NHWC stays on cuBLASLt (its GEMMs have the plane form too, with the filter as A; the backward filter's would
+  // be one long reduction on a few tiles).
+  Shape s{"planes_nhwc", 3, 32, 24, 1, {8, 8}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+  Problem p(s, CUDNN_DATA_FLOAT, true, false, false, rng);
+  FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+  log.text.clear();
+  ft_conv_check::check_directions(h, p, algos, rng, 1.0, 0.0, 3e-3, "cuda:gemm_1x1");
+  EXPECT_EQ(log.text.find("plane GEMM"), std::string::npos) << log.text;
   FT_OK(cudnnSetCallback(mask0, ud0, fn0));
 }
 

@@ -399,6 +399,18 @@ std::vector<fd::cuda::LtGemm> tf32_gemms(const ConvProblem& p) {
   return out;
 }
 
+// Whether the NCHW forward / backward-data TF32 GEMMs go to the sm90 plane kernels (FREEDNN_GEMM1X1_PLANES=1 on a
+// 9.0 device): their A is the activation's planes. Not the backward filter (a reduction over the pixels, few
+// output tiles) nor NHWC (the NHWC GEMMs happen to have the plane form too, but their A is the filter).
+bool use_planes(const ConvProblem& p, const Plan& l, int device) {
+#if defined(FREEDNN_WITH_CUTLASS_SM90)
+  return !l.nhwc && p.dir != ConvDir::bwd_filter && sm90::planes_wanted(device);
+#else
+  (void)p, (void)l, (void)device;
+  return false;
+#endif
+}
+
 // Queues scatter_vec_kernel when dx allows it (rows of whole 16-byte vectors, aligned, E the storage's compute
 // type, fewer than 2^31 vectors for the 32-bit divisions); false: the caller runs the per-element kernel.
 // FREEDNN_GEMM1X1_SCATTER_LEGACY=1 always says false (A/B measurements).
@@ -512,9 +524,7 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
       gemm.work = reinterpret_cast<void*>(work);
       gemm.work_bytes = start + a.workspace_size - work;
     }
-#if defined(FREEDNN_WITH_CUTLASS_SM90)
-    gemm.planes = sm90::planes_wanted(h->device);
-#endif
+    gemm.planes = use_planes(p, l, h->device);
   }
   const int64_t C = p.ic, K = p.oc, N = p.mb, S_ = p.osp(), P = N * S_;
   const auto es = static_cast<int64_t>(sizeof(S));
@@ -660,7 +670,7 @@ class Gemm1x1 final : public fd::conv::ConvImpl {
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess)
       (void)cudaGetLastError();
-    else if (sm90::planes_wanted(dev))
+    else if (use_planes(p, l, dev))
       for (const fd::cuda::LtGemm& g : tf32_gemms(p)) work = std::max(work, sm90::planes_work(g));
 #endif
     return work == 0 ? l.total : align_up(l.total) + kAlign + work;  // kAlign: the start's alignment slack
