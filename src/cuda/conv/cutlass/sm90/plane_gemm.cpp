@@ -34,11 +34,13 @@ bool as_planes(const LtGemm& g, PlaneGemm* out, bool* bn) {
   return true;
 }
 
+const PlaneKernel& cp_async_kernel(bool bn) { return bn ? gemm_tf32_planes_bn_cpa() : gemm_tf32_planes_bk_cpa(); }
+
 // The TMA kernel where it can implement the shape, else the cp.async one (nullptr: neither).
 const PlaneKernel* kernel_for(const PlaneGemm& p, bool bn) {
   const PlaneKernel& tma = bn ? gemm_tf32_planes_bn_tma() : gemm_tf32_planes_bk_tma();
   if (tma.can_implement(p)) return &tma;
-  const PlaneKernel& cpa = bn ? gemm_tf32_planes_bn_cpa() : gemm_tf32_planes_bk_cpa();
+  const PlaneKernel& cpa = cp_async_kernel(bn);
   return cpa.can_implement(p) ? &cpa : nullptr;
 }
 
@@ -72,8 +74,8 @@ cudnnStatus_t planes_gemm(cudnnContext* h, const LtGemm& g, float alpha, const v
   o.workspace = work, o.workspace_size = work_bytes;
   o.stream = h->stream;
   RunStatus r = k->run(p, o);
-  if (r == RunStatus::not_implementable && k != &(bn ? gemm_tf32_planes_bn_cpa() : gemm_tf32_planes_bk_cpa())) {
-    k = &(bn ? gemm_tf32_planes_bn_cpa() : gemm_tf32_planes_bk_cpa());  // e.g. a pointer off 16 bytes
+  if (r == RunStatus::not_implementable && k != &cp_async_kernel(bn)) {
+    k = &cp_async_kernel(bn);  // e.g. a pointer off 16 bytes
     r = k->run(p, o);
   }
   const cudaError_t err = r == RunStatus::ok ? cudaSuccess : cudaGetLastError();
