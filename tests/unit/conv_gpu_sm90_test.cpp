@@ -10,7 +10,6 @@
 #include <cmath>
 #include <functional>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -1035,67 +1034,6 @@ TEST(ConvSm90, Tf32WgradDeclines) {
   ft::ScopedEnv knob("FREEDNN_SM90_WGRAD_NO_TF32", "1");
   Tf32Problem p(s, false, false, rng);
   check_backward_filter(h, p, rng, 1.0, 0.0, kTf32Tol);
-}
-
-// cuda:gemm_1x1's NCHW TF32 GEMMs on the sm90 plane kernels (FREEDNN_GEMM1X1_PLANES=1, cutlass/sm90/plane_gemm.h):
-// the forward and backward data read the activation's planes in place (the backward filter stays on cuBLASLt).
-// Planes of a multiple of 4 pixels with C a multiple of 4 take the TMA kernels, the others cp.async; stride 1 and
-// 2 (the gathered / scattered pixels), blending. The info log must name the plane kernel of both directions, and
-// none for NHWC.
-struct PlaneLog {
-  std::string text;
-};
-void plane_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* msg) {
-  auto* c = static_cast<PlaneLog*>(udata);
-  for (const char* q = msg; q != nullptr && *q != '\0' && q - msg < 65536; q += std::strlen(q) + 1) {
-    c->text += q;
-    c->text += '\n';
-  }
-}
-
-TEST(ConvSm90, Tf32NchwPlaneGemm) {
-  SKIP_UNLESS_HOPPER();
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  OnlyImpl only("cuda:gemm_1x1");
-  ft::ScopedEnv planes("FREEDNN_GEMM1X1_PLANES", "1");
-  unsigned mask0 = 0;
-  void* ud0 = nullptr;
-  cudnnCallback_t fn0 = nullptr;
-  FT_OK(cudnnGetCallback(&mask0, &ud0, &fn0));
-  PlaneLog log;
-  FT_OK(cudnnSetCallback(CUDNN_SEV_INFO_EN, &log, plane_capture));
-  const ft_conv_check::Algos algos{CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
-                                   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
-  struct Case {
-    int hw, stride, c, k;
-    bool tma;  // output planes of a multiple of 4 pixels and C a multiple of 4
-  };
-  const Case cases[] = {{12, 1, 96, 40, true}, {7, 1, 64, 136, false}, {14, 2, 40, 24, false},
-                        {16, 2, 13, 20, false}, {10, 1, 24, 32, true}};
-  int i = 0;
-  for (const Case& c : cases) {
-    Shape s{"planes", 3, c.c, c.k, 1, {c.hw, c.hw}, {1, 1}, {0, 0}, {c.stride, c.stride}, {1, 1}};
-    SCOPED_TRACE("planes " + std::to_string(c.hw) + "x" + std::to_string(c.hw) + " stride " +
-                 std::to_string(c.stride) + " c " + std::to_string(c.c) + " k " + std::to_string(c.k));
-    Problem p(s, CUDNN_DATA_FLOAT, false, false, false, rng);
-    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
-    const bool blend = ++i % 2 == 0;
-    log.text.clear();
-    ft_conv_check::check_directions(h, p, algos, rng, blend ? 0.75 : 1.0, blend ? 0.5 : 0.0, 3e-3, "cuda:gemm_1x1");
-    const std::string how = c.tma ? "_tma" : "_cpa";
-    EXPECT_NE(log.text.find("plane GEMM gemm_tf32_planes_bk" + how), std::string::npos) << log.text;
-    EXPECT_NE(log.text.find("plane GEMM gemm_tf32_planes_bn" + how), std::string::npos) << log.text;
-  }
-  // NHWC stays on cuBLASLt (its GEMMs have the plane form too, with the filter as A; the backward filter's would
-  // be one long reduction on a few tiles).
-  Shape s{"planes_nhwc", 3, 32, 24, 1, {8, 8}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
-  Problem p(s, CUDNN_DATA_FLOAT, true, false, false, rng);
-  FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
-  log.text.clear();
-  ft_conv_check::check_directions(h, p, algos, rng, 1.0, 0.0, 3e-3, "cuda:gemm_1x1");
-  EXPECT_EQ(log.text.find("plane GEMM"), std::string::npos) << log.text;
-  FT_OK(cudnnSetCallback(mask0, ud0, fn0));
 }
 
 }  // namespace

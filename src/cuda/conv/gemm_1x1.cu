@@ -21,8 +21,6 @@
 // split-K atomics of our own and a fixed reduction order: deterministic. TF32 GEMMs run on cuBLASLt with the
 // algorithm timed per shape at the workspace query / Find (lt_gemm.h: cuBLAS's default took up to 1.8x the time of
 // the fastest answer on ResNet-50's 1x1 layers); FREEDNN_GEMM1X1_LT=0 (read at every call) runs cuBLAS's default.
-// FREEDNN_GEMM1X1_PLANES=1 (opt-in, not yet run on a GPU) runs the NCHW forward and backward-data TF32 GEMMs on
-// CUTLASS kernels that read the MN-major planes in place (cutlass/sm90/plane_gemm.h).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -40,9 +38,6 @@
 #include "cuda/common/word.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
-#if defined(FREEDNN_WITH_CUTLASS_SM90)
-#include "cuda/conv/cutlass/sm90/plane_gemm.h"
-#endif
 
 namespace fd::cuda::conv {
 namespace {
@@ -328,22 +323,14 @@ struct Gemm {
   cudnnContext* h = nullptr;  // set: TF32 GEMMs go to cuBLASLt with (work, work_bytes) as its work area
   void* work = nullptr;
   size_t work_bytes = 0;
-  bool planes = false;  // NCHW TF32 GEMMs on the sm90 plane kernels first (FREEDNN_GEMM1X1_PLANES=1, plane_gemm.h)
   // C (column-major m x n) = alpha op(A) op(B) + beta C, `batch` times with element strides sa, sb, sc.
   cudnnStatus_t operator()(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, double alpha,
                            const void* A, int64_t lda, int64_t sa, const void* B, int64_t ldb, int64_t sb, double beta,
                            void* C, int64_t ldc, int64_t sc, int64_t batch) const {
     if (h != nullptr && ct == CUBLAS_COMPUTE_32F_FAST_TF32) {
-      const fd::cuda::LtGemm shape = lt_shape(ta, tb, m, n, k, lda, sa, ldb, sb, ldc, sc, batch, ab, c, ct);
       bool ran = false;
-#if defined(FREEDNN_WITH_CUTLASS_SM90)
-      if (planes) {
-        FD_TRY(sm90::planes_gemm(h, shape, static_cast<float>(alpha), A, B, static_cast<float>(beta), C, work,
-                                 work_bytes, &ran));
-        if (ran) return CUDNN_STATUS_SUCCESS;
-      }
-#endif
-      FD_TRY(fd::cuda::lt_gemm(h, shape, alpha, A, B, beta, C, work, work_bytes, &ran));
+      FD_TRY(fd::cuda::lt_gemm(h, lt_shape(ta, tb, m, n, k, lda, sa, ldb, sb, ldc, sc, batch, ab, c, ct), alpha, A, B,
+                               beta, C, work, work_bytes, &ran));
       if (ran) return CUDNN_STATUS_SUCCESS;
     }
     const float af = static_cast<float>(alpha), bf = static_cast<float>(beta);
@@ -397,18 +384,6 @@ std::vector<fd::cuda::LtGemm> tf32_gemms(const ConvProblem& p) {
     chunks(l.slots, [&](int64_t cnt) { add(TT, NN, C, K, S, S, C * S, S, K * S, C, K * C, cnt); });
   }
   return out;
-}
-
-// Whether the NCHW forward / backward-data TF32 GEMMs go to the sm90 plane kernels (FREEDNN_GEMM1X1_PLANES=1 on a
-// 9.0 device): their A is the activation's planes. Not the backward filter (a reduction over the pixels, few
-// output tiles) nor NHWC (the NHWC GEMMs happen to have the plane form too, but their A is the filter).
-bool use_planes(const ConvProblem& p, const Plan& l, int device) {
-#if defined(FREEDNN_WITH_CUTLASS_SM90)
-  return !l.nhwc && p.dir != ConvDir::bwd_filter && sm90::planes_wanted(device);
-#else
-  (void)p, (void)l, (void)device;
-  return false;
-#endif
 }
 
 // Queues scatter_vec_kernel when dx allows it (rows of whole 16-byte vectors, aligned, E the storage's compute
@@ -524,7 +499,6 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
       gemm.work = reinterpret_cast<void*>(work);
       gemm.work_bytes = start + a.workspace_size - work;
     }
-    gemm.planes = use_planes(p, l, h->device);
   }
   const int64_t C = p.ic, K = p.oc, N = p.mb, S_ = p.osp(), P = N * S_;
   const auto es = static_cast<int64_t>(sizeof(S));
@@ -666,13 +640,6 @@ class Gemm1x1 final : public fd::conv::ConvImpl {
     const Plan l = plan(p);
     size_t work = 0;
     for (const fd::cuda::LtGemm& g : tf32_gemms(p)) work = std::max(work, fd::cuda::lt_tuned_work(g));
-#if defined(FREEDNN_WITH_CUTLASS_SM90)
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess)
-      (void)cudaGetLastError();
-    else if (use_planes(p, l, dev))
-      for (const fd::cuda::LtGemm& g : tf32_gemms(p)) work = std::max(work, sm90::planes_work(g));
-#endif
     return work == 0 ? l.total : align_up(l.total) + kAlign + work;  // kAlign: the start's alignment slack
   }
   // Times cuBLASLt's answers for the problem's TF32 GEMMs (lt_gemm.h).

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// The transposing copy of chwn_copy.h: 32 x 32 tiles through shared memory, reads coalesced along the source's
-// contiguous dim, writes along n (128 bytes per row of 32 elements).
+// The transposing copy of chwn_copy.h, through shared memory, writes along n (128 bytes per row of 32 elements):
+// - plane tiles (float sources whose (u, v) plane is contiguous: NCHW's x and dy): 32 rows of n x up to 128
+//   elements of one a's plane, read as 16-byte vectors where the rows allow (else 4-byte loads, still along the
+//   plane), written as 16-byte vectors along n. Why: run 22's ncu had the 32 x 32 tiles of single 4-byte loads
+//   (4 KB per block) at about 2 TB/s on the TF32 NCHW backward data's copy of dy (25.7 us of a 59 us layer);
+//   FREEDNN_CHWN_PLANE_TILES=0 keeps every copy on them (A/B).
+// - 32 x 32 tiles otherwise (a flipped filter's negative strides, channels-last sources, the small sub-filters):
+//   reads coalesced along the source's contiguous dim.
 #include "cuda/conv/cutlass/sm90/chwn_copy.h"
 
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 
+#include "core/env.h"
 #include "core/status.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/digits.cuh"
@@ -15,6 +23,8 @@ namespace fd::cuda::conv::sm90 {
 namespace {
 
 constexpr int kT = 32, kRows = 8;  // 32 x 32 elements, 32 x 8 threads
+constexpr int kThreads = kT * kRows;
+constexpr int kPlane = 128;  // plane tiles: kT rows of n x kPlane elements of the plane
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -29,6 +39,11 @@ struct ChwnArgs {
   bool a_inner = false;
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
   int tiles_i = 0;        // 32-row tiles along i: the copy's blocks are (tile of i) + tiles_i * (tile of n)
+  // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a); vec: 16-byte loads
+  bool plane = false, vec = false;
+  int64_t P = 0;
+  int tiles_p = 0, tiles_n = 0;
+  int64_t blocks = 0;
 };
 
 // Several copies in one grid: copy j has blocks [first[j], first[j + 1]).
@@ -50,6 +65,68 @@ __device__ __forceinline__ void chwn_split(const ChwnArgs<E>& g, int64_t i, int6
   }
 }
 
+// One plane tile: rows n0 .. n0 + 31 (zeros past N) of a's plane elements p0 .. p0 + pw - 1 into shared memory
+// (row stride kPlane + 1: the column reads below are conflict-free), then dst rows a * P + p, 32 n each, as 16-byte
+// stores (8 threads per row: a warp writes four 128-byte rows). a >= A: zero rows.
+__device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) {
+  __shared__ float sm[kT][kPlane + 1];
+  const int pt = local % g.tiles_p;
+  local /= g.tiles_p;
+  const int nt = local % g.tiles_n;
+  const int64_t a = local / g.tiles_n;
+  const int64_t p0 = int64_t(pt) * kPlane, n0 = int64_t(nt) * kT;
+  const int pw = static_cast<int>(min(int64_t(kPlane), g.P - p0));
+  const int nw = a < g.A ? static_cast<int>(max(int64_t(0), min(int64_t(kT), g.N - n0))) : 0;  // rows read
+  const int tid = static_cast<int>(threadIdx.y) * kT + static_cast<int>(threadIdx.x);
+  const float* base = g.src + a * g.sa + n0 * g.sn + p0;
+  if (g.vec) {  // pw % 4 == 0: at most kT * kPlane / 4 / kThreads = 4 vectors per thread, all loads issued first
+    constexpr int kIt = kT * kPlane / 4 / kThreads;
+    const int q = pw / 4;
+    float4 v[kIt];
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int f = tid + it * kThreads, r = f / q, c = f - r * q;
+      if (r < nw) v[it] = *reinterpret_cast<const float4*>(base + r * g.sn + 4 * c);
+    }
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int f = tid + it * kThreads, r = f / q, c = f - r * q;
+      if (r < nw) {
+        sm[r][4 * c] = v[it].x, sm[r][4 * c + 1] = v[it].y;
+        sm[r][4 * c + 2] = v[it].z, sm[r][4 * c + 3] = v[it].w;
+      }
+    }
+  } else {  // 4-byte loads along the plane, 16 per thread issued first
+    constexpr int kIt = kT * kPlane / kThreads;
+#pragma unroll
+    for (int it0 = 0; it0 < kIt; it0 += 8) {
+      float v[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int f = tid + (it0 + j) * kThreads, r = f / pw, c = f - r * pw;
+        if (r < nw) v[j] = base[r * g.sn + c];
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int f = tid + (it0 + j) * kThreads, r = f / pw, c = f - r * pw;
+        if (r < nw) sm[r][c] = v[j];
+      }
+    }
+  }
+  __syncthreads();
+  const int quads = static_cast<int>(min(int64_t(kT), g.Np - n0)) / 4;  // Np % 4 == 0
+  float* out = g.dst + (a * g.P + p0) * g.Np + n0;
+  for (int f = tid; f < pw * quads; f += kThreads) {
+    const int pp = f / quads, n = 4 * (f - pp * quads);
+    float4 o;
+    o.x = n < nw ? sm[n][pp] : 0.0f;
+    o.y = n + 1 < nw ? sm[n + 1][pp] : 0.0f;
+    o.z = n + 2 < nw ? sm[n + 2][pp] : 0.0f;
+    o.w = n + 3 < nw ? sm[n + 3][pp] : 0.0f;
+    *reinterpret_cast<float4*>(out + pp * g.Np + n) = o;
+  }
+}
+
 // One 32 (i) x 32 (n) tile of one copy through shared memory: reads coalesced along i, writes along n (128 bytes
 // per row of 32 channels). Zeros for n >= N and a >= A (the padding of N and K).
 // E: the element moved as bits (float, or a 16-bit type's uint16_t).
@@ -61,6 +138,12 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(const __grid_consta
   while (j + 1 < batch.count && b >= batch.first[j + 1]) ++j;
   const ChwnArgs<E>& g = batch.copy[j];
   const int local = b - batch.first[j];
+  if constexpr (sizeof(E) == 4) {
+    if (g.plane) {
+      plane_tile(g, local);
+      return;
+    }
+  }
   const int64_t I = g.Ap * g.U * g.V;
   const int64_t i0 = int64_t(local % g.tiles_i) * kT, n0 = int64_t(local / g.tiles_i) * kT;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -111,6 +194,19 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
     g.d_fast = Divider(g.V, I), g.d_mid = Divider(g.U, I / g.V);
   }
   g.tiles_i = static_cast<int>(ceil_div(I, kT));
+  g.blocks = int64_t(g.tiles_i) * ceil_div(g.Np, kT);
+  // plane tiles: float, the (u, v) plane contiguous and read forwards, rows of n and a at non-negative strides,
+  // 16-byte aligned stores along n
+  g.P = g.U * g.V;
+  static const bool plane_on = fd::env_flag_or("FREEDNN_CHWN_PLANE_TILES", true);
+  if (plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) && g.P >= 16 &&
+      g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 && reinterpret_cast<uintptr_t>(g.dst) % 16 == 0) {
+    g.plane = true;
+    g.vec = g.P % 4 == 0 && g.sn % 4 == 0 && g.sa % 4 == 0 && reinterpret_cast<uintptr_t>(g.src) % 16 == 0;
+    g.tiles_p = static_cast<int>(ceil_div(g.P, kPlane));
+    g.tiles_n = static_cast<int>(ceil_div(g.Np, kT));
+    g.blocks = int64_t(g.tiles_p) * g.tiles_n * g.Ap;
+  }
   return g;
 }
 
@@ -123,9 +219,9 @@ cudnnStatus_t to_chwn_batch(cudaStream_t st, const ChwnCopy<E>* copies, int coun
       const ChwnCopy<E>& c = copies[j];
       if (c.Ap * c.U * c.V == 0 || c.Np == 0) continue;  // nothing to write
       const ChwnArgs<E> g = chwn_args(c);
-      const int64_t more = int64_t(g.tiles_i) * ceil_div(c.Np, kT);
-      FD_CHECK(blocks + more < INT_MAX, CUDNN_STATUS_NOT_SUPPORTED,
-               "to_chwn: %lld tiles of 32 x 32 elements exceed one grid", static_cast<long long>(blocks + more));
+      const int64_t more = g.blocks;
+      FD_CHECK(blocks + more < INT_MAX, CUDNN_STATUS_NOT_SUPPORTED, "to_chwn: %lld tiles exceed one grid",
+               static_cast<long long>(blocks + more));
       b.copy[b.count] = g;
       b.first[b.count] = static_cast<int>(blocks);
       blocks += more;
