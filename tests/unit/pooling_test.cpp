@@ -474,6 +474,7 @@ std::vector<SquareShape> nhwc_max_shapes() {
 TEST(Pooling, NhwcMax) {
   auto rng = ft::make_rng();
   ft::Handle h;
+  ft::ScopedEnv two_pass("FREEDNN_POOL_BWD_ONEPASS", "0");  // the 3x3 s2 p1 shapes too: codes + gather
   // packed NHWC; vector-padded; randomly padded
   run_square_max(rng, h, nhwc_max_shapes(), 5, [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; },
                  [](int variant) { return variant == 1 || variant == 2 || variant == 3; });
@@ -486,36 +487,83 @@ TEST(Pooling, MaxBackwardPdl) {
   auto rng = ft::make_rng();
   ft::Handle h;
   ft::ScopedEnv pdl("FREEDNN_POOL_PDL", "1");
+  ft::ScopedEnv two_pass("FREEDNN_POOL_BWD_ONEPASS", "0");
   run_square_max(rng, h, planar_max_shapes(), 3, [](int) { return 0; },
                  [](int variant) { return variant == 1 || variant == 2; });
   run_square_max(rng, h, nhwc_max_shapes(), 3, [](int) { return 1; },
                  [](int variant) { return variant == 1 || variant == 2; });
 }
 
-// The one-pass backward of 3x3 stride-2 padding-1 max pooling (pooling2d_nhwc_bwd1.cu, FREEDNN_POOL_BWD_ONEPASS=1;
-// the forward of each case runs the register kernel): blocks of several column groups per row (the halo column
-// between them), strips of 8 output rows with a partial last strip and one whose halo row is the image's last,
-// odd and even planes, ceiling extents (windows past the input), channel-vector counts from 1 to 128 (2 columns a
-// block at 128), the four float types, NaNs under both options, ties, beta != 0, padded strides; C not a multiple
-// of the vector falls back to the tiles.
+// The one-pass backward of 3x3 stride-2 padding-1 max pooling (pooling2d_nhwc_bwd1.cu, the default; the forward
+// of each case runs the register kernel): rows longer than the block's threads (several vectors per thread), strips
+// of one output row (small images: as many strips as rows) and forced counts (one strip; three, a partial last
+// strip), odd and even planes, ceiling extents (windows past the input), channel-vector counts from 1 to 128,
+// float / half / bfloat16, NaNs under both options, ties, beta != 0, padded strides. Double, C not a multiple of the
+// vector and rows too long for shared memory take the two passes (or the tiles).
+std::vector<SquareShape> onepass_shapes() {
+  return {
+      {CUDNN_DATA_HALF, {2, 64, 34, 114}, 3, 1, 2, false},   // pool1's C: 912 vectors a row
+      {CUDNN_DATA_HALF, {1, 16, 34, 35}, 3, 1, 2, false},    // odd width
+      {CUDNN_DATA_BFLOAT16, {2, 8, 19, 23}, 3, 1, 2, true},  // ceiling extents, 1 vector
+      {CUDNN_DATA_FLOAT, {1, 132, 9, 31}, 3, 1, 2, false},   // 33 vectors
+      {CUDNN_DATA_FLOAT, {1, 512, 5, 7}, 3, 1, 2, false},    // 128 vectors
+      {CUDNN_DATA_FLOAT, {2, 4, 6, 6}, 3, 1, 2, true},       // last windows mostly padding
+      {CUDNN_DATA_HALF, {1, 8, 1, 1}, 3, 1, 2, false},       // a single pixel
+      {CUDNN_DATA_BFLOAT16, {1, 8, 2, 3}, 3, 1, 2, false},   // one output row, both dx rows under it
+      {CUDNN_DATA_DOUBLE, {1, 6, 17, 16}, 3, 1, 2, false},   // two passes
+      {CUDNN_DATA_HALF, {1, 12, 9, 9}, 3, 1, 2, false},      // C % 8 != 0: the tiles
+      {CUDNN_DATA_FLOAT, {1, 1024, 3, 64}, 3, 1, 2, false},  // 256 KB x rows: two passes
+  };
+}
+
 TEST(Pooling, NhwcMaxBackwardOnePass) {
   auto rng = ft::make_rng();
   ft::Handle h;
   ft::ScopedEnv onepass("FREEDNN_POOL_BWD_ONEPASS", "1");
-  const std::vector<SquareShape> shapes = {
-      {CUDNN_DATA_HALF, {2, 64, 34, 114}, 3, 1, 2, false},   // pool1's C: 2 column groups of 29, 3 strips
-      {CUDNN_DATA_HALF, {1, 16, 34, 35}, 3, 1, 2, false},    // 17 x 18 outputs: a strip whose halo row is the last row
-      {CUDNN_DATA_BFLOAT16, {2, 8, 19, 23}, 3, 1, 2, true},  // ceiling extents, 1 vector: one group of all columns
-      {CUDNN_DATA_FLOAT, {1, 132, 9, 31}, 3, 1, 2, false},   // 33 vectors: 7 columns a block, 3 groups
-      {CUDNN_DATA_FLOAT, {1, 512, 5, 7}, 3, 1, 2, false},    // 128 vectors: 1 owned column and its halo per block
-      {CUDNN_DATA_FLOAT, {2, 4, 6, 6}, 3, 1, 2, true},       // last windows mostly padding
-      {CUDNN_DATA_DOUBLE, {1, 6, 17, 16}, 3, 1, 2, false},   // 3 vectors of 2 doubles
-      {CUDNN_DATA_HALF, {1, 8, 1, 1}, 3, 1, 2, false},       // a single pixel
-      {CUDNN_DATA_HALF, {1, 12, 9, 9}, 3, 1, 2, false},      // C % 8 != 0: the tiles
-  };
   // packed NHWC; vector-padded; randomly padded
-  run_square_max(rng, h, shapes, 5, [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; },
-                 [](int variant) { return variant == 1 || variant == 2 || variant == 3; });
+  const auto layout_of = [](int variant) { return variant == 3 ? 4 : variant == 4 ? 3 : 1; };
+  const auto ties_at = [](int variant) { return variant == 1 || variant == 2 || variant == 3; };
+  run_square_max(rng, h, onepass_shapes(), 5, layout_of, ties_at);
+  for (const char* strips : {"1", "3"}) {
+    SCOPED_TRACE(std::string("FREEDNN_POOL_BWD_STRIPS=") + strips);
+    ft::ScopedEnv forced("FREEDNN_POOL_BWD_STRIPS", strips);
+    const auto all = onepass_shapes();
+    run_square_max(rng, h, {all[0], all[2], all[3]}, 3, layout_of, ties_at);
+  }
+}
+
+// The info log names the one-pass kernel where it applies, and only there.
+struct PoolLog {
+  std::string text;
+};
+void pool_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* msg) {
+  auto* c = static_cast<PoolLog*>(udata);
+  for (const char* q = msg; q != nullptr && *q != '\0' && q - msg < 65536; q += std::strlen(q) + 1) {
+    c->text += q;
+    c->text += '\n';
+  }
+}
+
+TEST(Pooling, NhwcMaxBackwardOnePassRuns) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  unsigned mask0 = 0;
+  void* ud0 = nullptr;
+  cudnnCallback_t fn0 = nullptr;
+  FT_OK(cudnnGetCallback(&mask0, &ud0, &fn0));
+  PoolLog log;
+  FT_OK(cudnnSetCallback(CUDNN_SEV_INFO_EN, &log, pool_capture));
+  const auto all = onepass_shapes();
+  const std::string name = "one-pass max backward";
+  for (size_t i = 0; i < all.size(); ++i) {
+    const bool takes = i <= 7;  // the rest: double, C % 8 != 0, rows too long
+    log.text.clear();
+    run_square_max(rng, h, {all[i]}, 1, [](int) { return 1; }, [](int) { return false; });
+    if (log.text.empty()) continue;  // the case was another shard's (FREEDNN_TEST_PART)
+    EXPECT_EQ(log.text.find(name) != std::string::npos, takes) << "shape " << i;
+  }
+  FT_OK(cudnnSetCallback(mask0, ud0, fn0));
 }
 
 // Backward of global average pooling (the GPU's broadcast kernel: packed NCHW-like planes of equal values, packed

@@ -1,183 +1,302 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // Backward of 3x3 stride-2 padding-1 max pooling (ResNet-50's pool1) over channels-last tensors in ONE pass: x and
-// dy read once, dx written once, no argmax codes through memory. Layouts, types and semantics as
-// pooling2d_nhwc.cu (unit channel stride, 16-byte channel vectors; ties to the first element in window order, the
-// NaN options; a window that reads nothing gives no gradient; dx blended with alpha / beta, each element written
-// once, sums in output order as the CPU's). Why: the two-pass path moves 257 MB for the f16 pool1 at N = 64 (x,
-// codes written and read, dy, dx) in 0.094 ms, 58 % of the copy bandwidth; this pass moves 231 MB.
+// dy read once (plus three x rows per strip), dx written once, no argmax codes through memory. Layouts, types and
+// semantics as pooling2d_nhwc.cu (unit channel stride, 16-byte channel vectors; ties to the first element in
+// window order, the NaN options; a window that reads nothing gives no gradient; dx blended with alpha / beta, each
+// element written once, the sums in output order); float, half and bfloat16 (double keeps the two passes).
 //
-// Ownership: the thread of output (oh, ow) and channel vector owns the dx elements of its window's rows 1..2 and
-// columns 1..2 (dx rows 2oh, 2oh + 1, columns 2ow, 2ow + 1); window row 0 / column 0 belong to the outputs above /
-// to the left. So an element receives from its owner's output and from the outputs below, right and below-right.
-// - Columns: the block holds tc consecutive output columns of one strip (all channel vectors); per output row each
-//   thread publishes its argmax codes and dy in shared memory and reads its right neighbour's (column-0 entries go
-//   to the neighbour's left). The block's last column is a halo: computed for its left neighbour, never stored.
-// - Rows: a thread walks kStrip output rows top-down, carrying window row 2 (its row maximum, and the dx sums of the
-//   row) into the next output's row 0; one more output row below the strip is computed for the strip's last dx row.
-// The halos cost 1 / kStrip more rows and 1 / (tc - 1) more columns of window work (x rows from L2).
-// Used where FREEDNN_POOL_BWD_ONEPASS=1 (opt-in): run 18 timed it at 1.15x the two-pass path's time on the f16 pool1
-// (0.1076 against 0.0935 ms) and 0.98x in f32; 114 registers (f16) leave two blocks of 232 threads per SM.
+// Why: the two-pass path (argmax codes, then the gather) moves 257 MB for the f16 pool1 at N = 64 in 0.094 ms
+// (run 19: 58 % of the copy bandwidth), its first pass instruction-bound. Run 18's one-pass kernel (a thread per
+// output walking its rows, loads after each row's barrier) was latency-bound at 0.108 ms.
+//
+// A block owns a strip of output rows of one image and walks it top-down, one output row per step, with whole
+// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows and 3 dy rows):
+//   1. the window codes of output row oh (its argmax position in the window per element, 0..8, or -1 for none;
+//      kept as numbers of the storage type so that 16-bit pairs compare with one instruction) into a ring of two
+//      code rows: each thread reads its window's nine 16-byte vectors from shared memory;
+//   2. dx rows 2oh - 1 and 2oh: each of a thread's two columns gathers from the (up to four) outputs whose windows
+//      cover it, in output order, the dy whose code is the element's position.
+// Step oh also computes output row oh1 (one past the strip) for the strip's last dx row; dx row 2oh0 - 1 belongs to
+// the strip above. Strips per image: as many as fill the device's resident blocks once.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <type_traits>
 
+#include "core/api_context.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "core/log.h"
+#include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/pooling/pool_nhwc.cuh"
 
 namespace fd::cuda {
 namespace {
 
-constexpr int kMaxThreads = 256;
-constexpr int kStrip = 8;  // output rows a block owns (plus one halo row below)
+constexpr int kThreads = 512;
+constexpr int kXRing = 5;   // x rows: the step's three and the next step's two
+constexpr int kDyRing = 3;  // dy rows: the step's, the one above it, the next step's
 
-struct OnePass {
-  Geo g;
+struct Strips {
+  int H = 1, W = 1, OH = 1, OW = 1;
+  int cvecs = 1;        // 16-byte channel vectors per pixel
+  int xrow = 1;         // 16-byte vectors per x row: W * cvecs
+  int orow = 1;         // per dy / code row: OW * cvecs
+  int strips = 1;       // per image
+  int rows = 1;         // output rows per strip
   Str xt, dyt, dxt;
-  int cvecs = 1;   // 16-byte channel vectors per pixel
-  int tc = 2;      // output columns per block, the last a halo
-  int groups = 1;  // column groups per strip
-  int strips = 1;  // strips per image
 };
 
-// V one-byte codes (position ti * 3 + tj in the window, 0xFF: none) as two 32-bit words.
-template <int V>
-__device__ __forceinline__ uint2 pack_codes(const int (&arg)[V]) {
-  uint32_t w[2] = {0xFFFFFFFFu, 0xFFFFFFFFu};
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    const uint32_t c = arg[k] >= 0 ? uint32_t(arg[k]) : 0xFFu;
-    w[k / 4] = (w[k / 4] & ~(0xFFu << (8 * (k % 4)))) | (c << (8 * (k % 4)));
-  }
-  return make_uint2(w[0], w[1]);
+size_t smem_bytes(const Strips& a) {
+  return sizeof(uint4) * (size_t(kXRing) * a.xrow + size_t(kDyRing + 2) * a.orow);
 }
-__device__ __forceinline__ int code_at(uint2 w, int k) { return int(((k < 4 ? w.x : w.y) >> (8 * (k % 4))) & 0xFFu); }
 
-// grid: images x strips x column groups, blocks of tc * cvecs threads (channel vectors innermost).
+// The 16-bit pair type of S and the bits of small integers in S (the codes), in both halves of a word.
+template <class S>
+struct Pair;
+template <>
+struct Pair<__half> {
+  using T = __half2;
+  __device__ static constexpr uint32_t pos(int p) {
+    constexpr uint32_t k[9] = {0x00000000u, 0x3C003C00u, 0x40004000u, 0x42004200u, 0x44004400u,
+                               0x45004500u, 0x46004600u, 0x47004700u, 0x48004800u};
+    return k[p];
+  }
+  static constexpr uint32_t kNone = 0xBC00BC00u;  // -1
+};
+template <>
+struct Pair<__nv_bfloat16> {
+  using T = __nv_bfloat162;
+  __device__ static constexpr uint32_t pos(int p) {
+    constexpr uint32_t k[9] = {0x00000000u, 0x3F803F80u, 0x40004000u, 0x40404040u, 0x40804080u,
+                               0x40A040A0u, 0x40C040C0u, 0x40E040E0u, 0x41004100u};
+    return k[p];
+  }
+  static constexpr uint32_t kNone = 0xBF80BF80u;
+};
+
+template <class T>
+__device__ __forceinline__ T as(uint32_t w) {
+  return *reinterpret_cast<const T*>(&w);
+}
+__device__ __forceinline__ uint32_t word(const uint4& v, int q) { return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w; }
+__device__ __forceinline__ void set_word(uint4& v, int q, uint32_t w) {
+  if (q == 0) v.x = w;
+  else if (q == 1) v.y = w;
+  else if (q == 2) v.z = w;
+  else v.w = w;
+}
+
+// The window codes of one output vector from its nine x vectors (window order; positions not read hold the neutral
+// bits: NaN when NaNs are skipped, -inf when they propagate, and valid[] is false there).
 template <class S, bool kProp>
-__global__ void __launch_bounds__(kMaxThreads) nhwc_max3s2_bwd(OnePass a, const S* __restrict__ x,
-                                                               const S* __restrict__ dy, S* __restrict__ dx,
-                                                               double alpha, double beta) {
-  using C = Comp<S>;
-  constexpr int V = 16 / static_cast<int>(sizeof(S));
-  static_assert(V <= 8, "codes of at most 8 elements per vector");
-  __shared__ uint2 sh_code[2][kMaxThreads];
-  __shared__ uint4 sh_dy[2][kMaxThreads];
-  const Geo& g = a.g;
-  int b = int(blockIdx.x);
-  const int grp = b % a.groups;
-  b /= a.groups;
-  const int strip = b % a.strips, n = b / a.strips;
-  const int t = int(threadIdx.x), cv = t % a.cvecs, col = t / a.cvecs;
-  const int ow = grp * (a.tc - 1) + col;
-  const bool active = ow < g.out_w;
-  const bool owner = active && col < a.tc - 1;
-  const bool right_ok = active && col + 1 < a.tc && ow + 1 < g.out_w;
-  const int c0 = 2 * ow - 1;  // input column of window column 0
-  bool colv[3];
+__device__ __forceinline__ uint4 window_codes(const uint4 (&v)[9], const bool (&valid)[9]) {
+  uint4 out;
+  if constexpr (sizeof(S) == 2) {
+    using P = Pair<S>;
+    using T = typename P::T;
 #pragma unroll
-  for (int j = 0; j < 3; ++j) colv[j] = active && static_cast<unsigned>(c0 + j) < static_cast<unsigned>(g.in_w);
-  const S* xb = x + (n * a.xt.n + cv * V);
-  S* dxb = dx + (n * a.dxt.n + cv * V);
-
-  // Row maximum and its column of input row ih over this thread's window columns.
-  auto row_max = [&](int ih, C (&hv)[V], int (&ht)[V]) {
-    const bool rv = active && static_cast<unsigned>(ih) < static_cast<unsigned>(g.in_h);
-    C v[3][V];
+    for (int q = 0; q < 4; ++q) {
+      T w[9];
 #pragma unroll
-    for (int j = 0; j < 3; ++j) {
-      uint4 raw = neutral_bits<S, kProp>();
-      if (rv && colv[j]) raw = *reinterpret_cast<const uint4*>(xb + (ih * a.xt.h + (c0 + j) * a.xt.w));
-      load_vec<S, V>(reinterpret_cast<const S*>(&raw), v[j]);
-    }
-    row_arg<C, 3, V, kProp>(v, rv, colv, hv, ht);
-  };
-  // dx row `row`, this thread's columns 2ow (sums s[0]) and 2ow + 1 (s[1]).
-  auto store_row = [&](int row, const C (&s)[2][V]) {
-    if (!owner || row < 0 || row >= g.in_h) return;
+      for (int p = 0; p < 9; ++p) w[p] = as<T>(word(v[p], q));
+      // __hmax2 returns the other operand for one NaN (NaN only when both are); __hmax2_nan the NaN
+      T m = w[0];
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
-      if (2 * ow + j < g.in_w) blend_store_vec<S, V>(dxb + (row * a.dxt.h + (2 * ow + j) * a.dxt.w), s[j], alpha, beta);
-  };
-
-  const int oh0 = strip * kStrip;
-  C hv0[V];  // window row 0 of the current output: the previous output's row 2
-  int ht0[V];
-  row_max(2 * oh0 - 1, hv0, ht0);
-  C pend[2][V];  // dx row 2oh - 1 (window row 0 of output oh), sums of the outputs above
+      for (int p = 1; p < 9; ++p) m = kProp ? __hmax2_nan(m, w[p]) : __hmax2(m, w[p]);
+      const uint32_t nan_m = kProp ? __hneu2_mask(m, m) : 0u;
+      uint32_t c = P::kNone;
 #pragma unroll
-  for (int j = 0; j < 2; ++j)
-#pragma unroll
-    for (int k = 0; k < V; ++k) pend[j][k] = C(0);
-
-  for (int i = 0; i <= kStrip; ++i) {  // i == kStrip: the halo row below the strip
-    const int oh = oh0 + i;
-    if (oh >= g.out_h) break;  // the same for the whole block
-    C hv1[V], hv2[V];
-    int ht1[V], ht2[V];
-    row_max(2 * oh, hv1, ht1);
-    row_max(2 * oh + 1, hv2, ht2);
-    const C neutral = kProp ? C(-INFINITY) : C(NAN);
-    int arg[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) {
-      C best = neutral;
-      arg[k] = -1;
-      arg_fold(best, arg[k], hv0[k], ht0[k] >= 0, ht0[k], kProp);
-      arg_fold(best, arg[k], hv1[k], ht1[k] >= 0, 3 + ht1[k], kProp);
-      arg_fold(best, arg[k], hv2[k], ht2[k] >= 0, 6 + ht2[k], kProp);
-    }
-    uint4 draw = make_uint4(0, 0, 0, 0);
-    if (active) draw = *reinterpret_cast<const uint4*>(dy + (n * a.dyt.n + oh * a.dyt.h + ow * a.dyt.w + cv * V));
-    const int buf = i & 1;  // two buffers: one barrier per row (a writer of row i + 1 passed row i's barrier)
-    sh_code[buf][t] = pack_codes<V>(arg);
-    sh_dy[buf][t] = draw;
-    __syncthreads();
-    uint2 rcode = make_uint2(0xFFFFFFFFu, 0xFFFFFFFFu);
-    uint4 rraw = make_uint4(0, 0, 0, 0);
-    if (right_ok) {
-      rcode = sh_code[buf][t + a.cvecs];
-      rraw = sh_dy[buf][t + a.cvecs];
-    }
-    C d[V], dr[V];
-    load_vec<S, V>(reinterpret_cast<const S*>(&draw), d);
-    load_vec<S, V>(reinterpret_cast<const S*>(&rraw), dr);
-    // Window row ti's sums for this thread's two columns: mine at (ti, 1) and (ti, 2), the right neighbour's at
-    // (ti, 0) after mine (output order).
-    auto row_sums = [&](int ti, C (&s)[2][V], const C (&prior)[2][V]) {
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const int rc = code_at(rcode, k);
-        s[0][k] = prior[0][k] + (arg[k] == 3 * ti + 1 ? d[k] : C(0));
-        s[1][k] = prior[1][k] + (arg[k] == 3 * ti + 2 ? d[k] : C(0));
-        s[1][k] += rc == 3 * ti ? dr[k] : C(0);
+      for (int p = 8; p >= 0; --p) {  // the first position in window order wins: written last
+        uint32_t hit = __heq2_mask(w[p], m);
+        if constexpr (kProp) hit = valid[p] ? hit | (__hneu2_mask(w[p], w[p]) & nan_m) : 0u;
+        c = (c & ~hit) | (P::pos(p) & hit);
       }
-    };
-    C zero[2][V], s[2][V];
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int k = 0; k < V; ++k) zero[j][k] = C(0);
-    if (i > 0) {  // dx row 2oh - 1: complete (the strip's first output's row 0 belongs to the strip above)
-      row_sums(0, s, pend);
-      store_row(2 * oh - 1, s);
+      set_word(out, q, c);
     }
-    if (i < kStrip) {
-      row_sums(1, s, zero);
-      store_row(2 * oh, s);
-      row_sums(2, pend, zero);
-      if (oh == g.out_h - 1) store_row(2 * oh + 1, pend);  // no output below
-    }
+  } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      hv0[k] = hv2[k];
-      ht0[k] = ht2[k];
+    for (int q = 0; q < 4; ++q) {
+      float w[9];
+#pragma unroll
+      for (int p = 0; p < 9; ++p) w[p] = __uint_as_float(word(v[p], q));
+      float m = w[0];
+      bool any_nan = false;
+#pragma unroll
+      for (int p = 1; p < 9; ++p) m = fmaxf(m, w[p]);  // NaN only when all are
+      if constexpr (kProp) {
+#pragma unroll
+        for (int p = 0; p < 9; ++p) any_nan |= valid[p] && w[p] != w[p];
+      }
+      float c = -1.0f;
+#pragma unroll
+      for (int p = 8; p >= 0; --p) {
+        const bool hit = kProp ? valid[p] && (any_nan ? w[p] != w[p] : w[p] == m) : w[p] == m;
+        if (hit) c = static_cast<float>(p);
+      }
+      set_word(out, q, __float_as_uint(c));
+    }
+  }
+  return out;
+}
+
+template <class S>
+__device__ __forceinline__ uint4 no_codes() {
+  if constexpr (sizeof(S) == 2) {
+    const uint32_t n = Pair<S>::kNone;
+    return make_uint4(n, n, n, n);
+  } else {
+    const uint32_t n = __float_as_uint(-1.0f);
+    return make_uint4(n, n, n, n);
+  }
+}
+
+// acc += dy where the code is pos, per element (acc in float, V elements of the 16-byte vector).
+template <class S>
+__device__ __forceinline__ void gather(float (&acc)[16 / sizeof(S)], const uint4& code, const uint4& d, int pos) {
+  if constexpr (sizeof(S) == 2) {
+    using P = Pair<S>;
+    using T = typename P::T;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const uint32_t hit = __heq2_mask(as<T>(word(code, q)), as<T>(P::pos(pos)));
+      float2 f;
+      if constexpr (std::is_same_v<S, __half>) f = __half22float2(as<T>(word(d, q) & hit));
+      else f = __bfloat1622float2(as<T>(word(d, q) & hit));
+      acc[2 * q] += f.x;
+      acc[2 * q + 1] += f.y;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      if (__uint_as_float(word(code, q)) == static_cast<float>(pos)) acc[q] += __uint_as_float(word(d, q));
+  }
+}
+
+// grid: images x strips; kThreads threads walk the row's vectors. Shared memory: kXRing x rows, kDyRing dy rows, two
+// code rows.
+template <class S, bool kProp>
+__global__ void __launch_bounds__(kThreads, sizeof(S) == 2 ? 2 : 1)
+    max3s2_bwd_strips(Strips a, const S* __restrict__ x, const S* __restrict__ dy, S* __restrict__ dx, double alpha,
+                      double beta) {
+  constexpr int V = 16 / static_cast<int>(sizeof(S));
+  extern __shared__ uint4 sm[];
+  uint4* xr = sm;
+  uint4* dr = xr + kXRing * a.xrow;
+  uint4* cr = dr + kDyRing * a.orow;
+  const int strip = static_cast<int>(blockIdx.x) % a.strips, n = static_cast<int>(blockIdx.x) / a.strips;
+  const int oh0 = strip * a.rows, oh1 = min(oh0 + a.rows, a.OH);  // owned outputs [oh0, oh1); step oh1: the halo
+  const int xbase = 2 * oh0 - 1;                                  // the ring's first x row
+  const S* xb = x + int64_t(n) * a.xt.n;
+  const S* dyb = dy + int64_t(n) * a.dyt.n;
+  S* dxb = dx + int64_t(n) * a.dxt.n;
+  const int t = static_cast<int>(threadIdx.x);
+  auto xrow = [&](int r) { return xr + ((r - xbase) % kXRing) * a.xrow; };
+  auto dyrow = [&](int oh) { return dr + ((oh - oh0 + kDyRing) % kDyRing) * a.orow; };
+  auto coderow = [&](int oh) { return cr + ((oh - oh0) & 1) * a.orow; };
+
+  // x rows 2oh (2oh - 1 first) .. 2oh + 1 and dy row oh of step oh, as one cp.async group
+  auto issue = [&](int oh, bool first) {
+    for (int r = first ? 2 * oh - 1 : 2 * oh; r <= 2 * oh + 1; ++r) {
+      if (r < 0 || r >= a.H) continue;
+      uint4* s = xrow(r);
+      for (int e = t; e < a.xrow; e += kThreads) {
+        const int iw = e / a.cvecs, cv = e - iw * a.cvecs;
+        cp_async16(shared_addr(s + e), xb + (int64_t(r) * a.xt.h + int64_t(iw) * a.xt.w + cv * V), true);
+      }
+    }
+    if (oh < a.OH) {
+      uint4* s = dyrow(oh);
+      for (int e = t; e < a.orow; e += kThreads) {
+        const int ow = e / a.cvecs, cv = e - ow * a.cvecs;
+        cp_async16(shared_addr(s + e), dyb + (int64_t(oh) * a.dyt.h + int64_t(ow) * a.dyt.w + cv * V), true);
+      }
+    }
+    cp_async_commit();
+  };
+
+  issue(oh0, true);
+  for (int oh = oh0; oh <= oh1; ++oh) {
+    cp_async_wait<0>();
+    __syncthreads();  // step oh's rows are in; every thread is past step oh - 1 (its ring slots are free)
+    if (oh < oh1) issue(oh + 1, false);
+    // 1. codes of output row oh
+    uint4* cw = coderow(oh);
+    for (int e = t; e < a.orow; e += kThreads) {
+      if (oh >= a.OH) {
+        cw[e] = no_codes<S>();
+        continue;
+      }
+      const int ow = e / a.cvecs, cv = e - ow * a.cvecs;
+      uint4 v[9];
+      bool valid[9];
+#pragma unroll
+      for (int ti = 0; ti < 3; ++ti) {
+        const int r = 2 * oh - 1 + ti;
+        const bool rv = r >= 0 && r < a.H;
+        const uint4* row = rv ? xrow(r) : xr;
+#pragma unroll
+        for (int tj = 0; tj < 3; ++tj) {
+          const int c = 2 * ow - 1 + tj;
+          const bool ok = rv && c >= 0 && c < a.W;
+          valid[ti * 3 + tj] = ok;
+          v[ti * 3 + tj] = ok ? row[c * a.cvecs + cv] : neutral_bits<S, kProp>();
+        }
+      }
+      cw[e] = window_codes<S, kProp>(v, valid);
+    }
+    __syncthreads();  // the code row is complete
+    // 2. dx rows 2oh - 1 (not at the strip's first step: the strip above owns it) and 2oh (not at the halo step)
+    const uint4* c1 = coderow(oh);
+    const uint4* d1 = dyrow(oh);
+    const uint4* c0 = coderow(oh - 1);
+    const uint4* d0 = dyrow(oh - 1);
+    const bool top = oh > oh0 && 2 * oh - 1 < a.H, mid = oh < oh1 && 2 * oh < a.H;
+    for (int e = t; e < a.orow; e += kThreads) {
+      const int ow = e / a.cvecs, cv = e - ow * a.cvecs;
+      const bool right = ow + 1 < a.OW;  // the output to the right exists
+      const int er = e + a.cvecs;
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {  // columns 2ow (window column 1) and 2ow + 1 (column 2; column 0 of ow + 1)
+        const int iw = 2 * ow + j;
+        if (iw >= a.W) continue;
+        if (top) {  // window row 2 of oh - 1, row 0 of oh
+          float acc[V] = {};
+          gather<S>(acc, c0[e], d0[e], 7 + j);
+          if (j == 1 && right) gather<S>(acc, c0[er], d0[er], 6);
+          gather<S>(acc, c1[e], d1[e], 1 + j);
+          if (j == 1 && right) gather<S>(acc, c1[er], d1[er], 0);
+          blend_store_vec<S, V>(dxb + (int64_t(2 * oh - 1) * a.dxt.h + int64_t(iw) * a.dxt.w + cv * V), acc, alpha,
+                                beta);
+        }
+        if (mid) {  // window row 1 of oh
+          float acc[V] = {};
+          gather<S>(acc, c1[e], d1[e], 4 + j);
+          if (j == 1 && right) gather<S>(acc, c1[er], d1[er], 3);
+          blend_store_vec<S, V>(dxb + (int64_t(2 * oh) * a.dxt.h + int64_t(iw) * a.dxt.w + cv * V), acc, alpha, beta);
+        }
+      }
     }
   }
 }
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The strips of one image: as many as fill the device's resident blocks once (at least one output row each).
+int strips_for(const void* kernel, size_t smem, int64_t images, int out_h, int device) {
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem) != cudaSuccess) {
+    (void)cudaGetLastError();
+    per_sm = 1;
+  }
+  const int64_t resident = int64_t(std::max(per_sm, 1)) * device_info(device).sm_count;
+  return static_cast<int>(std::clamp<int64_t>(resident / std::max<int64_t>(images, 1), 1, out_h));
+}
 
 }  // namespace
 
@@ -185,40 +304,56 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
                                      const cudnnTensorStruct& dyd, const void* dy, const cudnnTensorStruct& xd,
                                      const void* x, double beta, const cudnnTensorStruct& dxd, void* dx,
                                      cudnnStatus_t* status) {
-  if (fd::env_string("FREEDNN_POOL_BWD_ONEPASS") != "1") return false;  // opt-in, read at every call
+  if (!fd::env_flag_or("FREEDNN_POOL_BWD_ONEPASS", true)) return false;  // read at every call
   if (!nhwc_on(p) || xd.nb_dims != 4 || dyd.nb_dims != 4 || dxd.nb_dims != 4) return false;
   if (p.window[0] != 3 || p.window[1] != 3 || p.stride[0] != 2 || p.stride[1] != 2 || p.padding[0] != 1 ||
       p.padding[1] != 1)
     return false;
+  if (dxd.dtype != CUDNN_DATA_FLOAT && dxd.dtype != CUDNN_DATA_HALF && dxd.dtype != CUDNN_DATA_BFLOAT16) return false;
   bool launched = false;
+  cudaError_t err = cudaSuccess;
   with_float_storage(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);
-    constexpr int V = 16 / static_cast<int>(sizeof(S));
-    if (!nhwc_vec(xd, x, V) || !nhwc_vec(dyd, dy, V) || !nhwc_vec(dxd, dx, V)) return;
-    OnePass a;
-    a.g = make_geo(p, xd, dyd);
-    // every dx row and column owned by some output (y may be smaller than the formula: then the two-pass gather,
-    // which writes the uncovered elements too)
-    if (2 * int64_t(a.g.out_h) < a.g.in_h || 2 * int64_t(a.g.out_w) < a.g.in_w) return;
-    a.xt = str_of(xd);
-    a.dyt = str_of(dyd);
-    a.dxt = str_of(dxd);
-    const int64_t cvecs = xd.dims[1] / V;
-    if (2 * cvecs > kMaxThreads) return;  // at least one owned and one halo column per block
-    const int64_t max_tc = std::max<int64_t>(2, kMaxThreads / cvecs);
-    const int64_t groups = cdiv(a.g.out_w, max_tc - 1), owned = cdiv(a.g.out_w, groups);
-    const int64_t strips = cdiv(a.g.out_h, kStrip);
-    const int64_t blocks = xd.dims[0] * strips * groups;
-    if (blocks >= (int64_t{1} << 31)) return;
-    a.cvecs = static_cast<int>(cvecs);
-    a.tc = static_cast<int>(owned + 1);
-    a.groups = static_cast<int>(groups);
-    a.strips = static_cast<int>(strips);
-    auto kern = p.nan_opt == CUDNN_PROPAGATE_NAN ? nhwc_max3s2_bwd<S, true> : nhwc_max3s2_bwd<S, false>;
-    kern<<<static_cast<unsigned>(blocks), static_cast<unsigned>(a.tc * cvecs), 0, h->stream>>>(
-        a, static_cast<const S*>(x), static_cast<const S*>(dy), static_cast<S*>(dx), alpha, beta);
-    launched = true;
+    if constexpr (sizeof(S) != 8) {
+      constexpr int V = 16 / static_cast<int>(sizeof(S));
+      if (!nhwc_vec(xd, x, V) || !nhwc_vec(dyd, dy, V) || !nhwc_vec(dxd, dx, V)) return;
+      const Geo g = make_geo(p, xd, dyd);
+      // every dx row and column under some window (dy may be smaller than the formula: then the two-pass gather,
+      // which writes the uncovered elements too)
+      if (2 * int64_t(g.out_h) < g.in_h || 2 * int64_t(g.out_w) < g.in_w) return;
+      Strips a;
+      a.H = g.in_h, a.W = g.in_w, a.OH = g.out_h, a.OW = g.out_w;
+      a.cvecs = static_cast<int>(xd.dims[1] / V);
+      const int64_t xrow = int64_t(a.W) * a.cvecs, orow = int64_t(a.OW) * a.cvecs;
+      if (xrow > (1 << 20) || orow > (1 << 20)) return;
+      a.xrow = static_cast<int>(xrow), a.orow = static_cast<int>(orow);
+      const size_t smem = smem_bytes(a);
+      if (smem > static_cast<size_t>(device_info(h->device).smem_per_block_optin)) return;  // rows too long: two passes
+      a.xt = str_of(xd), a.dyt = str_of(dyd), a.dxt = str_of(dxd);
+      const bool prop = p.nan_opt == CUDNN_PROPAGATE_NAN;
+      auto kern = prop ? max3s2_bwd_strips<S, true> : max3s2_bwd_strips<S, false>;
+      err = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      if (err != cudaSuccess) return;
+      const int64_t images = xd.dims[0];
+      int strips = strips_for(reinterpret_cast<const void*>(kern), smem, images, a.OH, h->device);
+      const long long env = fd::env_int("FREEDNN_POOL_BWD_STRIPS", 0);  // A/B: strips per image
+      if (env > 0) strips = static_cast<int>(std::min<long long>(env, a.OH));
+      a.rows = static_cast<int>(cdiv(a.OH, strips));
+      a.strips = static_cast<int>(cdiv(a.OH, a.rows));
+      const int64_t blocks = images * a.strips;
+      if (blocks >= (int64_t{1} << 31)) return;
+      kern<<<static_cast<unsigned>(blocks), kThreads, smem, h->stream>>>(
+          a, static_cast<const S*>(x), static_cast<const S*>(dy), static_cast<S*>(dx), alpha, beta);
+      launched = true;
+      if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
+        char what[128];
+        std::snprintf(what, sizeof what, "cuda:pooling: one-pass max backward, %d strips of %d output rows per image",
+                      a.strips, a.rows);
+        log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
+      }
+    }
   });
+  if (err != cudaSuccess) (void)cudaGetLastError();
   if (!launched) return false;
   *status = [&]() -> cudnnStatus_t {
     FD_CUDA_LAUNCHED();
