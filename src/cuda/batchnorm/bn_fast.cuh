@@ -175,6 +175,9 @@ struct Mirror {
     const int64_t row = sp * per_split + (per_split - 1 - t);
     return row < rows ? row * vpr + col : -1;
   }
+  // A memory vector with the channels of walk index i (the fixed-channel kernels' coefficients): i itself, or on,
+  // its column in row 0 (every vector the thread visits is in that column).
+  __device__ __forceinline__ int64_t same_channels(int64_t i) const { return on ? i - d_vpr.div(i) * vpr : i; }
 };
 
 Mirror plain_walk(int64_t nvec) {
@@ -252,7 +255,7 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, Mirror mr, Cha
   const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   const int lane = threadIdx.x & 31;
   // (fixed channels: walk index and memory vector agree modulo the vectors per row)
-  if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
+  if (cm.fixed && first < mr.total) coefs(mr.same_channels(first));  // threads past the end load nothing
   for (int64_t i = first; i - lane < mr.total; i += stride) {
     const int64_t m = i < mr.total ? mr.at(i) : i;  // the mask's walk is the plain one (m == i)
     const bool valid = i < mr.total && m >= 0 && m < nvec;
@@ -314,7 +317,7 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, Mirror mr, Cha
       // so each thread keeps two vectors of x and dy in flight (i and i + stride share the channels) to cover the
       // memory latency that the low occupancy leaves uncovered (102 registers then, still 2 blocks; f32 V = 4:
       // 52 -> 62, 4 blocks). The scalar V = 1 kernels keep one vector: there it would cost occupancy.
-      if (first < nvec) coefs(first);  // threads past the end have nothing to load (fixed: as apply_fwd)
+      if (first < mr.total) coefs(mr.same_channels(first));  // as apply_fwd
       for (int64_t i = first; i < mr.total; i += 2 * stride) {
         const int64_t j = i + stride;
         const int64_t mi = mr.at(i), mj = j < mr.total ? mr.at(j) : -1;
@@ -329,7 +332,7 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, Mirror mr, Cha
       return;
     }
   }
-  if (cm.fixed && first < nvec) coefs(first);
+  if (cm.fixed && first < mr.total) coefs(mr.same_channels(first));
   for (int64_t i = first; i < mr.total; i += stride) {
     const int64_t m = mr.at(i);
     if (m < 0 || m >= nvec) continue;
