@@ -881,20 +881,6 @@ TEST(BatchNorm, PdlMatchesPlainLaunches) {
                     {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_PDL", "1"}}, "pdl");
 }
 
-// The apply pass walking stats_rows_w's splits backwards (Mirror in bn_fast.cuh, the default; FREEDNN_BN_MIRROR=0,
-// read at every call, for the plain walk) against the plain walk, bit for bit: the same element formulas in another
-// visiting order. The cooperative path's shapes (several splits and chunks; C off the vector, NCHW folds and the
-// forward's ReLU mask keep the plain walk), NHWC rows not a multiple of the splits, and one large enough that the
-// apply threads loop (the backward's two vectors in flight).
-TEST(BatchNorm, MirroredApplyMatchesPlainWalk) {
-  std::vector<CoopShape> shapes(std::begin(kCoopShapes), std::end(kCoopShapes));
-  shapes.push_back({CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {7, 64, 13, 11}, 1});
-  shapes.push_back({CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {16, 64, 56, 56}, 1});
-  shapes.push_back({CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {5, 256, 9, 9}, 1});
-  expect_same_bytes(shapes, {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_MIRROR", "0"}},
-                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_MIRROR", "1"}}, "mirror");
-}
-
 // The lean inference kernels (FREEDNN_BN_INFER=2|4, bn_infer.cuh; read at every call) against the reference and,
 // bit for bit, against the default path (FREEDNN_BN_INFER=0: the same coefficient and output formulas), with z and
 // the ReLU (cudnnNormalizationForwardInference) and blends with beta != 0. Shapes: NHWC with C / 8 groups dividing

@@ -821,15 +821,6 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   }
   const bool pdl_apply = pdl && !inline_coef;  // its predecessor is the finalize
 
-  // The apply pass walks stats_rows_w's splits backwards where it can (Mirror, bn_fast.cuh); FREEDNN_BN_MIRROR=0
-  // (read at every call): the plain walk.
-  auto walk = [&](const EwPlan& ew, bool writes_mask) {
-    if (rows && fold == 1 && ew.map.mode == 0 && ew.v == rv && !writes_mask && rs % ew.v == 0 &&
-        env_flag_or("FREEDNN_BN_MIRROR", true))
-      return mirrored_walk(nrows, rs / ew.v, splits, per_split);
-    return plain_walk(ew.nvec);
-  };
-
   // Pass 2 (inference: the only pass): memory-order elementwise kernels when every tensor shares x's packed layout.
   if (bwd && ew_stats) {
     const cudnnTensorStruct* others[3] = {c.dy_desc, c.dx_desc, c.has_add() ? c.z_desc : nullptr};
@@ -839,10 +830,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
       S* dx = static_cast<S*>(c.dx);
       S* dz = c.has_add() ? static_cast<S*>(c.dz) : nullptr;
       auto kern = ew.v > 1 ? apply_bwd<S, kV> : apply_bwd<S, 1>;
-      const Mirror mr = walk(ew, false);
-      const int grid = resident_grid(reinterpret_cast<const void*>(kern), mr.total, kBlock, kBlock, 0, h->device);
-      (void)launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, mr, ew.map, g.s, x, dy, dx, dz,
-                       in_mask8, coef, c.alpha, c.beta);
+      const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
+      (void)launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, dy, dx, dz, in_mask8,
+                       coef, c.alpha, c.beta);
       FD_CUDA_LAUNCHED();
       return CUDNN_STATUS_SUCCESS;
     }
@@ -855,10 +845,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
     auto kern = inline_coef ? (ew.v > 1 ? apply_fwd<S, kV, true> : apply_fwd<S, 1, true>)
                             : (ew.v > 1 ? apply_fwd<S, kV, false> : apply_fwd<S, 1, false>);
-    const Mirror mr = need_stats ? walk(ew, mask8 != nullptr) : plain_walk(ew.nvec);
-    const int grid = resident_grid(reinterpret_cast<const void*>(kern), mr.total, kBlock, kBlock, 0, h->device);
-    (void)launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, mr, ew.map, g.s, x, z, y, coef, ic,
-                     relu, keep_nan, mask8, c.alpha, c.beta);
+    const int grid = resident_grid(reinterpret_cast<const void*>(kern), ew.nvec, kBlock, kBlock, 0, h->device);
+    (void)launch_pdl(pdl_apply, kern, dim3(grid), dim3(kBlock), 0, st, ew.nvec, ew.map, g.s, x, z, y, coef, ic, relu,
+                     keep_nan, mask8, c.alpha, c.beta);
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
   }

@@ -157,45 +157,6 @@ EwPlan plan_ew(const cudnnTensorStruct& x, int64_t C, int64_t cs, const cudnnTen
   return p;
 }
 
-// The order in which the apply pass visits memory. Off: the plain walk (vector i is memory vector i). On (after
-// stats_rows_w over NHWC-like rows; never with the forward's ReLU mask, whose writes are warp-collective): pass 1's
-// splits walked backwards, all splits in step: i = (t * splits + split) * vpr + col handles row
-// split * per_split + per_split - 1 - t. Pass 1 walks each split's rows forwards, so the rows it read last, still in
-// L2 when the apply pass starts, are read first (x of a 103 MB tensor: about the last third from L2 instead of DRAM).
-struct Mirror {
-  bool on = false;
-  int64_t vpr = 1, splits = 1, per_split = 1, rows = 0;
-  int64_t total = 0;  // indices walked: nvec (off), splits * per_split * vpr (on)
-  Divider d_vpr, d_splits;
-  // The memory vector of walk index i (< total), or -1 (the last split's rows past the end).
-  __device__ __forceinline__ int64_t at(int64_t i) const {
-    if (!on) return i;
-    const int64_t q = d_vpr.div(i), col = i - q * vpr;
-    const int64_t t = d_splits.div(q), sp = q - t * splits;
-    const int64_t row = sp * per_split + (per_split - 1 - t);
-    return row < rows ? row * vpr + col : -1;
-  }
-  // A memory vector with the channels of walk index i (the fixed-channel kernels' coefficients): i itself, or on,
-  // its column in row 0 (every vector the thread visits is in that column).
-  __device__ __forceinline__ int64_t same_channels(int64_t i) const { return on ? i - d_vpr.div(i) * vpr : i; }
-};
-
-Mirror plain_walk(int64_t nvec) {
-  Mirror m;
-  m.total = nvec;
-  return m;
-}
-
-Mirror mirrored_walk(int64_t rows, int64_t vpr, int64_t splits, int64_t per_split) {
-  Mirror m;
-  m.on = true;
-  m.rows = rows, m.vpr = vpr, m.splits = splits, m.per_split = per_split;
-  m.total = splits * per_split * vpr;
-  m.d_vpr = Divider(vpr, m.total);
-  m.d_splits = Divider(splits, m.total / vpr);
-  return m;
-}
-
 // Inference coefficients computed where they are used (no finalize launch): the scale, bias, mean and variance
 // arrays indexed by channel (packed 1xCx1x1 parameters, 16-byte aligned), with apply_fwd<S, V, true>.
 template <class C>
@@ -210,10 +171,9 @@ struct InferCoef {
 // y = relu?(A x + B [+ z]) blended; mask (training with an activation): bit e set where the pre-activation of
 // the element at offset e was positive. Loop bounds are warp-uniform (the mask writes are warp-collective).
 template <class S, int V, bool kInline>
-__global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, Mirror mr, ChanMap cm, int64_t s, const S* x,
-                                                    const S* z, S* y, const Comp<S>* coef, InferCoef<Comp<S>> ic,
-                                                    bool relu, bool keep_nan, uint8_t* mask, double alpha,
-                                                    double beta) {
+__global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, ChanMap cm, int64_t s, const S* x, const S* z, S* y,
+                                                    const Comp<S>* coef, InferCoef<Comp<S>> ic, bool relu,
+                                                    bool keep_nan, uint8_t* mask, double alpha, double beta) {
   using C = Comp<S>;
   pdl_wait();  // launched after the finalize as its programmatic dependent (FREEDNN_BN_PDL): coef, y
   alignas(16) C a[V];
@@ -254,28 +214,26 @@ __global__ void __launch_bounds__(kBlock) apply_fwd(int64_t nvec, Mirror mr, Cha
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t first = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   const int lane = threadIdx.x & 31;
-  // (fixed channels: walk index and memory vector agree modulo the vectors per row)
-  if (cm.fixed && first < mr.total) coefs(mr.same_channels(first));  // threads past the end load nothing
-  for (int64_t i = first; i - lane < mr.total; i += stride) {
-    const int64_t m = i < mr.total ? mr.at(i) : i;  // the mask's walk is the plain one (m == i)
-    const bool valid = i < mr.total && m >= 0 && m < nvec;
+  if (cm.fixed && first < nvec) coefs(first);  // threads past the end have nothing to load
+  for (int64_t i = first; i - lane < nvec; i += stride) {
+    const bool valid = i < nvec;
     unsigned bits = 0;
     if (valid) {
-      if (!cm.fixed) coefs(m);
+      if (!cm.fixed) coefs(i);
       C v[V], zz[V];
-      load(m, v, zz);
-      bits = finish(m, v, zz);
+      load(i, v, zz);
+      bits = finish(i, v, zz);
     }
-    if (mask != nullptr) put_mask_bits<V>(mask, m * V, bits, valid);
+    if (mask != nullptr) put_mask_bits<V>(mask, i * V, bits, valid);
   }
 }
 
 // dy' = dy masked by the ReLU bits (mask: bit e for the element at offset e); dz = blend(dy'); dx from dy', x and
 // the coefficients of finalize_kernel.
 template <class S, int V>
-__global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, Mirror mr, ChanMap cm, int64_t s, const S* x,
-                                                    const S* dy, S* dx, S* dz, const uint8_t* mask,
-                                                    const Comp<S>* coef, double alpha, double beta) {
+__global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, ChanMap cm, int64_t s, const S* x, const S* dy, S* dx,
+                                                    S* dz, const uint8_t* mask, const Comp<S>* coef, double alpha,
+                                                    double beta) {
   using C = Comp<S>;
   pdl_wait();  // as apply_fwd
   alignas(16) C A[V];
@@ -317,30 +275,26 @@ __global__ void __launch_bounds__(kBlock) apply_bwd(int64_t nvec, Mirror mr, Cha
       // so each thread keeps two vectors of x and dy in flight (i and i + stride share the channels) to cover the
       // memory latency that the low occupancy leaves uncovered (102 registers then, still 2 blocks; f32 V = 4:
       // 52 -> 62, 4 blocks). The scalar V = 1 kernels keep one vector: there it would cost occupancy.
-      if (first < mr.total) coefs(mr.same_channels(first));  // as apply_fwd
-      for (int64_t i = first; i < mr.total; i += 2 * stride) {
+      if (first < nvec) coefs(first);  // threads past the end have nothing to load
+      for (int64_t i = first; i < nvec; i += 2 * stride) {
         const int64_t j = i + stride;
-        const int64_t mi = mr.at(i), mj = j < mr.total ? mr.at(j) : -1;
-        const bool vi = mi >= 0 && mi < nvec, vj = mj >= 0 && mj < nvec;
         C xa[V], da[V], xb[V], db[V];
         unsigned ba = 0, bb = 0;
-        if (vi) load(mi, xa, da, &ba);
-        if (vj) load(mj, xb, db, &bb);
-        if (vi) finish(mi, xa, da, ba);
-        if (vj) finish(mj, xb, db, bb);
+        load(i, xa, da, &ba);
+        if (j < nvec) load(j, xb, db, &bb);
+        finish(i, xa, da, ba);
+        if (j < nvec) finish(j, xb, db, bb);
       }
       return;
     }
   }
-  if (cm.fixed && first < mr.total) coefs(mr.same_channels(first));
-  for (int64_t i = first; i < mr.total; i += stride) {
-    const int64_t m = mr.at(i);
-    if (m < 0 || m >= nvec) continue;
-    if (!cm.fixed) coefs(m);
+  if (cm.fixed && first < nvec) coefs(first);
+  for (int64_t i = first; i < nvec; i += stride) {
+    if (!cm.fixed) coefs(i);
     C xv[V], d[V];
     unsigned bits = 0;
-    load(m, xv, d, &bits);
-    finish(m, xv, d, bits);
+    load(i, xv, d, &bits);
+    finish(i, xv, d, bits);
   }
 }
 

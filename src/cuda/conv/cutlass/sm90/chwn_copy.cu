@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // The transposing copy of chwn_copy.h, through shared memory, writes along n (128 bytes per row of 32 elements):
-// - plane tiles (float sources whose (u, v) plane is contiguous: NCHW's x and dy): 32 rows of n x up to 128
-//   elements of one a's plane, read as 16-byte vectors where the rows allow (else 4-byte loads, still along the
-//   plane), written as 16-byte vectors along n. Why: run 22's ncu had the 32 x 32 tiles of single 4-byte loads
+// - plane tiles (float sources whose (u, v) plane is contiguous, a multiple of 4 elements and 16-byte aligned:
+//   NCHW's x and dy): 32 rows of n x up to 128 elements of one a's plane, read and written (along n) as 16-byte
+//   vectors. Why: run 22's ncu had the 32 x 32 tiles of single 4-byte loads
 //   (4 KB per block) at about 2 TB/s on the TF32 NCHW backward data's copy of dy (25.7 us of a 59 us layer);
 //   FREEDNN_CHWN_PLANE_TILES=0 keeps every copy on them (A/B).
 // - 32 x 32 tiles otherwise (a flipped filter's negative strides, channels-last sources, the small sub-filters):
@@ -39,8 +39,8 @@ struct ChwnArgs {
   bool a_inner = false;
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
   int tiles_i = 0;        // 32-row tiles along i: the copy's blocks are (tile of i) + tiles_i * (tile of n)
-  // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a); vec: 16-byte loads
-  bool plane = false, vec = false;
+  // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a)
+  bool plane = false;
   int64_t P = 0;
   int tiles_p = 0, tiles_n = 0;
   int64_t blocks = 0;
@@ -79,38 +79,21 @@ __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) 
   const int nw = a < g.A ? static_cast<int>(max(int64_t(0), min(int64_t(kT), g.N - n0))) : 0;  // rows read
   const int tid = static_cast<int>(threadIdx.y) * kT + static_cast<int>(threadIdx.x);
   const float* base = g.src + a * g.sa + n0 * g.sn + p0;
-  if (g.vec) {  // pw % 4 == 0: at most kT * kPlane / 4 / kThreads = 4 vectors per thread, all loads issued first
-    constexpr int kIt = kT * kPlane / 4 / kThreads;
-    const int q = pw / 4;
-    float4 v[kIt];
+  // pw % 4 == 0: at most kT * kPlane / 4 / kThreads = 4 vectors per thread, all loads issued first
+  constexpr int kIt = kT * kPlane / 4 / kThreads;
+  const int q = pw / 4;
+  float4 v[kIt];
 #pragma unroll
-    for (int it = 0; it < kIt; ++it) {
-      const int f = tid + it * kThreads, r = f / q, c = f - r * q;
-      if (r < nw) v[it] = *reinterpret_cast<const float4*>(base + r * g.sn + 4 * c);
-    }
+  for (int it = 0; it < kIt; ++it) {
+    const int f = tid + it * kThreads, r = f / q, c = f - r * q;
+    if (r < nw) v[it] = *reinterpret_cast<const float4*>(base + r * g.sn + 4 * c);
+  }
 #pragma unroll
-    for (int it = 0; it < kIt; ++it) {
-      const int f = tid + it * kThreads, r = f / q, c = f - r * q;
-      if (r < nw) {
-        sm[r][4 * c] = v[it].x, sm[r][4 * c + 1] = v[it].y;
-        sm[r][4 * c + 2] = v[it].z, sm[r][4 * c + 3] = v[it].w;
-      }
-    }
-  } else {  // 4-byte loads along the plane, 16 per thread issued first
-    constexpr int kIt = kT * kPlane / kThreads;
-#pragma unroll
-    for (int it0 = 0; it0 < kIt; it0 += 8) {
-      float v[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int f = tid + (it0 + j) * kThreads, r = f / pw, c = f - r * pw;
-        if (r < nw) v[j] = base[r * g.sn + c];
-      }
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int f = tid + (it0 + j) * kThreads, r = f / pw, c = f - r * pw;
-        if (r < nw) sm[r][c] = v[j];
-      }
+  for (int it = 0; it < kIt; ++it) {
+    const int f = tid + it * kThreads, r = f / q, c = f - r * q;
+    if (r < nw) {
+      sm[r][4 * c] = v[it].x, sm[r][4 * c + 1] = v[it].y;
+      sm[r][4 * c + 2] = v[it].z, sm[r][4 * c + 3] = v[it].w;
     }
   }
   __syncthreads();
@@ -199,10 +182,12 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   // 16-byte aligned stores along n
   g.P = g.U * g.V;
   static const bool plane_on = fd::env_flag_or("FREEDNN_CHWN_PLANE_TILES", true);
+  // and 16-byte loads along the plane: run 23 timed the 4-byte-load form of the plane tiles at 1.5x the 32 x 32
+  // tiles' time on 7x7 planes (the TF32 7x7 512 -> 2048 dgrad's copy of dy: 38.6 against 25.7 us)
   if (plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) && g.P >= 16 &&
-      g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 && reinterpret_cast<uintptr_t>(g.dst) % 16 == 0) {
+      g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 && reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && g.P % 4 == 0 &&
+      g.sn % 4 == 0 && g.sa % 4 == 0 && reinterpret_cast<uintptr_t>(g.src) % 16 == 0) {
     g.plane = true;
-    g.vec = g.P % 4 == 0 && g.sn % 4 == 0 && g.sa % 4 == 0 && reinterpret_cast<uintptr_t>(g.src) % 16 == 0;
     g.tiles_p = static_cast<int>(ceil_div(g.P, kPlane));
     g.tiles_n = static_cast<int>(ceil_div(g.Np, kT));
     g.blocks = int64_t(g.tiles_p) * g.tiles_n * g.Ap;
