@@ -4,7 +4,8 @@
 // dy read once (plus three x rows per strip), dx written once, no argmax codes through memory. Layouts, types and
 // semantics as pooling2d_nhwc.cu (unit channel stride, 16-byte channel vectors; ties to the first element in
 // window order, the NaN options; a window that reads nothing gives no gradient; dx blended with alpha / beta, each
-// element written once, the sums in output order); float, half and bfloat16 (double keeps the two passes).
+// element written once, the sums in output order); half and bfloat16 (float and double keep the two passes: run 23
+// timed float at 1.14x their time, its pool1 rows leaving one block per SM).
 //
 // Why: the two-pass path (argmax codes, then the gather) moves 257 MB for the f16 pool1 at N = 64 in 0.094 ms
 // (run 19: 58 % of the copy bandwidth), its first pass instruction-bound. Run 18's one-pass kernel (a thread per
@@ -96,92 +97,57 @@ __device__ __forceinline__ void set_word(uint4& v, int q, uint32_t w) {
 // bits: NaN when NaNs are skipped, -inf when they propagate, and valid[] is false there).
 template <class S, bool kProp>
 __device__ __forceinline__ uint4 window_codes(const uint4 (&v)[9], const bool (&valid)[9]) {
+  using P = Pair<S>;
+  using T = typename P::T;
   uint4 out;
-  if constexpr (sizeof(S) == 2) {
-    using P = Pair<S>;
-    using T = typename P::T;
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      T w[9];
+  for (int q = 0; q < 4; ++q) {
+    T w[9];
 #pragma unroll
-      for (int p = 0; p < 9; ++p) w[p] = as<T>(word(v[p], q));
-      // __hmax2 returns the other operand for one NaN (NaN only when both are); __hmax2_nan the NaN
-      T m = w[0];
+    for (int p = 0; p < 9; ++p) w[p] = as<T>(word(v[p], q));
+    // __hmax2 returns the other operand for one NaN (NaN only when both are); __hmax2_nan the NaN
+    T m = w[0];
 #pragma unroll
-      for (int p = 1; p < 9; ++p) m = kProp ? __hmax2_nan(m, w[p]) : __hmax2(m, w[p]);
-      const uint32_t nan_m = kProp ? __hneu2_mask(m, m) : 0u;
-      uint32_t c = P::kNone;
+    for (int p = 1; p < 9; ++p) m = kProp ? __hmax2_nan(m, w[p]) : __hmax2(m, w[p]);
+    const uint32_t nan_m = kProp ? __hneu2_mask(m, m) : 0u;
+    uint32_t c = P::kNone;
 #pragma unroll
-      for (int p = 8; p >= 0; --p) {  // the first position in window order wins: written last
-        uint32_t hit = __heq2_mask(w[p], m);
-        if constexpr (kProp) hit = valid[p] ? hit | (__hneu2_mask(w[p], w[p]) & nan_m) : 0u;
-        c = (c & ~hit) | (P::pos(p) & hit);
-      }
-      set_word(out, q, c);
+    for (int p = 8; p >= 0; --p) {  // the first position in window order wins: written last
+      uint32_t hit = __heq2_mask(w[p], m);
+      if constexpr (kProp) hit = valid[p] ? hit | (__hneu2_mask(w[p], w[p]) & nan_m) : 0u;
+      c = (c & ~hit) | (P::pos(p) & hit);
     }
-  } else {
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      float w[9];
-#pragma unroll
-      for (int p = 0; p < 9; ++p) w[p] = __uint_as_float(word(v[p], q));
-      float m = w[0];
-      bool any_nan = false;
-#pragma unroll
-      for (int p = 1; p < 9; ++p) m = fmaxf(m, w[p]);  // NaN only when all are
-      if constexpr (kProp) {
-#pragma unroll
-        for (int p = 0; p < 9; ++p) any_nan |= valid[p] && w[p] != w[p];
-      }
-      float c = -1.0f;
-#pragma unroll
-      for (int p = 8; p >= 0; --p) {
-        const bool hit = kProp ? valid[p] && (any_nan ? w[p] != w[p] : w[p] == m) : w[p] == m;
-        if (hit) c = static_cast<float>(p);
-      }
-      set_word(out, q, __float_as_uint(c));
-    }
+    set_word(out, q, c);
   }
   return out;
 }
 
 template <class S>
 __device__ __forceinline__ uint4 no_codes() {
-  if constexpr (sizeof(S) == 2) {
-    const uint32_t n = Pair<S>::kNone;
-    return make_uint4(n, n, n, n);
-  } else {
-    const uint32_t n = __float_as_uint(-1.0f);
-    return make_uint4(n, n, n, n);
-  }
+  const uint32_t n = Pair<S>::kNone;
+  return make_uint4(n, n, n, n);
 }
 
-// acc += dy where the code is pos, per element (acc in float, V elements of the 16-byte vector).
+// acc += dy where the code is pos, per element (acc in float, the 8 elements of the 16-byte vector).
 template <class S>
-__device__ __forceinline__ void gather(float (&acc)[16 / sizeof(S)], const uint4& code, const uint4& d, int pos) {
-  if constexpr (sizeof(S) == 2) {
-    using P = Pair<S>;
-    using T = typename P::T;
+__device__ __forceinline__ void gather(float (&acc)[8], const uint4& code, const uint4& d, int pos) {
+  using P = Pair<S>;
+  using T = typename P::T;
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const uint32_t hit = __heq2_mask(as<T>(word(code, q)), as<T>(P::pos(pos)));
-      float2 f;
-      if constexpr (std::is_same_v<S, __half>) f = __half22float2(as<T>(word(d, q) & hit));
-      else f = __bfloat1622float2(as<T>(word(d, q) & hit));
-      acc[2 * q] += f.x;
-      acc[2 * q + 1] += f.y;
-    }
-  } else {
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      if (__uint_as_float(word(code, q)) == static_cast<float>(pos)) acc[q] += __uint_as_float(word(d, q));
+  for (int q = 0; q < 4; ++q) {
+    const uint32_t hit = __heq2_mask(as<T>(word(code, q)), as<T>(P::pos(pos)));
+    float2 f;
+    if constexpr (std::is_same_v<S, __half>) f = __half22float2(as<T>(word(d, q) & hit));
+    else f = __bfloat1622float2(as<T>(word(d, q) & hit));
+    acc[2 * q] += f.x;
+    acc[2 * q + 1] += f.y;
   }
 }
 
 // grid: images x strips; kThreads threads walk the row's vectors. Shared memory: kXRing x rows, kDyRing dy rows, two
 // code rows.
 template <class S, bool kProp>
-__global__ void __launch_bounds__(kThreads, sizeof(S) == 2 ? 2 : 1)
+__global__ void __launch_bounds__(kThreads, 2)
     max3s2_bwd_strips(Strips a, const S* __restrict__ x, const S* __restrict__ dy, S* __restrict__ dx, double alpha,
                       double beta) {
   constexpr int V = 16 / static_cast<int>(sizeof(S));
@@ -309,12 +275,13 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
   if (p.window[0] != 3 || p.window[1] != 3 || p.stride[0] != 2 || p.stride[1] != 2 || p.padding[0] != 1 ||
       p.padding[1] != 1)
     return false;
-  if (dxd.dtype != CUDNN_DATA_FLOAT && dxd.dtype != CUDNN_DATA_HALF && dxd.dtype != CUDNN_DATA_BFLOAT16) return false;
+  // 16-bit only: run 23 timed float (one block of 215 KB per SM for pool1) at 1.14x the two passes' time
+  if (dxd.dtype != CUDNN_DATA_HALF && dxd.dtype != CUDNN_DATA_BFLOAT16) return false;
   bool launched = false;
   cudaError_t err = cudaSuccess;
   with_float_storage(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);
-    if constexpr (sizeof(S) != 8) {
+    if constexpr (sizeof(S) == 2) {
       constexpr int V = 16 / static_cast<int>(sizeof(S));
       if (!nhwc_vec(xd, x, V) || !nhwc_vec(dyd, dy, V) || !nhwc_vec(dxd, dx, V)) return;
       const Geo g = make_geo(p, xd, dyd);
