@@ -64,7 +64,7 @@ bool pooling2d_nhwc_backward(cudnnContext* h, const cudnnPoolingStruct& p, doubl
                              const void* x, double beta, const cudnnTensorStruct& dx_desc, void* dx,
                              cudnnStatus_t* status);
 // The backward of 3x3 stride-2 padding-1 max pooling on the same channels-last tensors in one pass
-// (pooling2d_nhwc_bwd1.cu: x and dy read once, dx written once; float / half / bfloat16) unless
+// (pooling2d_nhwc_bwd1.cu: x and dy read once, dx written once; half / bfloat16) unless
 // FREEDNN_POOL_BWD_ONEPASS=0: false when it does not apply, else the kernel is queued and *status set. Tried before
 // pooling2d_nhwc_backward.
 bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,
