@@ -40,7 +40,7 @@ struct ChwnArgs {
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
   int tiles_i = 0;        // 32-row tiles along i: the copy's blocks are (tile of i) + tiles_i * (tile of n)
   // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a)
-  bool plane = false;
+  bool plane = false, flat = false;
   int64_t P = 0;
   int tiles_p = 0, tiles_n = 0;
   int64_t blocks = 0;
@@ -65,11 +65,13 @@ __device__ __forceinline__ void chwn_split(const ChwnArgs<E>& g, int64_t i, int6
   }
 }
 
-// One plane tile: rows n0 .. n0 + 31 (zeros past N) of a's plane elements p0 .. p0 + pw - 1 into shared memory
-// (row stride kPlane + 1: the column reads below are conflict-free), then dst rows a * P + p, 32 n each, as 16-byte
-// stores (8 threads per row: a warp writes four 128-byte rows). a >= A: zero rows.
+// One plane tile: rows n0 .. n0 + 31 (zeros past N) of a's plane elements p0 .. p0 + pw - 1 into shared memory,
+// then dst rows a * P + p, 32 n each, as 16-byte stores (8 threads per row: a warp writes four 128-byte rows).
+// a >= A: zero rows. Shared rows kPlane + 1 apart, or (flat: the rows of n adjacent in memory, sn == P <= kPlane)
+// P apart, the tile's nw * P elements loaded as one run of 16-byte vectors whatever P; the column reads of the
+// stores are conflict-free with an odd row stride.
 __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) {
-  __shared__ float sm[kT][kPlane + 1];
+  __shared__ float sm[kT * (kPlane + 1)];
   const int pt = local % g.tiles_p;
   local /= g.tiles_p;
   const int nt = local % g.tiles_n;
@@ -79,21 +81,37 @@ __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) 
   const int nw = a < g.A ? static_cast<int>(max(int64_t(0), min(int64_t(kT), g.N - n0))) : 0;  // rows read
   const int tid = static_cast<int>(threadIdx.y) * kT + static_cast<int>(threadIdx.x);
   const float* base = g.src + a * g.sa + n0 * g.sn + p0;
-  // pw % 4 == 0: at most kT * kPlane / 4 / kThreads = 4 vectors per thread, all loads issued first
+  const int rs = g.flat ? pw : kPlane + 1;  // shared row stride
+  // at most kT * kPlane / 4 / kThreads = 4 vectors per thread, all loads issued first
   constexpr int kIt = kT * kPlane / 4 / kThreads;
-  const int q = pw / 4;
   float4 v[kIt];
+  if (g.flat) {  // pw == P: the nw rows are one run of nw * P elements, 16-byte aligned (sa, P * n0: multiples of 4)
+    const int total = nw * pw, q4 = total / 4;
 #pragma unroll
-  for (int it = 0; it < kIt; ++it) {
-    const int f = tid + it * kThreads, r = f / q, c = f - r * q;
-    if (r < nw) v[it] = *reinterpret_cast<const float4*>(base + r * g.sn + 4 * c);
-  }
+    for (int it = 0; it < kIt; ++it) {
+      const int f = tid + it * kThreads;
+      if (f < q4) v[it] = *reinterpret_cast<const float4*>(base + 4 * f);
+    }
 #pragma unroll
-  for (int it = 0; it < kIt; ++it) {
-    const int f = tid + it * kThreads, r = f / q, c = f - r * q;
-    if (r < nw) {
-      sm[r][4 * c] = v[it].x, sm[r][4 * c + 1] = v[it].y;
-      sm[r][4 * c + 2] = v[it].z, sm[r][4 * c + 3] = v[it].w;
+    for (int it = 0; it < kIt; ++it) {
+      const int f = tid + it * kThreads;
+      if (f < q4) sm[4 * f] = v[it].x, sm[4 * f + 1] = v[it].y, sm[4 * f + 2] = v[it].z, sm[4 * f + 3] = v[it].w;
+    }
+    for (int e = 4 * q4 + tid; e < total; e += kThreads) sm[e] = base[e];
+  } else {  // pw % 4 == 0: 16-byte vectors along each row
+    const int q = pw / 4;
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int f = tid + it * kThreads, r = f / q, c = f - r * q;
+      if (r < nw) v[it] = *reinterpret_cast<const float4*>(base + r * g.sn + 4 * c);
+    }
+#pragma unroll
+    for (int it = 0; it < kIt; ++it) {
+      const int f = tid + it * kThreads, r = f / q, c = f - r * q;
+      if (r < nw) {
+        float* row = sm + r * rs + 4 * c;
+        row[0] = v[it].x, row[1] = v[it].y, row[2] = v[it].z, row[3] = v[it].w;
+      }
     }
   }
   __syncthreads();
@@ -102,10 +120,10 @@ __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) 
   for (int f = tid; f < pw * quads; f += kThreads) {
     const int pp = f / quads, n = 4 * (f - pp * quads);
     float4 o;
-    o.x = n < nw ? sm[n][pp] : 0.0f;
-    o.y = n + 1 < nw ? sm[n + 1][pp] : 0.0f;
-    o.z = n + 2 < nw ? sm[n + 2][pp] : 0.0f;
-    o.w = n + 3 < nw ? sm[n + 3][pp] : 0.0f;
+    o.x = n < nw ? sm[n * rs + pp] : 0.0f;
+    o.y = n + 1 < nw ? sm[(n + 1) * rs + pp] : 0.0f;
+    o.z = n + 2 < nw ? sm[(n + 2) * rs + pp] : 0.0f;
+    o.w = n + 3 < nw ? sm[(n + 3) * rs + pp] : 0.0f;
     *reinterpret_cast<float4*>(out + pp * g.Np + n) = o;
   }
 }
@@ -182,11 +200,17 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   // 16-byte aligned stores along n
   g.P = g.U * g.V;
   static const bool plane_on = fd::env_flag_or("FREEDNN_CHWN_PLANE_TILES", true);
-  // and 16-byte loads along the plane: run 23 timed the 4-byte-load form of the plane tiles at 1.5x the 32 x 32
-  // tiles' time on 7x7 planes (the TF32 7x7 512 -> 2048 dgrad's copy of dy: 38.6 against 25.7 us)
-  if (plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) && g.P >= 16 &&
-      g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 && reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && g.P % 4 == 0 &&
-      g.sn % 4 == 0 && g.sa % 4 == 0 && reinterpret_cast<uintptr_t>(g.src) % 16 == 0) {
+  // and 16-byte loads: along the plane (P % 4 == 0), or (flat, opt-in: FREEDNN_CHWN_FLAT=1, read at every call, not
+  // yet timed) over whole tiles where the rows of n are adjacent planes of at most kPlane elements (NCHW's dy in the
+  // dgrad at 7 x 7). Run 23 timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7
+  // planes (the TF32 7x7 512 -> 2048 dgrad's copy of dy: 38.6 against 25.7 us)
+  const bool base_ok = plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) &&
+                       g.P >= 16 && g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 &&
+                       reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && g.sa % 4 == 0 &&
+                       reinterpret_cast<uintptr_t>(g.src) % 16 == 0;
+  const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0;
+  g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag("FREEDNN_CHWN_FLAT");
+  if (base_ok && (rows_vec || g.flat)) {
     g.plane = true;
     g.tiles_p = static_cast<int>(ceil_div(g.P, kPlane));
     g.tiles_n = static_cast<int>(ceil_div(g.Np, kT));
