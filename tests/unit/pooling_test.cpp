@@ -497,7 +497,7 @@ TEST(Pooling, MaxBackwardPdl) {
 // The one-pass backward of 3x3 stride-2 padding-1 max pooling (pooling2d_nhwc_bwd1.cu, the default; the forward
 // of each case runs the register kernel): rows longer than the block's threads (several vectors per thread), strips
 // of one output row (small images: as many strips as rows) and forced counts (one strip; three, a partial last
-// strip), odd and even planes, ceiling extents (windows past the input), channel-vector counts from 1 to 66, half and
+// strip), one and three steps staged ahead, odd and even planes, ceiling extents (windows past the input), channel-vector counts from 1 to 66, half and
 // bfloat16, NaNs under both options, ties, beta != 0, padded strides. Float and double, C not a multiple of the
 // vector and rows too long for shared memory take the two passes (or the tiles).
 std::vector<SquareShape> onepass_shapes() {
@@ -530,6 +530,13 @@ TEST(Pooling, NhwcMaxBackwardOnePass) {
     ft::ScopedEnv forced("FREEDNN_POOL_BWD_STRIPS", strips);
     const auto all = onepass_shapes();
     run_square_max(rng, h, {all[0], all[2], all[3]}, 3, layout_of, ties_at);
+  }
+  {  // three steps staged ahead: strips longer and shorter than the depth
+    ft::ScopedEnv depth("FREEDNN_POOL_BWD_DEPTH", "3");
+    const auto all = onepass_shapes();
+    run_square_max(rng, h, {all[0], all[1], all[2], all[6], all[7]}, 3, layout_of, ties_at);
+    ft::ScopedEnv forced("FREEDNN_POOL_BWD_STRIPS", "2");
+    run_square_max(rng, h, {all[0], all[3]}, 3, layout_of, ties_at);
   }
 }
 

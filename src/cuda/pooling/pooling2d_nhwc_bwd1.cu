@@ -12,7 +12,8 @@
 // output walking its rows, loads after each row's barrier) was latency-bound at 0.108 ms.
 //
 // A block owns a strip of output rows of one image and walks it top-down, one output row per step, with whole
-// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows and 3 dy rows):
+// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows and 3 dy rows; 3 steps
+// ahead, rings of 9 and 5, with FREEDNN_POOL_BWD_DEPTH=3):
 //   1. the window codes of output row oh (its argmax position in the window per element, 0..8, or -1 for none;
 //      kept as numbers of the storage type so that 16-bit pairs compare with one instruction) into a ring of two
 //      code rows: each thread reads its window's nine 16-byte vectors from shared memory;
@@ -40,8 +41,10 @@ namespace fd::cuda {
 namespace {
 
 constexpr int kThreads = 512;
-constexpr int kXRing = 5;   // x rows: the step's three and the next step's two
-constexpr int kDyRing = 3;  // dy rows: the step's, the one above it, the next step's
+// Steps staged ahead: D (1 by default; FREEDNN_POOL_BWD_DEPTH=3, read at every call, for an A/B not yet run). Rings:
+// x rows, the step's three and the next D steps' two each; dy rows, the step's, the one above it, the next D.
+constexpr int x_ring(int d) { return 2 * d + 3; }
+constexpr int dy_ring(int d) { return d + 2; }
 
 struct Strips {
   int H = 1, W = 1, OH = 1, OW = 1;
@@ -53,8 +56,8 @@ struct Strips {
   Str xt, dyt, dxt;
 };
 
-size_t smem_bytes(const Strips& a) {
-  return sizeof(uint4) * (size_t(kXRing) * a.xrow + size_t(kDyRing + 2) * a.orow);
+size_t smem_bytes(const Strips& a, int d) {
+  return sizeof(uint4) * (size_t(x_ring(d)) * a.xrow + size_t(dy_ring(d) + 2) * a.orow);
 }
 
 // The 16-bit pair type of S and the bits of small integers in S (the codes), in both halves of a word.
@@ -144,15 +147,16 @@ __device__ __forceinline__ void gather(float (&acc)[8], const uint4& code, const
   }
 }
 
-// grid: images x strips; kThreads threads walk the row's vectors. Shared memory: kXRing x rows, kDyRing dy rows, two
+// grid: images x strips; kThreads threads walk the row's vectors. Shared memory: the x and dy rings, two
 // code rows.
-template <class S, bool kProp>
-__global__ void __launch_bounds__(kThreads, 2)
+template <class S, bool kProp, int D>
+__global__ void __launch_bounds__(kThreads, D == 1 ? 2 : 1)
     max3s2_bwd_strips(Strips a, const S* __restrict__ x, const S* __restrict__ dy, S* __restrict__ dx, double alpha,
                       double beta) {
   constexpr int V = 16 / static_cast<int>(sizeof(S));
   extern __shared__ uint4 sm[];
   uint4* xr = sm;
+  constexpr int kXRing = x_ring(D), kDyRing = dy_ring(D);
   uint4* dr = xr + kXRing * a.xrow;
   uint4* cr = dr + kDyRing * a.orow;
   const int strip = static_cast<int>(blockIdx.x) % a.strips, n = static_cast<int>(blockIdx.x) / a.strips;
@@ -186,11 +190,17 @@ __global__ void __launch_bounds__(kThreads, 2)
     cp_async_commit();
   };
 
-  issue(oh0, true);
+  // one group per step, empty past the halo step, so that D - 1 groups in flight means step oh's is in
+#pragma unroll
+  for (int j = 0; j < D; ++j) {
+    if (oh0 + j <= oh1) issue(oh0 + j, j == 0);
+    else cp_async_commit();
+  }
   for (int oh = oh0; oh <= oh1; ++oh) {
-    cp_async_wait<0>();
+    cp_async_wait<D - 1>();
     __syncthreads();  // step oh's rows are in; every thread is past step oh - 1 (its ring slots are free)
-    if (oh < oh1) issue(oh + 1, false);
+    if (oh + D <= oh1) issue(oh + D, false);
+    else cp_async_commit();
     // 1. codes of output row oh
     uint4* cw = coderow(oh);
     for (int e = t; e < a.orow; e += kThreads) {
@@ -294,11 +304,13 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       const int64_t xrow = int64_t(a.W) * a.cvecs, orow = int64_t(a.OW) * a.cvecs;
       if (xrow > (1 << 20) || orow > (1 << 20)) return;
       a.xrow = static_cast<int>(xrow), a.orow = static_cast<int>(orow);
-      const size_t smem = smem_bytes(a);
+      const int depth = fd::env_int("FREEDNN_POOL_BWD_DEPTH", 1) == 3 ? 3 : 1;
+      const size_t smem = smem_bytes(a, depth);
       if (smem > static_cast<size_t>(device_info(h->device).smem_per_block_optin)) return;  // rows too long: two passes
       a.xt = str_of(xd), a.dyt = str_of(dyd), a.dxt = str_of(dxd);
       const bool prop = p.nan_opt == CUDNN_PROPAGATE_NAN;
-      auto kern = prop ? max3s2_bwd_strips<S, true> : max3s2_bwd_strips<S, false>;
+      auto kern = depth == 3 ? (prop ? max3s2_bwd_strips<S, true, 3> : max3s2_bwd_strips<S, false, 3>)
+                             : (prop ? max3s2_bwd_strips<S, true, 1> : max3s2_bwd_strips<S, false, 1>);
       err = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
       if (err != cudaSuccess) return;
       const int64_t images = xd.dims[0];
