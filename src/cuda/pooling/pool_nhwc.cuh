@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // What the channels-last max-pooling kernels share (pooling2d_nhwc.cu, pooling2d_nhwc_bwd1.cu): tensor strides and
-// plane sizes, work-item splitting, the per-row argmax (with pool_folds.cuh's folds), one-byte argmax codes, and
-// the host-side checks of the 16-byte channel vectors. Included by those .cu files only.
+// plane sizes, the neutral bits of unread window positions, and the host-side checks of the 16-byte channel
+// vectors; for pooling2d_nhwc.cu's two passes also work-item splitting, the per-row argmax (with pool_folds.cuh's
+// folds) and one-byte argmax codes. Included by those .cu files only.
 #pragma once
 #include <cstdint>
 #include <type_traits>

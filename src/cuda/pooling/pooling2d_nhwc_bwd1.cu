@@ -88,7 +88,9 @@ template <class T>
 __device__ __forceinline__ T as(uint32_t w) {
   return *reinterpret_cast<const T*>(&w);
 }
-__device__ __forceinline__ uint32_t word(const uint4& v, int q) { return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w; }
+__device__ __forceinline__ uint32_t word(const uint4& v, int q) {
+  return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
+}
 __device__ __forceinline__ void set_word(uint4& v, int q, uint32_t w) {
   if (q == 0) v.x = w;
   else if (q == 1) v.y = w;
@@ -263,17 +265,6 @@ __global__ void __launch_bounds__(kThreads, D == 1 ? 2 : 1)
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The strips of one image: as many as fill the device's resident blocks once (at least one output row each).
-int strips_for(const void* kernel, size_t smem, int64_t images, int out_h, int device) {
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem) != cudaSuccess) {
-    (void)cudaGetLastError();
-    per_sm = 1;
-  }
-  const int64_t resident = int64_t(std::max(per_sm, 1)) * device_info(device).sm_count;
-  return static_cast<int>(std::clamp<int64_t>(resident / std::max<int64_t>(images, 1), 1, out_h));
-}
-
 }  // namespace
 
 bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,
@@ -288,7 +279,6 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
   // 16-bit only: run 23 timed float (one block of 215 KB per SM for pool1) at 1.14x the two passes' time
   if (dxd.dtype != CUDNN_DATA_HALF && dxd.dtype != CUDNN_DATA_BFLOAT16) return false;
   bool launched = false;
-  cudaError_t err = cudaSuccess;
   with_float_storage(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);
     if constexpr (sizeof(S) == 2) {
@@ -311,10 +301,16 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       const bool prop = p.nan_opt == CUDNN_PROPAGATE_NAN;
       auto kern = depth == 3 ? (prop ? max3s2_bwd_strips<S, true, 3> : max3s2_bwd_strips<S, false, 3>)
                              : (prop ? max3s2_bwd_strips<S, true, 1> : max3s2_bwd_strips<S, false, 1>);
-      err = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      if (err != cudaSuccess) return;
+      const void* kfn = reinterpret_cast<const void*>(kern);
+      if (allow_dynamic_smem(kfn, smem, h->device) != CUDNN_STATUS_SUCCESS) {
+        (void)cudaGetLastError();
+        return;
+      }
+      // strips per image: as many as fill the device's resident blocks once (at least one output row each)
       const int64_t images = xd.dims[0];
-      int strips = strips_for(reinterpret_cast<const void*>(kern), smem, images, a.OH, h->device);
+      const int64_t resident =
+          int64_t(resident_blocks(kfn, kThreads, smem, h->device)) * device_info(h->device).sm_count;
+      int strips = static_cast<int>(std::clamp<int64_t>(resident / std::max<int64_t>(images, 1), 1, a.OH));
       const long long env = fd::env_int("FREEDNN_POOL_BWD_STRIPS", 0);  // A/B: strips per image
       if (env > 0) strips = static_cast<int>(std::min<long long>(env, a.OH));
       a.rows = static_cast<int>(cdiv(a.OH, strips));
@@ -332,7 +328,6 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       }
     }
   });
-  if (err != cudaSuccess) (void)cudaGetLastError();
   if (!launched) return false;
   *status = [&]() -> cudnnStatus_t {
     FD_CUDA_LAUNCHED();
