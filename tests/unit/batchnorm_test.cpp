@@ -4,6 +4,7 @@
 // tests/ref/batchnorm, finite-difference checks of the backward, and bad arguments.
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -714,6 +715,135 @@ TEST(BatchNorm, BackwardBadArguments) {
 }
 
 
+// Everything the library logs, for the tests that check which kernel ran.
+struct BnLog {
+  std::string text;
+};
+void bn_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* msg) {
+  auto* c = static_cast<BnLog*>(udata);
+  for (const char* q = msg; q != nullptr && *q != '\0' && q - msg < 65536; q += std::strlen(q) + 1) {
+    c->text += q;
+    c->text += '\n';
+  }
+}
+
+// The one-kernel cluster path (bn_cluster.cuh; FREEDNN_BN_CLUSTER=1 takes it wherever its plan exists, read at every
+// call) against the reference: forward training (y, the saved and running statistics; once in place, y over x) and
+// backward (dx, dScale, dBias, with and without the saved statistics), clusters of 1, 2, 4 and 8 blocks
+// (FREEDNN_BN_CLUSTER_G), every row stashed in shared memory, none (FREEDNN_BN_CLUSTER_STASH=0: every row read
+// twice from global memory) and one per thread (both kinds in one block). Shapes: NHWC half with 256-channel
+// chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
+// activation on NCHW (rows of C*H*W), more blocks than rows. The info log must name the kernel for every call.
+TEST(BatchNorm, ClusterKernel) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  unsigned mask0 = 0;
+  void* ud0 = nullptr;
+  cudnnCallback_t fn0 = nullptr;
+  FT_OK(cudnnGetCallback(&mask0, &ud0, &fn0));
+  BnLog log;
+  FT_OK(cudnnSetCallback(CUDNN_SEV_INFO_EN, &log, bn_capture));
+  struct Shape {
+    cudnnDataType_t t;
+    cudnnBatchNormMode_t m;
+    std::vector<int> dims;
+    int layout;
+  };
+  const Shape shapes[] = {
+      {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 2048, 3, 3}, 1},
+      {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL_PERSISTENT, {8, 512, 7, 7}, 1},
+      {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {6, 96, 5, 5}, 1},
+      {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {3, 72, 5, 5}, 1},
+      {CUDNN_DATA_HALF, CUDNN_BATCHNORM_PER_ACTIVATION, {16, 8, 4, 4}, 0},
+      {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {1, 64, 1, 5}, 1},
+  };
+  const std::pair<const char*, const char*> knobs[] = {{"1", "100000"}, {"2", "0"}, {"8", "1"}, {"4", "100000"}};
+  const std::string name = "cluster kernel";
+  ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
+  int variant = 0;
+  for (const Shape& sh : shapes) {
+    const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
+    const bool pa = per_act(sh.m);
+    for (const auto& [g, stash] : knobs) {
+      ++variant;
+      if (!ft::take_case()) continue;
+      ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash);
+      const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
+      HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
+      x.fill_uniform(rng, -2, 3);
+      HostTensor scale(pt, bnt::param_dims(sh.dims, pa));
+      HostTensor bias = scale, run_m = scale, run_v = scale, save_m = scale, save_i = scale, ds = scale, db = scale;
+      scale.fill_uniform(rng, 0.5, 1.5);
+      bias.fill_uniform(rng, -1, 1);
+      run_m.fill_uniform(rng, -0.5, 0.5);
+      run_v.fill_uniform(rng, 0.5, 2);
+      save_m.poison();
+      save_i.poison();
+      const auto old_m = run_m.values(), old_v = run_v.values();
+      const auto xr = bnt::to_ref(x);
+      const auto [a, b] = in_place ? std::pair<double, double>{1, 0} : bnt::random_blend(rng);
+      const Scale alpha(a), beta(b);
+      const auto prior = bnt::prepare_output(rng, y, b);
+      const double factor = ft::uniform(rng, 0.05, 0.95), eps = 1e-5;
+      TensorDesc xd(x), pd(scale);
+      HostTensor& out = in_place ? x : y;
+      log.text.clear();
+      FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), xd, out.data(), pd,
+                                                   scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
+                                                   save_m.data(), save_i.data()));
+      const std::string what = x.str() + " G=" + g + " stash=" + stash + (in_place ? " in place" : "");
+      EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
+      const auto st = ref::bn_batch_stats(xr, pa, eps);
+      const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa);
+      const double max_x = ft::max_abs(xr.v);
+      EXPECT_TRUE(ft::near(out.values(), ref::blend(r.v, prior, a, b), ft::tolerance(t), "y " + what));
+      EXPECT_TRUE(ft::near(save_m.values(), st.mean, ft::tolerance(pt), "saveMean " + what, max_x));
+      EXPECT_TRUE(ft::near(save_i.values(), st.inv_std, ft::tolerance(pt), "saveInvVariance " + what));
+      std::vector<double> em(st.mean.size()), ev(st.mean.size());
+      for (size_t k = 0; k < em.size(); ++k) {
+        em[k] = (1 - factor) * old_m[k] + factor * st.mean[k];
+        ev[k] = (1 - factor) * old_v[k] + factor * st.unbiased_var[k];
+      }
+      EXPECT_TRUE(ft::near(run_m.values(), em, ft::tolerance(pt), "runningMean " + what, max_x));
+      EXPECT_TRUE(ft::near(run_v.values(), ev, ft::tolerance(pt), "runningVariance " + what));
+
+      // backward on the original x (restored after the in-place forward)
+      HostTensor xb = bnt::make_tensor(rng, t, sh.dims, sh.layout);
+      xb.set_values(xr.v);
+      HostTensor dy = xb, dx = xb;
+      dy.fill_uniform(rng, -1, 1);
+      const auto [ad, bd] = bnt::random_blend(rng);
+      const auto [ap, bp] = bnt::random_blend(rng);
+      const Scale alpha_d(ad), beta_d(bd), alpha_p(ap), beta_p(bp);
+      const auto prior_dx = bnt::prepare_output(rng, dx, bd);
+      const auto prior_ds = bnt::prepare_output(rng, ds, bp);
+      const auto prior_db = bnt::prepare_output(rng, db, bp);
+      HostTensor sm = scale, si = scale;
+      for (int64_t k = 0; k < sm.count(); ++k) {
+        sm.set(k, st.mean[static_cast<size_t>(k)]);
+        si.set(k, st.inv_std[static_cast<size_t>(k)]);
+      }
+      log.text.clear();
+      FT_OK(cudnnBatchNormalizationBackward(h, sh.m, alpha_d.ptr(t), beta_d.ptr(t), alpha_p.ptr(t), beta_p.ptr(t), xd,
+                                            xb.data(), xd, dy.data(), xd, dx.data(), pd, scale.data(), ds.data(),
+                                            db.data(), eps, with_saved ? sm.data() : nullptr,
+                                            with_saved ? si.data() : nullptr));
+      EXPECT_NE(log.text.find(name), std::string::npos) << "backward " << what << ":\n" << log.text;
+      const auto gr = ref::bn_backward(bnt::to_ref(xb), bnt::to_ref(dy), scale.values(), bias.values(), eps, pa);
+      const std::string whatb = what + (with_saved ? " saved" : " recomputed");
+      EXPECT_TRUE(ft::near(dx.values(), ref::blend(gr.dx.v, prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + whatb,
+                           bnt::dx_terms(dy, scale, st.inv_std)));
+      const double dy_scale = ft::max_abs(dy.values());
+      EXPECT_TRUE(ft::near(ds.values(), ref::blend(gr.dscale, prior_ds, ap, bp), ft::tolerance(pt) * 4,
+                           "dScale " + whatb, dy_scale));
+      EXPECT_TRUE(ft::near(db.values(), ref::blend(gr.dbias, prior_db, ap, bp), ft::tolerance(pt) * 4,
+                           "dBias " + whatb, dy_scale));
+    }
+  }
+  FT_OK(cudnnSetCallback(mask0, ud0, fn0));
+}
+
 // Shapes of the GPU's one-kernel cooperative path (bn_coop.cuh: the statistic the unit-stride index, every tensor
 // in x's packed layout, small enough for its size limit): NHWC 16-bit with 8 channels per vector, C off the vector
 // (scalar columns), float and double vectors, several row splits and channel chunks, more than 64 splits (the
@@ -847,10 +977,12 @@ void expect_same_bytes(const std::vector<CoopShape>& shapes, const Knobs& base, 
 
 // The cooperative path (FREEDNN_BN_COOP_MAX_MB=40; it is off by default) against the three-kernel path
 // (FREEDNN_BN_COOP_MAX_MB=0; read at every call) on the same inputs: the same partial sums added in the same order,
-// so every output bit for bit. On the CPU backend both runs take the same code (a determinism check).
+// so every output bit for bit. The cluster kernel (its own sums) is off in both. On the CPU backend both runs take
+// the same code (a determinism check).
 void expect_coop_matches_three_kernels() {
   expect_same_bytes(std::vector<CoopShape>(std::begin(kCoopShapes), std::end(kCoopShapes)),
-                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}}, {{"FREEDNN_BN_COOP_MAX_MB", "40"}}, "coop");
+                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_CLUSTER", "0"}},
+                    {{"FREEDNN_BN_COOP_MAX_MB", "40"}, {"FREEDNN_BN_CLUSTER", "0"}}, "coop");
 }
 
 TEST(BatchNorm, CoopMatchesThreeKernels) { expect_coop_matches_three_kernels(); }
@@ -877,8 +1009,8 @@ TEST(BatchNorm, PdlMatchesPlainLaunches) {
   shapes.push_back({CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {3, 16, 16, 40}, 0});
   shapes.push_back({CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {2, 5, 6, 7}, 2});
   shapes.push_back({CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {3, 16, 5, 4}, 3});
-  expect_same_bytes(shapes, {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_PDL", "0"}},
-                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_PDL", "1"}}, "pdl");
+  expect_same_bytes(shapes, {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_CLUSTER", "0"}, {"FREEDNN_BN_PDL", "0"}},
+                    {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_CLUSTER", "0"}, {"FREEDNN_BN_PDL", "1"}}, "pdl");
 }
 
 // The lean inference kernels (FREEDNN_BN_INFER=2|4, bn_infer.cuh; read at every call) against the reference and,

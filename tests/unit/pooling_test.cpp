@@ -532,13 +532,6 @@ TEST(Pooling, NhwcMaxBackwardOnePass) {
     const auto all = onepass_shapes();
     run_square_max(rng, h, {all[0], all[2], all[3]}, 3, layout_of, ties_at);
   }
-  {  // three steps staged ahead: strips longer and shorter than the depth
-    ft::ScopedEnv depth("FREEDNN_POOL_BWD_DEPTH", "3");
-    const auto all = onepass_shapes();
-    run_square_max(rng, h, {all[0], all[1], all[2], all[6], all[7]}, 3, layout_of, ties_at);
-    ft::ScopedEnv forced("FREEDNN_POOL_BWD_STRIPS", "2");
-    run_square_max(rng, h, {all[0], all[3]}, 3, layout_of, ties_at);
-  }
 }
 
 // The info log names the one-pass kernel where it applies, and only there.

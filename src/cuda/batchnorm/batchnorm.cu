@@ -254,14 +254,15 @@ __device__ __forceinline__ void blend_store(C* p, int64_t off, C v, double alpha
 // for inference), written to co[0], co[cs], ... co[4 * cs]:
 //   forward: A = scale * inv, B = bias - A * mean                    (y = A x + B)
 //   backward: A = scale * inv, B = mean, C = mean(dy'), D = mean(dy' xhat), E = inv
-// kbuf (bn_coop.cuh): the shifts x[0,k,0] saved by pass 1 (x may be overwritten by then); outputs = false: the
-// coefficients only (another block writes the statistics outputs).
+// kbuf (bn_coop.cuh, bn_cluster.cuh): the shifts x[0,k,0] saved by pass 1 (x may be overwritten by then), of
+// statistics kbase on; outputs = false: the coefficients only (another block writes the statistics outputs).
 template <class S>
 __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const Geo& g, const BnMap& xm, const S* x,
                                               int64_t k, const Comp<S>* q, Comp<S>* co, int64_t cs,
-                                              const Comp<S>* kbuf = nullptr, bool outputs = true) {
+                                              const Comp<S>* kbuf = nullptr, bool outputs = true,
+                                              int64_t kbase = 0) {
   using C = Comp<S>;
-  auto shift0 = [&]() { return kbuf != nullptr ? kbuf[k] : Storage<S>::load(x, xm.off(0, k, 0)); };
+  auto shift0 = [&]() { return kbuf != nullptr ? kbuf[k - kbase] : Storage<S>::load(x, xm.off(0, k, 0)); };
   const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
   const C rm = C(1) / static_cast<C>(g.m);
   C mean, var, inv;
@@ -597,6 +598,7 @@ cudnnStatus_t run_channel_block(cudnnContext* h, const NormCall& c, const FinalA
 }  // namespace fd::cuda
 
 #include "cuda/batchnorm/bn_coop.cuh"
+#include "cuda/batchnorm/bn_cluster.cuh"
 #include "cuda/batchnorm/bn_infer.cuh"
 
 namespace fd::cuda {
@@ -724,6 +726,14 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   if (chan_block) return run_channel_block<S>(h, c, fa, g, xm);
   const C* shift = bwd ? fa.saved_mean : nullptr;
   const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
+  // Small channels-last tensors: one kernel, a cluster of blocks per channel group, x (and dy) kept on chip.
+  if constexpr (!std::is_same_v<S, double>) {
+    if (rows && fold == 1 && rv == kV && !c.has_add() && !c.has_activation()) {
+      bool launched = false;
+      FD_TRY(run_cluster<S>(h, c, fa, g, xm, nrows, rs, shift, &launched));
+      if (launched) return CUDNN_STATUS_SUCCESS;
+    }
+  }
   if (coop) {
     CoopArgs<S> ca;
     ca.fa = fa;

@@ -12,8 +12,8 @@
 // output walking its rows, loads after each row's barrier) was latency-bound at 0.108 ms.
 //
 // A block owns a strip of output rows of one image and walks it top-down, one output row per step, with whole
-// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows and 3 dy rows; 3 steps
-// ahead, rings of 9 and 5, with FREEDNN_POOL_BWD_DEPTH=3):
+// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows and 3 dy rows; three
+// steps ahead, one block per SM, measured no faster: run 24, docs/perf/ops-h200.md):
 //   1. the window codes of output row oh (its argmax position in the window per element, 0..8, or -1 for none;
 //      kept as numbers of the storage type so that 16-bit pairs compare with one instruction) into a ring of two
 //      code rows: each thread reads its window's nine 16-byte vectors from shared memory;
@@ -41,8 +41,9 @@ namespace fd::cuda {
 namespace {
 
 constexpr int kThreads = 512;
-// Steps staged ahead: D (1 by default; FREEDNN_POOL_BWD_DEPTH=3, read at every call, for an A/B not yet run). Rings:
-// x rows, the step's three and the next D steps' two each; dy rows, the step's, the one above it, the next D.
+// Steps staged ahead: kAhead. Rings: x rows, the step's three and the next kAhead steps' two each; dy rows, the
+// step's, the one above it, the next kAhead.
+constexpr int kAhead = 1;
 constexpr int x_ring(int d) { return 2 * d + 3; }
 constexpr int dy_ring(int d) { return d + 2; }
 
@@ -151,10 +152,11 @@ __device__ __forceinline__ void gather(float (&acc)[8], const uint4& code, const
 
 // grid: images x strips; kThreads threads walk the row's vectors. Shared memory: the x and dy rings, two
 // code rows.
-template <class S, bool kProp, int D>
-__global__ void __launch_bounds__(kThreads, D == 1 ? 2 : 1)
+template <class S, bool kProp>
+__global__ void __launch_bounds__(kThreads, 2)
     max3s2_bwd_strips(Strips a, const S* __restrict__ x, const S* __restrict__ dy, S* __restrict__ dx, double alpha,
                       double beta) {
+  constexpr int D = kAhead;
   constexpr int V = 16 / static_cast<int>(sizeof(S));
   extern __shared__ uint4 sm[];
   uint4* xr = sm;
@@ -294,13 +296,11 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       const int64_t xrow = int64_t(a.W) * a.cvecs, orow = int64_t(a.OW) * a.cvecs;
       if (xrow > (1 << 20) || orow > (1 << 20)) return;
       a.xrow = static_cast<int>(xrow), a.orow = static_cast<int>(orow);
-      const int depth = fd::env_int("FREEDNN_POOL_BWD_DEPTH", 1) == 3 ? 3 : 1;
-      const size_t smem = smem_bytes(a, depth);
+      const size_t smem = smem_bytes(a, kAhead);
       if (smem > static_cast<size_t>(device_info(h->device).smem_per_block_optin)) return;  // rows too long: two passes
       a.xt = str_of(xd), a.dyt = str_of(dyd), a.dxt = str_of(dxd);
       const bool prop = p.nan_opt == CUDNN_PROPAGATE_NAN;
-      auto kern = depth == 3 ? (prop ? max3s2_bwd_strips<S, true, 3> : max3s2_bwd_strips<S, false, 3>)
-                             : (prop ? max3s2_bwd_strips<S, true, 1> : max3s2_bwd_strips<S, false, 1>);
+      auto kern = prop ? max3s2_bwd_strips<S, true> : max3s2_bwd_strips<S, false>;
       const void* kfn = reinterpret_cast<const void*>(kern);
       if (allow_dynamic_smem(kfn, smem, h->device) != CUDNN_STATUS_SUCCESS) {
         (void)cudaGetLastError();

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// Batch normalization forward training and backward in one kernel, a thread block cluster per group of channels
+// (included by batchnorm.cu only, after bn_rows.cuh and bn_coop.cuh). For channels-innermost packed tensors (the
+// rows plan: statistic k of row r at r * s + k) small enough to live on chip: ResNet-50's 7x7x2048, 14x14x1024 and
+// 28x28x512 at N = 64 in 16-bit (12.8-51 MB). The three-kernel path (stats_rows_w, finalize, apply) pays two launch
+// gaps and a latency-bound finalize on them and reads x twice; bn_coop pays a grid-wide barrier.
+// Cluster (chunk): G blocks along x split the rows, each block the chunk's cw * V channels of its rows:
+//   pass 1  each thread queues its first `stash` row vectors of x (and dy) into shared memory by cp.async, then
+//           sums the rest from global memory four rows at a time, then the stashed ones; a fixed-order block
+//           reduction (the rows_sums shapes: lanes sharing columns by a butterfly, then row slots in order) into
+//           the block's partial sums;
+//   cluster barrier; every block adds the G blocks' partials through distributed shared memory in rank order (the
+//           same bits in each) and finalizes its chunk's statistics (finalize_stat; rank 0 writes the outputs);
+//   apply   the rows not stashed first (read again: the most recent reads of pass 1, still in L2), then the stashed
+//           rows from shared memory.
+// DRAM bytes per element where everything is stashed: x (and dy) read once, y (dx) written once. A block keeps
+// its partials alive until every block of its cluster has read them (the second barrier, at its end).
+// Not here (the other paths take them): the ReLU mask, the add (z / dz), per-column folding of NCHW planes.
+#pragma once
+#include <cooperative_groups.h>
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "cuda/common/cp_async.cuh"
+
+namespace fd::cuda {
+namespace {
+
+template <class S>
+struct ClusterArgs {
+  FinalArgs<Comp<S>> fa;
+  Geo g;
+  BnMap xm;
+  int64_t rows = 0, s = 0;          // rows of s statistics
+  int cw = 1;                       // vector columns of a chunk (cw * V statistics), a power of two <= 32
+  int stash = 0;                    // row vectors per thread (per tensor) kept in shared memory
+  const S* x = nullptr;
+  const S* dy = nullptr;            // backward
+  const Comp<S>* shift = nullptr;   // backward: the saved mean, or null (x[0, k])
+  S* out = nullptr;                 // y, or dx
+  double alpha = 1, beta = 0;
+};
+
+constexpr int kClusterMaxCw = 32;
+
+// Dynamic shared memory past the stash: the block reduction's row slots, the block's partial sums (read by the
+// cluster), the coefficients and the shifts of the chunk.
+template <class S, int V>
+constexpr size_t cluster_extra_bytes() {
+  return sizeof(Comp<S>) * (size_t(kBlock) * V + (4 + 5 + 1) * size_t(kClusterMaxCw) * V);
+}
+
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
+
+template <class S, int V, bool bwd>
+__global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // thread block clusters (the host plans it on 9.0 only)
+  using C = Comp<S>;
+  constexpr int kNt = bwd ? 2 : 1;  // tensors stashed
+  constexpr int kNq = bwd ? 4 : 2;  // sums per statistic
+  constexpr int kNc = bwd ? 5 : 2;  // coefficients per statistic
+  constexpr int kCg = kClusterMaxCw * V;
+  extern __shared__ uint4 bn_cluster_smem[];
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int G = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  uint4* stash = bn_cluster_smem;
+  C* red = reinterpret_cast<C*>(stash + size_t(p.stash) * kNt * kBlock);
+  C* part = red + kBlock * V;  // [kNq][kCg]
+  C* co = part + 4 * kCg;      // [kNc][kCg]
+  C* ksh = co + 5 * kCg;       // [kCg]
+
+  const int64_t s = p.s, rows = p.rows;
+  const int cw = p.cw, R = kBlock / cw;
+  const int tc = threadIdx.x % cw, tr = threadIdx.x / cw;
+  const int64_t k0 = int64_t(blockIdx.y) * cw * V;
+  const int nvec = static_cast<int>(min(int64_t(cw), (s - k0) / V));
+  const bool active = tc < nvec;
+  const int64_t k = k0 + int64_t(tc) * V;
+  const int64_t per = (rows + G - 1) / G;
+  const int64_t lo = min(rows, rank * per), hi = min(rows, lo + per);
+  const int64_t first = lo + tr;
+  const int cnt = active && first < hi ? static_cast<int>((hi - 1 - first) / R + 1) : 0;  // this thread's rows
+  const int ns = min(cnt, p.stash);                                                       // stashed: i < ns
+  auto row_off = [&](int i) { return (first + int64_t(i) * R) * s + k; };
+  auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * kBlock + threadIdx.x; };
+
+  for (int i = 0; i < ns; ++i) {
+    const int64_t off = row_off(i);
+    cp_async16(shared_addr(slot(i, 0)), p.x + off, true);
+    if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
+  }
+  cp_async_commit();
+
+  C K[V];
+#pragma unroll
+  for (int t = 0; t < V; ++t) K[t] = C(0);
+  if (active) {
+    if (p.shift != nullptr) {
+#pragma unroll
+      for (int t = 0; t < V; ++t) K[t] = p.shift[p.fa.mv.offset(k + t)];
+    } else {
+      load_vec<S, V>(p.x + k, K);  // row 0: read before any block of the cluster passes the first barrier
+    }
+    if (tr == 0) {
+#pragma unroll
+      for (int t = 0; t < V; ++t) ksh[tc * V + t] = K[t];
+    }
+  }
+  C q[kNq][V];
+#pragma unroll
+  for (int j = 0; j < kNq; ++j)
+#pragma unroll
+    for (int t = 0; t < V; ++t) q[j][t] = C(0);
+  auto add = [&](const uint4& xv, const uint4& dv) {
+#pragma unroll
+    for (int t = 0; t < V; ++t) {
+      const C v = raw_elem<S, V>(xv, t) - K[t];
+      q[0][t] += v;
+      q[1][t] += v * v;
+      if constexpr (bwd) {
+        const C d = raw_elem<S, V>(dv, t);
+        q[2][t] += d;
+        q[3][t] += d * v;
+      }
+    }
+  };
+  // 1. the rows not stashed (four in flight), then the stashed ones
+  constexpr int kU = 4;
+  for (int i = ns; i < cnt; i += kU) {
+    uint4 xv[kU], dv[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (i + u < cnt) {
+        xv[u] = raw_load<S, V>(p.x + row_off(i + u));
+        if constexpr (bwd) dv[u] = raw_load<S, V>(p.dy + row_off(i + u));
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u)
+      if (i + u < cnt) add(xv[u], bwd ? dv[u] : xv[u]);
+  }
+  cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
+  for (int i = 0; i < ns; ++i) add(*slot(i, 0), bwd ? *slot(i, 1) : *slot(i, 0));
+
+  // block reduction: lanes that share columns (cw < 32) by a butterfly, then the row slots in order
+  const int lane = threadIdx.x & 31;
+  const bool narrow = cw < 32;
+  const int slots = narrow ? kBlock / 32 : R;
+  const int myslot = narrow ? int(threadIdx.x >> 5) : tr;
+  const bool writer = narrow ? lane < cw : true;
+  const int ncol = nvec * V, stride = cw * V;
+#pragma unroll
+  for (int j = 0; j < kNq; ++j) {
+    if (narrow) {
+      for (int o = cw; o < 32; o <<= 1) {
+#pragma unroll
+        for (int t = 0; t < V; ++t) q[j][t] += __shfl_xor_sync(0xffffffffu, q[j][t], o);
+      }
+    }
+    __syncthreads();  // the previous sum's reads of red are done
+    if (writer && active) {
+#pragma unroll
+      for (int t = 0; t < V; ++t) red[myslot * stride + tc * V + t] = q[j][t];
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < ncol; c += kBlock) {
+      C sum = red[c];
+      for (int w = 1; w < slots; ++w) sum += red[w * stride + c];
+      part[j * kCg + c] = sum;
+    }
+  }
+  cluster.sync();  // every block's partials are written and visible to the cluster
+
+  // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
+  for (int c = threadIdx.x; c < ncol; c += kBlock) {
+    C qs[4] = {0, 0, 0, 0};
+    for (int r = 0; r < G; ++r) {
+      const C* pr = cluster.map_shared_rank(part, r);
+#pragma unroll
+      for (int j = 0; j < kNq; ++j) qs[j] += pr[j * kCg + c];
+    }
+    finalize_stat<S>(p.fa, p.g, p.xm, p.x, k0 + c, qs, co + c, kCg, ksh, rank == 0, k0);
+  }
+  cluster_arrive();  // this block is done reading the others' partials (waited for at the end)
+  __syncthreads();   // the coefficients are written
+
+  if (active) {
+    C cf[kNc][V];
+#pragma unroll
+    for (int j = 0; j < kNc; ++j)
+#pragma unroll
+      for (int t = 0; t < V; ++t) cf[j][t] = co[j * kCg + tc * V + t];
+    auto apply = [&](int64_t off, const uint4& xv, const uint4& dv) {
+      C v[V];
+#pragma unroll
+      for (int t = 0; t < V; ++t) {
+        const C xe = raw_elem<S, V>(xv, t);
+        if constexpr (bwd) {
+          v[t] = bn_bwd_value(cf[0][t], cf[1][t], cf[2][t], cf[3][t], cf[4][t], xe, raw_elem<S, V>(dv, t));
+        } else {
+          bool pos;
+          v[t] = bn_fwd_value(cf[0][t], cf[1][t], xe, false, C(0), false, false, &pos);
+        }
+      }
+      bn_store<S, V>(p.out + off, v, p.alpha, p.beta);
+    };
+    // 3. the rows not stashed (loads before stores: out may alias x or dy), then the stashed rows
+    for (int i = ns; i < cnt; i += kU) {
+      uint4 xv[kU], dv[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        if (i + u < cnt) {
+          xv[u] = raw_load<S, V>(p.x + row_off(i + u));
+          if constexpr (bwd) dv[u] = raw_load<S, V>(p.dy + row_off(i + u));
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kU; ++u)
+        if (i + u < cnt) apply(row_off(i + u), xv[u], bwd ? dv[u] : xv[u]);
+    }
+    for (int i = 0; i < ns; ++i) apply(row_off(i), *slot(i, 0), bwd ? *slot(i, 1) : *slot(i, 0));
+  }
+  cluster_wait();  // no block leaves while another may still read its partials
+#endif
+}
+
+template <class S>
+const void* cluster_fn(bool bwd) {
+  constexpr int kV = 16 / sizeof(S);
+  return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true>)
+             : reinterpret_cast<const void*>(bn_cluster<S, kV, false>);
+}
+
+// Clusters of `g` blocks with `smem` bytes each that the device holds at once (cudaOccupancyMaxActiveClusters;
+// cached per kernel, size, bytes and device; 0 where the query fails).
+int active_clusters(const void* fn, int g, size_t smem, int device) {
+  static std::mutex mu;
+  static std::map<std::tuple<const void*, int, size_t, int>, int> known;
+  const auto key = std::make_tuple(fn, g, smem, device);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = known.find(key);
+    if (it != known.end()) return it->second;
+  }
+  int n = 0;
+  if (allow_dynamic_smem(fn, smem, device) == CUDNN_STATUS_SUCCESS) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(g), 1);
+    cfg.blockDim = dim3(kBlock);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(g);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&n, fn, &cfg) != cudaSuccess) n = 0;
+  }
+  (void)cudaGetLastError();
+  std::lock_guard<std::mutex> lock(mu);
+  known[key] = n;
+  return n;
+}
+
+struct ClusterPlan {
+  bool ok = false;
+  int cw = 1, g = 1, stash = 0;
+  int64_t chunks = 1;
+  size_t smem = 0;
+};
+
+// The cluster plan for rows x s (vectors of V, nt tensors read): the widest chunk (cw) and the smallest cluster (g)
+// whose blocks fill the device in one resident wave, each stashing as many of its rows as shared memory holds.
+// Taken where the rows left out of the stash (read twice) stay within half the L2. Knobs (read at every call):
+// FREEDNN_BN_CLUSTER=0 never, =1 wherever the plan exists (for the tests), unset: the size rules;
+// FREEDNN_BN_CLUSTER_G=1|2|4|8 the cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread.
+ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, size_t elem,
+                         int device) {
+  ClusterPlan best;
+  const long long mode = env_int("FREEDNN_BN_CLUSTER", -1);
+  if (mode == 0 || rows <= 0 || s % v != 0) return best;
+  const DeviceInfo& di = device_info(device);
+  if (di.cc_major < 9) return best;  // thread block clusters
+  const long long force_g = env_int("FREEDNN_BN_CLUSTER_G", 0);
+  const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
+  const size_t per_iter = size_t(nt) * kBlock * 16;
+  if (di.smem_per_block_optin <= extra + per_iter) return best;
+  const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
+  for (int cw = kClusterMaxCw; cw >= 2 && !best.ok; cw /= 2) {
+    if (int64_t(cw) * v > s && cw > 2) continue;
+    const int64_t chunks = (s / v + cw - 1) / cw;
+    for (int g = 1; g <= 8; g *= 2) {
+      if (force_g > 0 && g != force_g) continue;
+      if (force_g <= 0 && mode != 1 && chunks * g < di.sm_count * 9 / 10 && g < 8) continue;  // fill the device
+      const int64_t per = (rows + g - 1) / g, R = kBlock / cw;
+      const int64_t need = (per + R - 1) / R;
+      int st = static_cast<int>(std::min<int64_t>(need, max_stash));
+      if (cap >= 0) st = static_cast<int>(std::min<long long>(st, cap));
+      const size_t smem = extra + size_t(st) * per_iter;
+      const int act = active_clusters(fn, g, smem, device);
+      if (act <= 0) continue;
+      if (mode != 1 && (chunks > act || chunks * g < di.sm_count / 2)) continue;  // one wave, half the SMs
+      const double left = double(need - st) * R * g * chunks * double(cw) * v * double(elem) * nt;
+      if (mode != 1 && left > 0.5 * double(di.l2_bytes)) continue;
+      best.ok = true;
+      best.cw = cw;
+      best.g = g;
+      best.stash = st;
+      best.chunks = chunks;
+      best.smem = smem;
+      break;
+    }
+  }
+  return best;
+}
+
+// Launches bn_cluster (cudaLaunchKernelEx with the cluster dimension). *launched = false where the driver refused.
+template <class S>
+cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, bool bwd, cudaStream_t st,
+                             bool* launched) {
+  constexpr int kV = 16 / sizeof(S);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks));
+  cfg.blockDim = dim3(kBlock);
+  cfg.dynamicSmemBytes = pl.smem;
+  cfg.stream = st;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(pl.g);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  const cudaError_t e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true>, a)
+                            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false>, a);
+  *launched = e == cudaSuccess;
+  if (!*launched) {
+    (void)cudaGetLastError();
+    if (log::enabled(CUDNN_SEV_INFO))
+      log::emit(CUDNN_SEV_INFO, current_api_context().function,
+                std::string("    batch norm: cluster launch refused (") + cudaGetErrorName(e) +
+                    "), running the other paths",
+                CUDNN_STATUS_SUCCESS);
+    return CUDNN_STATUS_SUCCESS;
+  }
+  if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
+    char what[160];
+    std::snprintf(what, sizeof what,
+                  "    batch norm: cluster kernel, %lld chunks of %d channels, %d blocks per cluster, %d rows stashed "
+                  "per thread",
+                  static_cast<long long>(pl.chunks), pl.cw * kV, pl.g, pl.stash);
+    log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// Forward training or backward of a rows plan (nrows x s, 16-byte vectors, no fold) on bn_cluster where its plan
+// exists and every tensor shares x's packed layout; *launched = false: the caller takes the other paths.
+template <class S>
+cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Comp<S>>& fa, const Geo& g,
+                          const BnMap& xm, int64_t nrows, int64_t s, const Comp<S>* shift, bool* launched) {
+  *launched = false;
+  constexpr int kV = 16 / sizeof(S);
+  const bool bwd = c.dir == NormDir::backward;
+  const cudnnTensorStruct* out = bwd ? c.dx_desc : c.y_desc;
+  void* outp = bwd ? c.dx : c.y;
+  if (!same_packed_layout(*c.x_desc, *out) || !aligned16(outp)) return CUDNN_STATUS_SUCCESS;
+  const void* fn = cluster_fn<S>(bwd);
+  const ClusterPlan pl = plan_cluster(fn, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
+                                      h->device);
+  if (!pl.ok) return CUDNN_STATUS_SUCCESS;
+  FD_TRY(allow_dynamic_smem(fn, pl.smem, h->device));
+  ClusterArgs<S> a;
+  a.fa = fa;
+  a.g = g;
+  a.xm = xm;
+  a.rows = nrows;
+  a.s = s;
+  a.cw = pl.cw;
+  a.stash = pl.stash;
+  a.x = static_cast<const S*>(c.x);
+  a.dy = static_cast<const S*>(c.dy);
+  a.shift = shift;
+  a.out = static_cast<S*>(outp);
+  a.alpha = c.alpha;
+  a.beta = c.beta;
+  return launch_cluster<S>(a, pl, bwd, h->stream, launched);
+}
+
+}  // namespace
+}  // namespace fd::cuda
