@@ -12,10 +12,11 @@
 //           the block's partial sums;
 //   cluster barrier; every block adds the G blocks' partials through distributed shared memory in rank order (the
 //           same bits in each) and finalizes its chunk's statistics (finalize_stat; rank 0 writes the outputs);
-//   apply   the rows not stashed first (read again: the most recent reads of pass 1, still in L2), then the stashed
-//           rows from shared memory.
-// DRAM bytes per element where everything is stashed: x (and dy) read once, y (dx) written once. A block keeps
-// its partials alive until every block of its cluster has read them (the second barrier, at its end).
+//   apply   the rows not stashed first (read again; only when forced, see plan_cluster), then the stashed rows
+//           from shared memory.
+// DRAM bytes per element: x (and dy) read once, y (dx) written once. A block keeps its partials alive until every
+// block of its cluster has read them (the second barrier, at its end). One block per SM where the stash is large:
+// the loops over the stash load kU rows before using them.
 // Not here (the other paths take them): the ReLU mask, the add (z / dz), per-column folding of NCHW planes.
 #pragma once
 #include <cooperative_groups.h>
@@ -147,7 +148,20 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
       if (i + u < cnt) add(xv[u], bwd ? dv[u] : xv[u]);
   }
   cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
-  for (int i = 0; i < ns; ++i) add(*slot(i, 0), bwd ? *slot(i, 1) : *slot(i, 0));
+  // kU stashed rows loaded before they are added: one block per SM leaves few warps to hide shared-memory latency
+  for (int i = 0; i < ns; i += kU) {
+    uint4 xv[kU], dv[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (i + u < ns) {
+        xv[u] = *slot(i + u, 0);
+        if constexpr (bwd) dv[u] = *slot(i + u, 1);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u)
+      if (i + u < ns) add(xv[u], bwd ? dv[u] : xv[u]);
+  }
 
   // block reduction: lanes that share columns (cw < 32) by a butterfly, then the row slots in order
   const int lane = threadIdx.x & 31;
@@ -225,7 +239,19 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
       for (int u = 0; u < kU; ++u)
         if (i + u < cnt) apply(row_off(i + u), xv[u], bwd ? dv[u] : xv[u]);
     }
-    for (int i = 0; i < ns; ++i) apply(row_off(i), *slot(i, 0), bwd ? *slot(i, 1) : *slot(i, 0));
+    for (int i = 0; i < ns; i += kU) {
+      uint4 xv[kU], dv[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        if (i + u < ns) {
+          xv[u] = *slot(i + u, 0);
+          if constexpr (bwd) dv[u] = *slot(i + u, 1);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kU; ++u)
+        if (i + u < ns) apply(row_off(i + u), xv[u], bwd ? dv[u] : xv[u]);
+    }
   }
   cluster_wait();  // no block leaves while another may still read its partials
 #endif
@@ -279,9 +305,10 @@ struct ClusterPlan {
 
 // The cluster plan for rows x s (vectors of V, nt tensors read): the widest chunk (cw) and the smallest cluster (g)
 // whose blocks fill the device in one resident wave, each stashing as many of its rows as shared memory holds.
-// Taken where the rows left out of the stash (read twice) stay within half the L2. Knobs (read at every call):
-// FREEDNN_BN_CLUSTER=0 never, =1 wherever the plan exists (for the tests), unset: the size rules;
-// FREEDNN_BN_CLUSTER_G=1|2|4|8 the cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread.
+// Taken where every row fits in the stash. Knobs (read at every call): FREEDNN_BN_CLUSTER=0 never, =1 wherever the
+// plan exists, some rows read twice (for the tests), unset: the size rules; FREEDNN_BN_CLUSTER_G=1|2|4|8 the
+// cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread, FREEDNN_BN_CLUSTER_WAVES=n blocks
+// for n per SM.
 ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, size_t elem,
                          int device) {
   ClusterPlan best;
@@ -291,6 +318,8 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   if (di.cc_major < 9) return best;  // thread block clusters
   const long long force_g = env_int("FREEDNN_BN_CLUSTER_G", 0);
   const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
+  const int waves = static_cast<int>(std::clamp<long long>(env_int("FREEDNN_BN_CLUSTER_WAVES", 1), 1, 4));
+  const int64_t fill = int64_t(di.sm_count) * waves;  // blocks wanted
   const size_t per_iter = size_t(nt) * kBlock * 16;
   if (di.smem_per_block_optin <= extra + per_iter) return best;
   const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
@@ -299,7 +328,7 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
     const int64_t chunks = (s / v + cw - 1) / cw;
     for (int g = 1; g <= 8; g *= 2) {
       if (force_g > 0 && g != force_g) continue;
-      if (force_g <= 0 && mode != 1 && chunks * g < di.sm_count * 9 / 10 && g < 8) continue;  // fill the device
+      if (force_g <= 0 && mode != 1 && chunks * g < fill * 9 / 10 && g < 8) continue;  // fill the device
       const int64_t per = (rows + g - 1) / g, R = kBlock / cw;
       const int64_t need = (per + R - 1) / R;
       int st = static_cast<int>(std::min<int64_t>(need, max_stash));
@@ -307,9 +336,8 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
       const size_t smem = extra + size_t(st) * per_iter;
       const int act = active_clusters(fn, g, smem, device);
       if (act <= 0) continue;
-      if (mode != 1 && (chunks > act || chunks * g < di.sm_count / 2)) continue;  // one wave, half the SMs
-      const double left = double(need - st) * R * g * chunks * double(cw) * v * double(elem) * nt;
-      if (mode != 1 && left > 0.5 * double(di.l2_bytes)) continue;
+      if (mode != 1 && (chunks > act || chunks * g < fill / 2)) continue;  // one wave, half the SMs
+      if (mode != 1 && need > st) continue;  // every row stashed (run 24: 1.12-1.26x the time where half were not)
       best.ok = true;
       best.cw = cw;
       best.g = g;
