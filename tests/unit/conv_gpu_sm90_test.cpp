@@ -805,16 +805,15 @@ TEST(ConvSm90, Tf32DgradShapesAndLayouts) {
   }
 }
 
-// The TF32 dgrad's copy of NCHW dy to NHWC in flat plane tiles (FREEDNN_CHWN_FLAT=1, read at every call; opt-in
-// until timed): planes of 49, 25 and 30 elements (not a multiple of 4: one run of 16-byte vectors over the tile's
-// adjacent planes), K over one and two tiles of 32 (the second partial), stride 1 and 2, a 3x3 filter, blends; K
-// not a multiple of 4 on odd planes keeps the 32 x 32 tiles.
+// The TF32 dgrad's copy of NCHW dy to NHWC in flat plane tiles (the default; FREEDNN_CHWN_FLAT=0, read at every
+// call, the 32 x 32 tiles: both run): planes of 49, 25 and 30 elements (not a multiple of 4: one run of 16-byte
+// vectors over the tile's adjacent planes), K over one and two tiles of 32 (the second partial), stride 1 and 2, a
+// 3x3 filter, blends; K not a multiple of 4 on odd planes keeps the 32 x 32 tiles.
 TEST(ConvSm90, Tf32DgradFlatChwnCopy) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only("cuda:cutlass_sm90_dgrad");
-  ft::ScopedEnv flat("FREEDNN_CHWN_FLAT", "1");
   const std::vector<Shape> shapes = {
       {"1x1_7x7_k136", 2, 64, 136, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"1x1s2_7x7_k40", 2, 24, 40, 1, {14, 13}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
@@ -823,11 +822,14 @@ TEST(ConvSm90, Tf32DgradFlatChwnCopy) {
       {"1x1_7x7_k38", 2, 16, 38, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},  // K % 4 != 0: 32 x 32 tiles
   };
   int i = 0;
-  for (const Shape& s : shapes) {
-    SCOPED_TRACE(s.name);
-    Tf32Problem p(s, false, false, rng);
-    const bool blend = ++i % 2 == 0;
-    check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, kTf32Tol);
+  for (const char* flat : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_CHWN_FLAT", flat);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(s.name) + " FREEDNN_CHWN_FLAT=" + flat);
+      Tf32Problem p(s, false, false, rng);
+      const bool blend = ++i % 2 == 0;
+      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, kTf32Tol);
+    }
   }
 }
 

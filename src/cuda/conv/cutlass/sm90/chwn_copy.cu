@@ -200,16 +200,16 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   // 16-byte aligned stores along n
   g.P = g.U * g.V;
   static const bool plane_on = fd::env_flag_or("FREEDNN_CHWN_PLANE_TILES", true);
-  // and 16-byte loads: along the plane (P % 4 == 0), or (flat, opt-in: FREEDNN_CHWN_FLAT=1, read at every call, not
-  // yet timed) over whole tiles where the rows of n are adjacent planes of at most kPlane elements (NCHW's dy in the
-  // dgrad at 7 x 7). Run 23 timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7
-  // planes (the TF32 7x7 512 -> 2048 dgrad's copy of dy: 38.6 against 25.7 us)
+  // and 16-byte loads: along the plane (P % 4 == 0), or (flat; FREEDNN_CHWN_FLAT=0, read at every call, turns it
+  // off) over whole tiles where the rows of n are adjacent planes of at most kPlane elements (NCHW's dy in the dgrad
+  // at 7 x 7: run 24 timed the two 7x7 1x1 TF32 dgrads at 0.92 and 0.97 of the 32 x 32 tiles' layer time). Run 23
+  // timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7 planes
   const bool base_ok = plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) &&
                        g.P >= 16 && g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 &&
                        reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && g.sa % 4 == 0 &&
                        reinterpret_cast<uintptr_t>(g.src) % 16 == 0;
   const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0;
-  g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag("FREEDNN_CHWN_FLAT");
+  g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag_or("FREEDNN_CHWN_FLAT", true);
   if (base_ok && (rows_vec || g.flat)) {
     g.plane = true;
     g.tiles_p = static_cast<int>(ceil_div(g.P, kPlane));
