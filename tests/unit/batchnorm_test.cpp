@@ -730,7 +730,7 @@ void bn_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* m
 // The one-kernel cluster path (bn_cluster.cuh; FREEDNN_BN_CLUSTER=1 takes it wherever its plan exists, read at every
 // call) against the reference: forward training (y, the saved and running statistics; once in place, y over x) and
 // backward (dx, dScale, dBias, with and without the saved statistics), clusters of 1, 2, 4 and 8 blocks
-// (FREEDNN_BN_CLUSTER_G) of 256 and 512 threads (FREEDNN_BN_CLUSTER_THREADS), every row stashed in shared memory, none (FREEDNN_BN_CLUSTER_STASH=0: every row read
+// (FREEDNN_BN_CLUSTER_G), every row stashed in shared memory, none (FREEDNN_BN_CLUSTER_STASH=0: every row read
 // twice from global memory) and one per thread (both kinds in one block). Shapes: NHWC half with 256-channel
 // chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
 // activation on NCHW (rows of C*H*W), more blocks than rows. The info log must name the kernel for every call.
@@ -758,21 +758,17 @@ TEST(BatchNorm, ClusterKernel) {
       {CUDNN_DATA_HALF, CUDNN_BATCHNORM_PER_ACTIVATION, {16, 8, 4, 4}, 0},
       {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {1, 64, 1, 5}, 1},
   };
-  struct Knobs {
-    const char *g, *stash, *threads;
-  };
-  const Knobs knobs[] = {{"1", "100000", "256"}, {"2", "0", "512"}, {"8", "1", "256"}, {"4", "100000", "512"}};
+  const std::pair<const char*, const char*> knobs[] = {{"1", "100000"}, {"2", "0"}, {"8", "1"}, {"4", "100000"}};
   const std::string name = "cluster kernel";
   ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
   int variant = 0;
   for (const Shape& sh : shapes) {
     const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
     const bool pa = per_act(sh.m);
-    for (const auto& [g, stash, threads] : knobs) {
+    for (const auto& [g, stash] : knobs) {
       ++variant;
       if (!ft::take_case()) continue;
       ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash);
-      ft::ScopedEnv env_t("FREEDNN_BN_CLUSTER_THREADS", threads);
       const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
       HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
       x.fill_uniform(rng, -2, 3);
@@ -796,8 +792,7 @@ TEST(BatchNorm, ClusterKernel) {
       FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), xd, out.data(), pd,
                                                    scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
                                                    save_m.data(), save_i.data()));
-      const std::string what =
-          x.str() + " G=" + g + " stash=" + stash + " threads=" + threads + (in_place ? " in place" : "");
+      const std::string what = x.str() + " G=" + g + " stash=" + stash + (in_place ? " in place" : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
       const auto st = ref::bn_batch_stats(xr, pa, eps);
       const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa);

@@ -51,15 +51,15 @@ constexpr int kClusterMaxCw = 32;
 // Dynamic shared memory past the stash: the block reduction's row slots, the block's partial sums (read by the
 // cluster), the coefficients and the shifts of the chunk.
 template <class S, int V>
-constexpr size_t cluster_extra_bytes(int nt_threads) {
-  return sizeof(Comp<S>) * (size_t(nt_threads) * V + (4 + 5 + 1) * size_t(kClusterMaxCw) * V);
+constexpr size_t cluster_extra_bytes() {
+  return sizeof(Comp<S>) * (size_t(kBlock) * V + (4 + 5 + 1) * size_t(kClusterMaxCw) * V);
 }
 
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
-template <class S, int V, bool bwd, int NT>
-__global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
+template <class S, int V, bool bwd>
+__global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // thread block clusters (the host plans it on 9.0 only)
   using C = Comp<S>;
   constexpr int kNt = bwd ? 2 : 1;  // tensors stashed
@@ -72,13 +72,13 @@ __global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
   const int G = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
   uint4* stash = bn_cluster_smem;
-  C* red = reinterpret_cast<C*>(stash + size_t(p.stash) * kNt * NT);
-  C* part = red + NT * V;  // [kNq][kCg]
+  C* red = reinterpret_cast<C*>(stash + size_t(p.stash) * kNt * kBlock);
+  C* part = red + kBlock * V;  // [kNq][kCg]
   C* co = part + 4 * kCg;      // [kNc][kCg]
   C* ksh = co + 5 * kCg;       // [kCg]
 
   const int64_t s = p.s, rows = p.rows;
-  const int cw = p.cw, R = NT / cw;
+  const int cw = p.cw, R = kBlock / cw;
   const int tc = threadIdx.x % cw, tr = threadIdx.x / cw;
   const int64_t k0 = int64_t(blockIdx.y) * cw * V;
   const int nvec = static_cast<int>(min(int64_t(cw), (s - k0) / V));
@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
   const int cnt = active && first < hi ? static_cast<int>((hi - 1 - first) / R + 1) : 0;  // this thread's rows
   const int ns = min(cnt, p.stash);                                                       // stashed: i < ns
   auto row_off = [&](int i) { return (first + int64_t(i) * R) * s + k; };
-  auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * NT + threadIdx.x; };
+  auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * kBlock + threadIdx.x; };
 
   for (int i = 0; i < ns; ++i) {
     const int64_t off = row_off(i);
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
   // block reduction: lanes that share columns (cw < 32) by a butterfly, then the row slots in order
   const int lane = threadIdx.x & 31;
   const bool narrow = cw < 32;
-  const int slots = narrow ? NT / 32 : R;
+  const int slots = narrow ? kBlock / 32 : R;
   const int myslot = narrow ? int(threadIdx.x >> 5) : tr;
   const bool writer = narrow ? lane < cw : true;
   const int ncol = nvec * V, stride = cw * V;
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
       for (int t = 0; t < V; ++t) red[myslot * stride + tc * V + t] = q[j][t];
     }
     __syncthreads();
-    for (int c = threadIdx.x; c < ncol; c += NT) {
+    for (int c = threadIdx.x; c < ncol; c += kBlock) {
       C sum = red[c];
       for (int w = 1; w < slots; ++w) sum += red[w * stride + c];
       part[j * kCg + c] = sum;
@@ -193,7 +193,7 @@ __global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
   cluster.sync();  // every block's partials are written and visible to the cluster
 
   // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
-  for (int c = threadIdx.x; c < ncol; c += NT) {
+  for (int c = threadIdx.x; c < ncol; c += kBlock) {
     C qs[4] = {0, 0, 0, 0};
     for (int r = 0; r < G; ++r) {
       const C* pr = cluster.map_shared_rank(part, r);
@@ -257,23 +257,16 @@ __global__ void __launch_bounds__(NT, 1) bn_cluster(ClusterArgs<S> p) {
 #endif
 }
 
-// Threads per block: 256, or FREEDNN_BN_CLUSTER_THREADS=512 (read at every call): twice the warps per SM to hide
-// the latency of one block per SM.
-int cluster_threads() { return env_int("FREEDNN_BN_CLUSTER_THREADS", 256) == 512 ? 512 : 256; }
-
 template <class S>
-const void* cluster_fn(bool bwd, int threads) {
+const void* cluster_fn(bool bwd) {
   constexpr int kV = 16 / sizeof(S);
-  if (threads == 512)
-    return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true, 512>)
-               : reinterpret_cast<const void*>(bn_cluster<S, kV, false, 512>);
-  return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true, 256>)
-             : reinterpret_cast<const void*>(bn_cluster<S, kV, false, 256>);
+  return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true>)
+             : reinterpret_cast<const void*>(bn_cluster<S, kV, false>);
 }
 
 // Clusters of `g` blocks with `smem` bytes each that the device holds at once (cudaOccupancyMaxActiveClusters;
 // cached per kernel, size, bytes and device; 0 where the query fails).
-int active_clusters(const void* fn, int g, int threads, size_t smem, int device) {
+int active_clusters(const void* fn, int g, size_t smem, int device) {
   static std::mutex mu;
   static std::map<std::tuple<const void*, int, size_t, int>, int> known;
   const auto key = std::make_tuple(fn, g, smem, device);
@@ -286,7 +279,7 @@ int active_clusters(const void* fn, int g, int threads, size_t smem, int device)
   if (allow_dynamic_smem(fn, smem, device) == CUDNN_STATUS_SUCCESS) {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(static_cast<unsigned>(g), 1);
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.blockDim = dim3(kBlock);
     cfg.dynamicSmemBytes = smem;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -305,7 +298,7 @@ int active_clusters(const void* fn, int g, int threads, size_t smem, int device)
 
 struct ClusterPlan {
   bool ok = false;
-  int threads = 256, cw = 1, g = 1, stash = 0;
+  int cw = 1, g = 1, stash = 0;
   int64_t chunks = 1;
   size_t smem = 0;
 };
@@ -314,9 +307,8 @@ struct ClusterPlan {
 // whose blocks fill the device in one resident wave, each stashing as many of its rows as shared memory holds.
 // Taken where every row fits in the stash. Knobs (read at every call): FREEDNN_BN_CLUSTER=0 never, =1 wherever the
 // plan exists, some rows read twice (for the tests), unset: the size rules; FREEDNN_BN_CLUSTER_G=1|2|4|8 the
-// cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread, FREEDNN_BN_CLUSTER_WAVES=n blocks
-// for n per SM.
-ClusterPlan plan_cluster(const void* fn, int threads, int64_t rows, int64_t s, int v, int nt, size_t extra,
+// cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread.
+ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, size_t elem,
                          int device) {
   ClusterPlan best;
   const long long mode = env_int("FREEDNN_BN_CLUSTER", -1);
@@ -325,9 +317,8 @@ ClusterPlan plan_cluster(const void* fn, int threads, int64_t rows, int64_t s, i
   if (di.cc_major < 9) return best;  // thread block clusters
   const long long force_g = env_int("FREEDNN_BN_CLUSTER_G", 0);
   const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
-  const int waves = static_cast<int>(std::clamp<long long>(env_int("FREEDNN_BN_CLUSTER_WAVES", 1), 1, 4));
-  const int64_t fill = int64_t(di.sm_count) * waves;  // blocks wanted
-  const size_t per_iter = size_t(nt) * threads * 16;
+  const int64_t fill = di.sm_count;  // blocks wanted: one per SM (two, smaller, measured slower: run 24)
+  const size_t per_iter = size_t(nt) * kBlock * 16;
   if (di.smem_per_block_optin <= extra + per_iter) return best;
   const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
   for (int cw = kClusterMaxCw; cw >= 2 && !best.ok; cw /= 2) {
@@ -336,17 +327,16 @@ ClusterPlan plan_cluster(const void* fn, int threads, int64_t rows, int64_t s, i
     for (int g = 1; g <= 8; g *= 2) {
       if (force_g > 0 && g != force_g) continue;
       if (force_g <= 0 && mode != 1 && chunks * g < fill * 9 / 10 && g < 8) continue;  // fill the device
-      const int64_t per = (rows + g - 1) / g, R = threads / cw;
+      const int64_t per = (rows + g - 1) / g, R = kBlock / cw;
       const int64_t need = (per + R - 1) / R;
       int st = static_cast<int>(std::min<int64_t>(need, max_stash));
       if (cap >= 0) st = static_cast<int>(std::min<long long>(st, cap));
       const size_t smem = extra + size_t(st) * per_iter;
-      const int act = active_clusters(fn, g, threads, smem, device);
+      const int act = active_clusters(fn, g, smem, device);
       if (act <= 0) continue;
       if (mode != 1 && (chunks > act || chunks * g < fill / 2)) continue;  // one wave, half the SMs
       if (mode != 1 && need > st) continue;  // every row stashed (run 24: 1.12-1.26x the time where half were not)
       best.ok = true;
-      best.threads = threads;
       best.cw = cw;
       best.g = g;
       best.stash = st;
@@ -365,7 +355,7 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
   constexpr int kV = 16 / sizeof(S);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks));
-  cfg.blockDim = dim3(static_cast<unsigned>(pl.threads));
+  cfg.blockDim = dim3(kBlock);
   cfg.dynamicSmemBytes = pl.smem;
   cfg.stream = st;
   cudaLaunchAttribute attr[1];
@@ -375,13 +365,8 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  cudaError_t e;
-  if (pl.threads == 512)
-    e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true, 512>, a)
-            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false, 512>, a);
-  else
-    e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true, 256>, a)
-            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false, 256>, a);
+  const cudaError_t e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true>, a)
+                            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false>, a);
   *launched = e == cudaSuccess;
   if (!*launched) {
     (void)cudaGetLastError();
@@ -395,9 +380,9 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
   if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
     char what[160];
     std::snprintf(what, sizeof what,
-                  "    batch norm: cluster kernel, %lld chunks of %d channels, %d blocks of %d threads per cluster, %d "
-                  "rows stashed per thread",
-                  static_cast<long long>(pl.chunks), pl.cw * kV, pl.g, pl.threads, pl.stash);
+                  "    batch norm: cluster kernel, %lld chunks of %d channels, %d blocks per cluster, %d rows stashed "
+                  "per thread",
+                  static_cast<long long>(pl.chunks), pl.cw * kV, pl.g, pl.stash);
     log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
   }
   return CUDNN_STATUS_SUCCESS;
@@ -414,10 +399,9 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   const cudnnTensorStruct* out = bwd ? c.dx_desc : c.y_desc;
   void* outp = bwd ? c.dx : c.y;
   if (!same_packed_layout(*c.x_desc, *out) || !aligned16(outp)) return CUDNN_STATUS_SUCCESS;
-  const int threads = cluster_threads();
-  const void* fn = cluster_fn<S>(bwd, threads);
-  const ClusterPlan pl =
-      plan_cluster(fn, threads, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(threads), h->device);
+  const void* fn = cluster_fn<S>(bwd);
+  const ClusterPlan pl = plan_cluster(fn, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
+                                      h->device);
   if (!pl.ok) return CUDNN_STATUS_SUCCESS;
   FD_TRY(allow_dynamic_smem(fn, pl.smem, h->device));
   ClusterArgs<S> a;
