@@ -1013,7 +1013,7 @@ TEST(BatchNorm, PdlMatchesPlainLaunches) {
                     {{"FREEDNN_BN_COOP_MAX_MB", "0"}, {"FREEDNN_BN_CLUSTER", "0"}, {"FREEDNN_BN_PDL", "1"}}, "pdl");
 }
 
-// The lean inference kernels (FREEDNN_BN_INFER=2|4, bn_infer.cuh; read at every call) against the reference and,
+// The lean inference kernels (FREEDNN_BN_INFER=2|4|8, bn_infer.cuh; read at every call) against the reference and,
 // bit for bit, against the default path (FREEDNN_BN_INFER=0: the same coefficient and output formulas), with z and
 // the ReLU (cudnnNormalizationForwardInference) and blends with beta != 0. Shapes: NHWC with C / 8 groups dividing
 // the block, cv = 3 (the grid a multiple of 3), cv = 257 (each block's table its threads' groups), C % 8 != 0
@@ -1079,7 +1079,7 @@ TEST(BatchNorm, InferLeanKernels) {
       const auto r =
           ref::bn_forward(xr, scale.values(), bias.values(), mean.values(), var.values(), 1e-5, false, fusion);
       const auto want = ref::blend(r.v, prior.values(), a, b);
-      for (const char* variant : {"2", "4"}) {
+      for (const char* variant : {"2", "4", "8"}) {
         const HostTensor y = infer(variant);
         const std::string what = std::string(ft::type_name(t)) + " " + x.str() + " ops=" + std::to_string(ops) +
                                  " alpha=" + std::to_string(a) + " beta=" + std::to_string(b) +

@@ -8,6 +8,7 @@
 // default path), once per channel rather than once per thread, and the loop holds only its loads and V (A, B) pairs:
 //   infer_nhwc    channels innermost, V consecutive channels per vector (cv = C / V groups): the grid stride is a
 //                 multiple of cv, so a thread's channels never change and its A, B stay in registers;
+//   infer_tiles   channels innermost, a block per (channel tile, row split): its table only its tile's channels;
 //   infer_planes  planes of cs elements per channel (NCHW: cs = H * W): block b takes one run of vectors and its
 //                 table the planes of that run; a thread follows its position with a counter (no divisions per
 //                 element); a vector may straddle two planes (cs % V != 0, cs >= V).
@@ -110,6 +111,58 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, 
   }
 }
 
+// Channels innermost, in tiles (FREEDNN_BN_INFER=8): block (chunk, split) takes tg consecutive channel groups (tg * V
+// channels; tg a power of two <= 32) of the rows of its split; thread (tr, gi) walks rows lo + tr, lo + tr + RB, ...
+// (RB = kBlock / tg), U rows in flight. Its table holds the block's tg * V channels only (one coefficient per thread
+// where tg * V == kBlock), where infer_nhwc's holds a whole row's (64x2048x7x7: 8 per thread, each an IEEE square
+// root and division, for about 4 vectors of data per thread).
+template <class S, int V, int U, bool kZ>
+__global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, kZ))
+    infer_tiles(int64_t rows, int cv, int tg, int64_t per_split, const S* __restrict__ x, const S* __restrict__ z,
+                S* __restrict__ y, InferCoef<Comp<S>> ic, bool relu, bool keep_nan, double alpha, double beta) {
+  using C = Comp<S>;
+  extern __shared__ uint4 bn_infer_smem[];
+  C* tab = reinterpret_cast<C*>(bn_infer_smem);  // A[n], then B[n]
+  const int rb = kBlock / tg;
+  const int gi = static_cast<int>(threadIdx.x) % tg, tr = static_cast<int>(threadIdx.x) / tg;
+  const int grp = static_cast<int>(blockIdx.x) * tg + gi;
+  const bool active = grp < cv;
+  const int64_t lo = int64_t(blockIdx.y) * per_split, hi = min(rows, lo + per_split);
+  RawT<S, V> xr[U], zr[U];
+  auto load = [&](int64_t r0) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = r0 + int64_t(u) * rb;
+      if (active && r < hi) {
+        const int64_t off = (r * cv + grp) * V;
+        xr[u] = raw_load<S, V>(x + off);
+        if constexpr (kZ) zr[u] = raw_load<S, V>(z + off);
+      }
+    }
+  };
+  load(lo + tr);  // in flight while the table is built
+  const int n = tg * V, c0 = static_cast<int>(blockIdx.x) * n, nch = cv * V;
+  for (int t = threadIdx.x; t < n; t += kBlock)
+    if (c0 + t < nch) infer_coefs(ic, c0 + t, &tab[t], &tab[n + t]);
+  __syncthreads();
+  if (!active) return;
+  C A[V], B[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) {
+    A[k] = tab[gi * V + k];
+    B[k] = tab[n + gi * V + k];
+  }
+  for (int64_t r0 = lo + tr; r0 < hi;) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int64_t r = r0 + int64_t(u) * rb;
+      if (r < hi) infer_vec<S, V, kZ>(y + (r * cv + grp) * V, xr[u], zr[u], A, B, relu, keep_nan, alpha, beta);
+    }
+    r0 += int64_t(U) * rb;
+    load(r0);
+  }
+}
+
 // Planes: element e's channel is (e / cs) % nc. Block b: vectors [b * per_block, ...) (per_block a multiple of
 // kBlock), thread t the vectors t, t + kBlock, ... of them; table entry t: plane p0 + t (channel (p0 + t) % nc; mod nc
 // when the run spans more than nc planes). Counter: j = the place of the vector's first element in its plane, r =
@@ -171,11 +224,12 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), true, U, k
   }
 }
 
-// FREEDNN_BN_INFER (read at every call): 2 or 4, the vectors in flight per thread of the lean kernels; 0: the default
-// path (apply_fwd, or finalize + the generic kernel); unset (-1): auto_variant's choice.
+// FREEDNN_BN_INFER (read at every call): 2 or 4, the vectors in flight per thread of the lean kernels; 8: channels-
+// innermost tensors in tiles (infer_tiles, 4 in flight; planes as 4); 0: the default path (apply_fwd, or finalize +
+// the generic kernel); unset (-1): auto_variant's choice.
 int infer_variant() {
   const long long u = env_int("FREEDNN_BN_INFER", -1);
-  return u == 2 || u == 4 || u == 0 ? static_cast<int>(u) : -1;
+  return u == 2 || u == 4 || u == 8 || u == 0 ? static_cast<int>(u) : -1;
 }
 
 // Where the lean kernels measured faster on the H200 (run 14, docs/perf/ops-h200.md): 16-bit channels-innermost
@@ -191,7 +245,7 @@ int auto_variant(int64_t count, int cs) {
 
 template <class S, int V, int U, bool kZ>
 cudnnStatus_t launch_infer(cudnnContext* h, const NormCall& c, const InferCoef<Comp<S>>& ic, int nc, int cs,
-                           bool* done) {
+                           bool tiles, bool* done) {
   using C = Comp<S>;
   const DeviceInfo& di = device_info(h->device);
   const int nvec = static_cast<int>(c.x_desc->element_count() / V);
@@ -199,7 +253,22 @@ cudnnStatus_t launch_infer(cudnnContext* h, const NormCall& c, const InferCoef<C
   const S* z = kZ ? static_cast<const S*>(c.z) : nullptr;
   S* y = static_cast<S*>(c.y);
   const bool relu = c.has_activation(), keep_nan = c.act.nan == CUDNN_PROPAGATE_NAN;
-  if (cs == 1) {
+  if (cs == 1 && tiles) {
+    const int cv = nc / V;
+    int tg = 32;
+    while (tg > 1 && tg > cv) tg /= 2;
+    const int64_t chunks = (cv + tg - 1) / tg, rows = nvec / cv;
+    const size_t smem = 2 * sizeof(C) * static_cast<size_t>(tg * V);
+    constexpr int kU = 4;  // four rows in flight whatever U: one instantiation per type, V and z
+    const void* k = reinterpret_cast<const void*>(infer_tiles<S, V, kU, kZ>);
+    const int64_t wave = resident_grid(k, nvec, int64_t(kBlock) * kU, kBlock, smem, h->device);
+    int64_t splits = std::max<int64_t>(1, wave / chunks);
+    const int64_t per_split = (rows + splits - 1) / splits;
+    splits = (rows + per_split - 1) / per_split;
+    if (chunks > 65535 || splits > 65535) return CUDNN_STATUS_SUCCESS;
+    infer_tiles<S, V, kU, kZ><<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(splits)), kBlock, smem,
+                                h->stream>>>(rows, cv, tg, per_split, x, z, y, ic, relu, keep_nan, c.alpha, c.beta);
+  } else if (cs == 1) {
     const int cv = nc / V;
     const size_t smem = 2 * sizeof(C) * static_cast<size_t>(std::min(cv, kBlock) * V);
     const void* k = reinterpret_cast<const void*>(infer_nhwc<S, V, U, kZ>);
@@ -261,8 +330,11 @@ cudnnStatus_t run_infer(cudnnContext* h, const NormCall& c, bool* done) {
     ic.mean = static_cast<const C*>(c.est_mean);
     ic.var = static_cast<const C*>(c.est_var);
     ic.eps = static_cast<C>(c.epsilon);
+    const bool tiles = u == 8;
+    if (tiles) u = 4;
     auto go = [&](auto vt, auto ut, auto zt) {
-      return launch_infer<S, decltype(vt)::value, decltype(ut)::value, decltype(zt)::value>(h, c, ic, nc, cs, done);
+      return launch_infer<S, decltype(vt)::value, decltype(ut)::value, decltype(zt)::value>(h, c, ic, nc, cs, tiles,
+                                                                                            done);
     };
     using I2 = std::integral_constant<int, 2>;
     using I4 = std::integral_constant<int, 4>;
