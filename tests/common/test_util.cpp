@@ -345,6 +345,23 @@ std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& di
   return s;
 }
 
+namespace {
+void info_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* msg) {
+  auto* log = static_cast<InfoLog*>(udata);
+  for (const char* q = msg; q != nullptr && *q != '\0' && q - msg < 65536; q += std::strlen(q) + 1) {
+    log->text += q;
+    log->text += '\n';
+  }
+}
+}  // namespace
+
+InfoLog::InfoLog() {
+  EXPECT_EQ(cudnnGetCallback(&mask0_, &udata0_, &fn0_), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetCallback(CUDNN_SEV_INFO_EN, this, info_capture), CUDNN_STATUS_SUCCESS);
+}
+
+InfoLog::~InfoLog() { EXPECT_EQ(cudnnSetCallback(mask0_, udata0_, fn0_), CUDNN_STATUS_SUCCESS); }
+
 ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
   if (const char* e = std::getenv(name)) old_ = e;
   if (value != nullptr)

@@ -125,6 +125,21 @@ struct ScopedEnv {
   std::optional<std::string> old_;
 };
 
+// Everything the library logs at info level (and above) while alive, through cudnnSetCallback; the callback set
+// before is restored after. For the tests that check which kernel ran.
+struct InfoLog {
+  InfoLog();
+  ~InfoLog();
+  InfoLog(const InfoLog&) = delete;
+  InfoLog& operator=(const InfoLog&) = delete;
+  std::string text;
+
+ private:
+  unsigned mask0_ = 0;
+  void* udata0_ = nullptr;
+  cudnnCallback_t fn0_ = nullptr;
+};
+
 // RAII descriptors.
 struct TensorDesc {
   cudnnTensorDescriptor_t d = nullptr;

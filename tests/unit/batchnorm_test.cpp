@@ -4,7 +4,6 @@
 // tests/ref/batchnorm, finite-difference checks of the backward, and bad arguments.
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -715,17 +714,6 @@ TEST(BatchNorm, BackwardBadArguments) {
 }
 
 
-// Everything the library logs, for the tests that check which kernel ran.
-struct BnLog {
-  std::string text;
-};
-void bn_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* msg) {
-  auto* c = static_cast<BnLog*>(udata);
-  for (const char* q = msg; q != nullptr && *q != '\0' && q - msg < 65536; q += std::strlen(q) + 1) {
-    c->text += q;
-    c->text += '\n';
-  }
-}
 
 // The one-kernel cluster path (bn_cluster.cuh; FREEDNN_BN_CLUSTER=1 takes it wherever its plan exists, read at every
 // call) against the reference: forward training (y, the saved and running statistics; once in place, y over x) and
@@ -738,12 +726,7 @@ TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
   ft::Handle h;
-  unsigned mask0 = 0;
-  void* ud0 = nullptr;
-  cudnnCallback_t fn0 = nullptr;
-  FT_OK(cudnnGetCallback(&mask0, &ud0, &fn0));
-  BnLog log;
-  FT_OK(cudnnSetCallback(CUDNN_SEV_INFO_EN, &log, bn_capture));
+  ft::InfoLog log;
   struct Shape {
     cudnnDataType_t t;
     cudnnBatchNormMode_t m;
@@ -841,7 +824,6 @@ TEST(BatchNorm, ClusterKernel) {
                            "dBias " + whatb, dy_scale));
     }
   }
-  FT_OK(cudnnSetCallback(mask0, ud0, fn0));
 }
 
 // Shapes of the GPU's one-kernel cooperative path (bn_coop.cuh: the statistic the unit-stride index, every tensor

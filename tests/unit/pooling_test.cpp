@@ -535,27 +535,11 @@ TEST(Pooling, NhwcMaxBackwardOnePass) {
 }
 
 // The info log names the one-pass kernel where it applies, and only there.
-struct PoolLog {
-  std::string text;
-};
-void pool_capture(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char* msg) {
-  auto* c = static_cast<PoolLog*>(udata);
-  for (const char* q = msg; q != nullptr && *q != '\0' && q - msg < 65536; q += std::strlen(q) + 1) {
-    c->text += q;
-    c->text += '\n';
-  }
-}
-
 TEST(Pooling, NhwcMaxBackwardOnePassRuns) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
   ft::Handle h;
-  unsigned mask0 = 0;
-  void* ud0 = nullptr;
-  cudnnCallback_t fn0 = nullptr;
-  FT_OK(cudnnGetCallback(&mask0, &ud0, &fn0));
-  PoolLog log;
-  FT_OK(cudnnSetCallback(CUDNN_SEV_INFO_EN, &log, pool_capture));
+  ft::InfoLog log;
   const auto all = onepass_shapes();
   const std::string name = "one-pass max backward";
   int checked = 0;
@@ -569,7 +553,6 @@ TEST(Pooling, NhwcMaxBackwardOnePassRuns) {
   }
   if (std::getenv("FREEDNN_TEST_PART") == nullptr)  // unsharded: every case ran and logged
     EXPECT_EQ(checked, static_cast<int>(all.size()));
-  FT_OK(cudnnSetCallback(mask0, ud0, fn0));
 }
 
 // Backward of global average pooling (the GPU's broadcast kernel: packed NCHW-like planes of equal values, packed

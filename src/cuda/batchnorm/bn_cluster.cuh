@@ -132,36 +132,29 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
       }
     }
   };
-  // 1. the rows not stashed (four in flight), then the stashed ones
+  // This thread's rows i0 .. i1 - 1, kU loaded (from global memory, or from the stash) before any is used: one
+  // block per SM leaves few warps to hide latency, and out may alias x or dy (loads before stores).
   constexpr int kU = 4;
-  for (int i = ns; i < cnt; i += kU) {
-    uint4 xv[kU], dv[kU];
+  auto walk = [&](int i0, int i1, bool stashed, auto&& use) {
+    for (int i = i0; i < i1; i += kU) {
+      uint4 xv[kU], dv[kU];
 #pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      if (i + u < cnt) {
-        xv[u] = raw_load<S, V>(p.x + row_off(i + u));
-        if constexpr (bwd) dv[u] = raw_load<S, V>(p.dy + row_off(i + u));
+      for (int u = 0; u < kU; ++u) {
+        if (i + u < i1) {
+          xv[u] = stashed ? *slot(i + u, 0) : raw_load<S, V>(p.x + row_off(i + u));
+          if constexpr (bwd) dv[u] = stashed ? *slot(i + u, 1) : raw_load<S, V>(p.dy + row_off(i + u));
+        }
       }
-    }
 #pragma unroll
-    for (int u = 0; u < kU; ++u)
-      if (i + u < cnt) add(xv[u], bwd ? dv[u] : xv[u]);
-  }
+      for (int u = 0; u < kU; ++u)
+        if (i + u < i1) use(i + u, xv[u], bwd ? dv[u] : xv[u]);
+    }
+  };
+  // 1. the rows not stashed, then the stashed ones
+  auto sum_row = [&](int, const uint4& xv, const uint4& dv) { add(xv, dv); };
+  walk(ns, cnt, false, sum_row);
   cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
-  // kU stashed rows loaded before they are added: one block per SM leaves few warps to hide shared-memory latency
-  for (int i = 0; i < ns; i += kU) {
-    uint4 xv[kU], dv[kU];
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      if (i + u < ns) {
-        xv[u] = *slot(i + u, 0);
-        if constexpr (bwd) dv[u] = *slot(i + u, 1);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kU; ++u)
-      if (i + u < ns) add(xv[u], bwd ? dv[u] : xv[u]);
-  }
+  walk(0, ns, true, sum_row);
 
   // block reduction: lanes that share columns (cw < 32) by a butterfly, then the row slots in order
   const int lane = threadIdx.x & 31;
@@ -225,33 +218,10 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
       }
       bn_store<S, V>(p.out + off, v, p.alpha, p.beta);
     };
-    // 3. the rows not stashed (loads before stores: out may alias x or dy), then the stashed rows
-    for (int i = ns; i < cnt; i += kU) {
-      uint4 xv[kU], dv[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        if (i + u < cnt) {
-          xv[u] = raw_load<S, V>(p.x + row_off(i + u));
-          if constexpr (bwd) dv[u] = raw_load<S, V>(p.dy + row_off(i + u));
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kU; ++u)
-        if (i + u < cnt) apply(row_off(i + u), xv[u], bwd ? dv[u] : xv[u]);
-    }
-    for (int i = 0; i < ns; i += kU) {
-      uint4 xv[kU], dv[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        if (i + u < ns) {
-          xv[u] = *slot(i + u, 0);
-          if constexpr (bwd) dv[u] = *slot(i + u, 1);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kU; ++u)
-        if (i + u < ns) apply(row_off(i + u), xv[u], bwd ? dv[u] : xv[u]);
-    }
+    // 3. the rows not stashed, then the stashed rows
+    auto apply_row = [&](int i, const uint4& xv, const uint4& dv) { apply(row_off(i), xv, dv); };
+    walk(ns, cnt, false, apply_row);
+    walk(0, ns, true, apply_row);
   }
   cluster_wait();  // no block leaves while another may still read its partials
 #endif
