@@ -6,6 +6,9 @@
 //   backward:         stats (pass 1 over x, dy)                       -> finalize                -> apply (pass 2)
 //   inference:        finalize (coefficients from the estimates)       -> apply (one pass); FREEDNN_BN_INFER=2|4:
 //                     one lean kernel (bn_infer.cuh)
+// Training and backward in one kernel where the shape allows: a block per channel (bn_channel.cuh, NCHW with many
+// channels), a cluster per channel group with x kept on chip (bn_cluster.cuh, small channels-last tensors), or the
+// cooperative kernel (bn_coop.cuh, opt-in). docs/developing.md says which call takes which.
 // Shifted sums: each statistic k subtracts a shift K_k (x[0,k,0], or the saved mean in backward) before
 // summing, so that var = (S2 - S1^2/m)/m does not cancel catastrophically.
 #include <algorithm>
