@@ -26,6 +26,12 @@ cudnnStatus_t freednnGetConvolutionImplementation(cudnnHandle_t handle, int dire
                                                   const cudnnTensorDescriptor_t yDesc, int algo, char *id,
                                                   size_t size);
 
+/* What the kernels of the last call on `handle` made from this thread moved through device memory, by freednn's
+   own count of their passes (a tensor read by two passes counts twice; data kept on chip between passes does not):
+   *bytes, and *passes, the passes over the data. -1 and 0 where that call's path keeps no count (the CPU backend,
+   most operations for now). For benchmarks that set a call's time against the copy bandwidth. */
+cudnnStatus_t freednnGetLastCallBytesMoved(cudnnHandle_t handle, double *bytes, int *passes);
+
 #ifdef __cplusplus
 }
 #endif

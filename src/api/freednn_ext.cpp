@@ -34,4 +34,14 @@ cudnnStatus_t freednnGetConvolutionImplementation(cudnnHandle_t handle, int dire
                 });
 }
 
+// coverage: cpu cuda
+cudnnStatus_t freednnGetLastCallBytesMoved(cudnnHandle_t handle, double* bytes, int* passes) {
+  return FD_API(freednnGetLastCallBytesMoved, (handle, bytes, passes), [&]() -> cudnnStatus_t {
+    FD_TRY(fd::check_handle(handle));
+    FD_CHECK_PARAM(bytes != nullptr && passes != nullptr, "bytes or passes is NULL");
+    fd::last_api_bytes_moved(handle, bytes, passes);
+    return CUDNN_STATUS_SUCCESS;
+  });
+}
+
 }  // extern "C"

@@ -19,6 +19,9 @@ struct ApiContext {
   cudnnHandle_t handle = nullptr;
   cudaStream_t stream = nullptr;
   int device = -1;
+  double bytes_moved = -1;  // device-memory bytes the call's kernels move by their pass count; -1: not counted
+  int passes = 0;           // their passes over the data
+  bool keeps_last = false;  // the call only reads the last call's count (freednnGetLastCallBytesMoved)
 };
 const ApiContext& current_api_context();
 void set_api_context(const ApiContext& ctx);
@@ -53,6 +56,14 @@ void log_args(log::Writer& w, const ArgList<A...>& args) {
   std::apply([&](const auto&... v) { ((w.arg(next_name().c_str(), v)), ...); }, args.values);
 }
 
+// The bytes a path's kernels move through device memory and its passes over the data, added to the call in
+// progress (freednnGetLastCallBytesMoved).
+void add_api_bytes_moved(double bytes, int passes);
+// When an API call on a handle returns: its count (or -1) becomes this thread's last count for that handle.
+void finish_api_call();
+// The last count for `handle` on this thread (-1, 0 when none), for freednnGetLastCallBytesMoved, which keeps it.
+void last_api_bytes_moved(cudnnHandle_t handle, double* bytes, int* passes);
+
 // Restores the previous context when an API call returns (API calls may nest, e.g. Find calling Forward).
 class ApiScope {
  public:
@@ -61,7 +72,10 @@ class ApiScope {
     ctx.function = function;
     set_api_context(ctx);
   }
-  ~ApiScope() { set_api_context(saved_); }
+  ~ApiScope() {
+    finish_api_call();
+    set_api_context(saved_);
+  }
   ApiScope(const ApiScope&) = delete;
   ApiScope& operator=(const ApiScope&) = delete;
 

@@ -24,6 +24,33 @@ const char* short_path(const char* file) {
 const ApiContext& current_api_context() { return t_context; }
 void set_api_context(const ApiContext& ctx) { t_context = ctx; }
 
+namespace {
+// This thread's last API call on a handle and its count. The handle is only compared, never used: it may be gone.
+struct LastCall {
+  cudnnHandle_t handle = nullptr;
+  double bytes = -1;
+  int passes = 0;
+};
+thread_local LastCall t_last;
+}  // namespace
+
+void add_api_bytes_moved(double bytes, int passes) {
+  t_context.bytes_moved = t_context.bytes_moved < 0 ? bytes : t_context.bytes_moved + bytes;
+  t_context.passes += passes;
+}
+
+void finish_api_call() {
+  if (t_context.handle == nullptr || t_context.keeps_last) return;
+  t_last = {t_context.handle, t_context.bytes_moved, t_context.bytes_moved < 0 ? 0 : t_context.passes};
+}
+
+void last_api_bytes_moved(cudnnHandle_t handle, double* bytes, int* passes) {
+  t_context.keeps_last = true;
+  const bool same = handle == t_last.handle;
+  *bytes = same ? t_last.bytes : -1;
+  *passes = same ? t_last.passes : 0;
+}
+
 cudnnStatus_t report(cudnnStatus_t status, const char* file, int line, const char* condition, const char* fmt,
                      ...) {
   if (!log::enabled(CUDNN_SEV_ERROR)) return status;

@@ -14,6 +14,8 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include <freednn.h>
+
 #include "unit/batchnorm_fixture.h"
 
 namespace {
@@ -824,6 +826,50 @@ TEST(BatchNorm, ClusterKernel) {
                            "dBias " + whatb, dy_scale));
     }
   }
+}
+
+// freednnGetLastCallBytesMoved after batch-norm calls: on the GPU, the count of the path taken (training forward:
+// x read once or twice, y written, the parameters; one or two passes); on the CPU no count (-1, 0); a second query
+// still sees the last computing call; a call without a count (activation) leaves none; bad arguments.
+TEST(BatchNorm, ReportsBytesMoved) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_HALF, pt = bnt::param_type(t);
+  const std::vector<int> dims = {4, 64, 6, 6};
+  HostTensor x = bnt::make_tensor(rng, t, dims, 1), y = x;
+  x.fill_uniform(rng, -1, 1);
+  HostTensor scale(pt, bnt::param_dims(dims, false)), bias = scale, sm = scale, si = scale;
+  scale.fill_uniform(rng, 0.5, 1.5);
+  bias.fill_uniform(rng, -1, 1);
+  TensorDesc xd(x), pd(scale);
+  const Scale one(1), zero(0);
+  FT_OK(cudnnBatchNormalizationForwardTraining(h, CUDNN_BATCHNORM_SPATIAL, one.ptr(t), zero.ptr(t), xd, x.data(), xd,
+                                               y.data(), pd, scale.data(), bias.data(), 0.1, nullptr, nullptr, 1e-5,
+                                               sm.data(), si.data()));
+  double bytes = 0;
+  int passes = -1;
+  FT_OK(freednnGetLastCallBytesMoved(h, &bytes, &passes));
+  const double e = static_cast<double>(x.count()) * 2, s = 64.0 * 4;
+  if (ft::gpu_mode()) {
+    EXPECT_TRUE(passes == 1 || passes == 2) << passes;
+    EXPECT_DOUBLE_EQ(bytes, passes * e + e + 4 * s);  // x per pass, y, scale, bias, the saved pair
+  } else {
+    EXPECT_EQ(bytes, -1);
+    EXPECT_EQ(passes, 0);
+  }
+  double again = 0;
+  int passes2 = -1;
+  FT_OK(freednnGetLastCallBytesMoved(h, &again, &passes2));
+  EXPECT_EQ(again, bytes);
+  EXPECT_EQ(passes2, passes);
+  bnt::ActDesc act(CUDNN_ACTIVATION_RELU);
+  FT_OK(cudnnActivationForward(h, act.d, one.ptr(t), xd, x.data(), zero.ptr(t), xd, y.data()));
+  FT_OK(freednnGetLastCallBytesMoved(h, &bytes, &passes));
+  EXPECT_EQ(bytes, -1);
+  EXPECT_EQ(passes, 0);
+  EXPECT_EQ(freednnGetLastCallBytesMoved(h, nullptr, &passes), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(freednnGetLastCallBytesMoved(h, &bytes, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(freednnGetLastCallBytesMoved(nullptr, &bytes, &passes), CUDNN_STATUS_BAD_PARAM);
 }
 
 // Shapes of the GPU's one-kernel cooperative path (bn_coop.cuh: the statistic the unit-stride index, every tensor

@@ -39,6 +39,8 @@ bool Api::load(const std::string& lib_path, const std::string& name, std::string
 #undef BENCH_API_RESOLVE
   freednnGetConvolutionImplementation =
       reinterpret_cast<decltype(freednnGetConvolutionImplementation)>(dlsym(dl, "freednnGetConvolutionImplementation"));
+  freednnGetLastCallBytesMoved =
+      reinterpret_cast<decltype(freednnGetLastCallBytesMoved)>(dlsym(dl, "freednnGetLastCallBytesMoved"));
   if (cudnnGetVersion == nullptr || cudnnCreate == nullptr || cudnnCreateTensorDescriptor == nullptr) {
     *error = lib_path + " does not look like a cuDNN library (no cudnnGetVersion / cudnnCreate)";
     return false;

@@ -60,6 +60,7 @@ struct Api {
 
   // freednn's own addition (include/freednn.h); null in other cuDNN libraries.
   decltype(&::freednnGetConvolutionImplementation) freednnGetConvolutionImplementation = nullptr;
+  decltype(&::freednnGetLastCallBytesMoved) freednnGetLastCallBytesMoved = nullptr;
 
   std::string path;      // as given
   std::string label;     // short name for the output ("freednn", "vs")

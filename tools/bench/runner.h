@@ -35,6 +35,8 @@ struct LibResult {
   bool tf32 = false;              // float results may come from TF32 tensor cores (the tolerance allows it)
   std::vector<ref::Tensor> out;   // by Arg index; outputs only, every element (correctness mode)
   std::vector<ref::Tensor> sampled;  // by Arg index; outputs only, at most kSample elements (for --vs)
+  double bytes_moved = -1;  // freednn's own count for the path the call took (freednnGetLastCallBytesMoved); -1: none
+  int passes = 0;
 };
 
 // Outputs compared between two libraries: at most this many elements each (a jittered stride over the tensor).

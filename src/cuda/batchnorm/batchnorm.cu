@@ -607,13 +607,36 @@ cudnnStatus_t run_channel_block(cudnnContext* h, const NormCall& c, const FinalA
 namespace fd::cuda {
 namespace {
 
+// The bytes a path's passes move (add_api_bytes_moved, freednnGetLastCallBytesMoved): x, and dy and the backward's
+// ReLU bits, `reads` times; z once; each output once, or twice with beta != 0 (read, then written); the forward's
+// ReLU bits once; the parameters and statistics once each (running statistics read and written).
+void note_bn_bytes(const NormCall& c, size_t elem, size_t comp, int reads) {
+  const bool bwd = c.dir == NormDir::backward, train = c.dir == NormDir::training;
+  const double n = static_cast<double>(c.x_desc->element_count());
+  const double e = n * static_cast<double>(elem), bits = n / 8;
+  const double out = c.beta != 0.0 ? 2 * e : e;
+  double b = reads * e + out;
+  if (bwd) b += reads * e + (c.has_add() ? out : 0) + (c.has_activation() ? reads * bits : 0);
+  else if (c.has_add()) b += e;
+  if (train && c.has_activation()) b += bits;
+  const double s = static_cast<double>(c.stat_count()) * static_cast<double>(comp);
+  int arrays = 0;
+  if (c.dir == NormDir::inference) arrays = 4;
+  if (train) arrays = 2 + (c.running_mean != nullptr ? 4 : 0) + (c.save_mean != nullptr ? 2 : 0);
+  if (bwd) arrays = 1 + (c.beta_param != 0.0 ? 4 : 2) + (c.saved_mean != nullptr ? 2 : 0);
+  add_api_bytes_moved(b + arrays * s, reads);
+}
+
 template <class S>
 cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   using C = Comp<S>;
   if (c.dir == NormDir::inference) {  // FREEDNN_BN_INFER: the lean kernels of bn_infer.cuh
     bool done = false;
     FD_TRY(run_infer<S>(h, c, &done));
-    if (done) return CUDNN_STATUS_SUCCESS;
+    if (done) {
+      note_bn_bytes(c, sizeof(S), sizeof(C), 1);
+      return CUDNN_STATUS_SUCCESS;
+    }
   }
   const bool per_act = c.per_activation();
   const bool bwd = c.dir == NormDir::backward;
@@ -726,7 +749,10 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   fa.beta_param = c.beta_param;
 
   cudaStream_t st = h->stream;
-  if (chan_block) return run_channel_block<S>(h, c, fa, g, xm);
+  if (chan_block) {
+    note_bn_bytes(c, sizeof(S), sizeof(C), 2);  // both passes in one kernel
+    return run_channel_block<S>(h, c, fa, g, xm);
+  }
   const C* shift = bwd ? fa.saved_mean : nullptr;
   const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
   // Small channels-last tensors: one kernel, a cluster of blocks per channel group, x (and dy) kept on chip.
@@ -734,7 +760,10 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     if (rows && fold == 1 && rv == kV && !c.has_add() && !c.has_activation()) {
       bool launched = false;
       FD_TRY(run_cluster<S>(h, c, fa, g, xm, nrows, rs, shift, &launched));
-      if (launched) return CUDNN_STATUS_SUCCESS;
+      if (launched) {
+        note_bn_bytes(c, sizeof(S), sizeof(C), 1);  // x and dy read once, kept on chip for the apply
+        return CUDNN_STATUS_SUCCESS;
+      }
     }
   }
   if (coop) {
@@ -769,8 +798,12 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     bool launched = false;
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
     FD_TRY(launch_coop<S>(ca, rv, bwd, grid, st, h->device, &launched));
-    if (launched) return CUDNN_STATUS_SUCCESS;
+    if (launched) {
+      note_bn_bytes(c, sizeof(S), sizeof(C), 2);
+      return CUDNN_STATUS_SUCCESS;
+    }
   }
+  note_bn_bytes(c, sizeof(S), sizeof(C), need_stats ? 2 : 1);  // the statistics pass (if any), then the apply pass
   const bool split_inner = rows;  // stats_rows_w's partial layout
   if (rows) {
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
