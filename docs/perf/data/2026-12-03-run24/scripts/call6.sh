@@ -4,7 +4,7 @@
 # loops folded into one helper and the tests' log capture moved to ft::InfoLog after their last GPU run), memcheck of
 # the tiled inference, its A/B (FREEDNN_BN_INFER=8), and ncu's source view of bn_cluster (where its 18.6 us go: the
 # memory phases alone would take about 7 us), and ncu's warp states of the one-pass max-pooling backward (62 % of
-# the copy bandwidth)
+# the copy bandwidth), and the f16 ops batch with batch norm's bytes counted by freednn itself
 set -u
 mkdir -p $OUT; t0=$(date +%s); . .devrun/common.sh
 el() { echo $(( $(date +%s) - t0 )); }
@@ -41,5 +41,9 @@ grep "pool bwd mode=max" tools/bench/batches/pool_ab.txt | head -1 > /tmp/kp.txt
 DETAIL=1 BENCH=$build/tools/bench/freednn-bench COUNT=1 timeout 40 tools/gpu/kernel_times.sh /tmp/kp.txt --dt=f16 \
   --layout=nhwc > $OUT/ncu_pool.txt 2>&1   # run 24 call 1's try was cut off by the call's limit
 grep -E "Duration|DRAM Thr|Stall|Warp Cycles|Eligible|Occupancy" $OUT/ncu_pool.txt | head -12
+# the f16 ops batch against NVIDIA, its batch norms now counted by freednn (freednnGetLastCallBytesMoved)
+PREBUILT=1 CONFIGS="f16:nhwc" MAX_MS=40 OUT=$OUT/ops timeout 90 tools/gpu/h200_check.sh bench > $OUT/ops_log.txt 2>&1
+python3 tools/ops_bars.py $OUT/ops/ops_f16_nhwc.json 2>&1 | head -40
+rm -f $OUT/ops/gpu-results.tgz
 echo "done at $(el) s"
 pack
