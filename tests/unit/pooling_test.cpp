@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include <freednn.h>
+
 #include "common/test_util.h"
 #include "ref/pooling.h"
 
@@ -553,6 +555,39 @@ TEST(Pooling, NhwcMaxBackwardOnePassRuns) {
   }
   if (std::getenv("FREEDNN_TEST_PART") == nullptr)  // unsharded: every case ran and logged
     EXPECT_EQ(checked, static_cast<int>(all.size()));
+}
+
+// freednnGetLastCallBytesMoved after a max-pooling backward: on the GPU the count of the path taken (x and dy read
+// and dx written at least; NCHW half: the argmax-codes pair, two passes; NHWC half: the one-pass kernel), on the
+// CPU none.
+TEST(Pooling, MaxBackwardReportsBytesMoved) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (int layout : {0, 1}) {
+    SCOPED_TRACE("layout " + std::to_string(layout));
+    PoolDesc pd;
+    FT_OK(cudnnSetPooling2dDescriptor(pd.d, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2));
+    const cudnnDataType_t dt = CUDNN_DATA_HALF;
+    ft::HostTensor x = make_tensor(rng, dt, {2, 16, 20, 20}, layout), dx = x;
+    ft::HostTensor y = make_tensor(rng, dt, {2, 16, 10, 10}, layout), dy = y;
+    x.fill_uniform(rng, -1, 1);
+    dy.fill_uniform(rng, -1, 1);
+    ft::TensorDesc xd(x), yd(y);
+    const Scale one(1.0), zero(0.0);
+    FT_OK(cudnnPoolingForward(h, pd.d, one.ptr(dt), xd, x.data(), zero.ptr(dt), yd, y.data()));
+    FT_OK(cudnnPoolingBackward(h, pd.d, one.ptr(dt), yd, y.data(), yd, dy.data(), xd, x.data(), zero.ptr(dt), xd,
+                               dx.data()));
+    double bytes = 0;
+    int passes = -1;
+    FT_OK(freednnGetLastCallBytesMoved(h, &bytes, &passes));
+    if (ft::gpu_mode()) {
+      EXPECT_EQ(passes, layout == 1 ? 1 : 2);
+      EXPECT_GE(bytes, 2.0 * (2 * x.count() + y.count()));
+    } else {
+      EXPECT_EQ(bytes, -1);
+      EXPECT_EQ(passes, 0);
+    }
+  }
 }
 
 // Backward of global average pooling (the GPU's broadcast kernel: packed NCHW-like planes of equal values, packed

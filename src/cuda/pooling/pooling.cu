@@ -6,6 +6,7 @@
 // one thread per output (forward) or per input gradient (backward). Spatial dims are
 // right-aligned in a 3-D geometry as on the CPU. Threads walk the elements with C innermost when the tensor
 // is channels-last (NHWC / NDHWC), so that a warp touches neighbouring addresses in either layout.
+#include "core/api_context.h"
 #include "core/dtype.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
@@ -349,6 +350,14 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
   FD_CHECK_SUPPORTED(known, "no CUDA pooling forward for %s", dtype_short_name(xd.dtype));
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
+}
+
+void note_pool_backward_bytes(const cudnnTensorStruct& xd, const cudnnTensorStruct& dyd, const cudnnTensorStruct& dxd,
+                              double beta, double extra, int passes) {
+  auto bytes = [](const cudnnTensorStruct& d) {
+    return static_cast<double>(d.element_count()) * static_cast<double>(dtype_size(d.dtype));
+  };
+  add_api_bytes_moved(bytes(xd) + bytes(dyd) + (beta != 0.0 ? 2 : 1) * bytes(dxd) + extra, passes);
 }
 
 cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,

@@ -26,6 +26,12 @@ cudnnStatus_t pooling_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
 // planar kernels stays in 32 bits).
 bool pool_tensor_fits(const cudnnTensorStruct& d);
 
+// The bytes a max-pooling backward path moves, added to the call's count (freednnGetLastCallBytesMoved): x and dy
+// read, dx written (and read with beta != 0), `extra` bytes more (codes written and read, halo rows read twice),
+// in `passes` passes.
+void note_pool_backward_bytes(const cudnnTensorStruct& x_desc, const cudnnTensorStruct& dy_desc,
+                              const cudnnTensorStruct& dx_desc, double beta, double extra, int passes);
+
 // Whether the max-pooling backward's gather pass launches as a programmatic dependent of its argmax pass
 // (FREEDNN_POOL_PDL=1, opt-in, read at every call; compute capability 9.0 devices only).
 bool pool_pdl(int device);

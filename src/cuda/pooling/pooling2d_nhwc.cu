@@ -419,6 +419,7 @@ bool pooling2d_nhwc_backward(cudnnContext* h, const cudnnPoolingStruct& p, doubl
                        dim3(grid_size(total2, kThreads, h->device)), dim3(kThreads), 0, h->stream, g, it2,
                        str_of(dyd), static_cast<const S*>(dy), static_cast<const uint8_t*>(codes), str_of(dxd),
                        static_cast<S*>(dx), alpha, beta);
+      note_pool_backward_bytes(xd, dyd, dxd, beta, 2.0 * static_cast<double>(code_bytes), 2);  // codes out, then in
     });
   });
   if (!launched) return false;

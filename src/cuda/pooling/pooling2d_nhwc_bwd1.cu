@@ -320,6 +320,9 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       kern<<<static_cast<unsigned>(blocks), kThreads, smem, h->stream>>>(
           a, static_cast<const S*>(x), static_cast<const S*>(dy), static_cast<S*>(dx), alpha, beta);
       launched = true;
+      // one pass; each strip boundary reads three x rows and one dy row twice
+      const double halo = static_cast<double>(images) * (a.strips - 1) * (3.0 * a.xrow + a.orow) * 16.0;
+      note_pool_backward_bytes(xd, dyd, dxd, beta, halo, 1);
       if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
         char what[128];
         std::snprintf(what, sizeof what, "cuda:pooling: one-pass max backward, %d strips of %d output rows per image",

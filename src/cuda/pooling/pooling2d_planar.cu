@@ -483,6 +483,7 @@ bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
                        dim3(static_cast<unsigned>(cdiv64(total2, kThreads))), dim3(kThreads), 0, h->stream, pg, it2,
                        dyt, static_cast<const S*>(dy), static_cast<const uint8_t*>(codes), static_cast<int>(code_ld),
                        dxt, static_cast<S*>(dx), dx_vec, alpha, beta);
+      note_pool_backward_bytes(xd, dyd, dxd, beta, 2.0 * static_cast<double>(code_bytes), 2);  // codes out, then in
     });
   });
   if (!launched) return false;
