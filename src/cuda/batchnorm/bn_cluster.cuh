@@ -234,6 +234,22 @@ const void* cluster_fn(bool bwd) {
              : reinterpret_cast<const void*>(bn_cluster<S, kV, false>);
 }
 
+// The launch of bn_cluster on `grid` with clusters of grid.x blocks along x; attr: storage for its one attribute.
+cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(kBlock);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = st;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = grid.x;
+  attr->val.clusterDim.y = 1;
+  attr->val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 // Clusters of `g` blocks with `smem` bytes each that the device holds at once (cudaOccupancyMaxActiveClusters;
 // cached per kernel, size, bytes and device; 0 where the query fails).
 int active_clusters(const void* fn, int g, size_t smem, int device) {
@@ -247,17 +263,8 @@ int active_clusters(const void* fn, int g, size_t smem, int device) {
   }
   int n = 0;
   if (allow_dynamic_smem(fn, smem, device) == CUDNN_STATUS_SUCCESS) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(static_cast<unsigned>(g), 1);
-    cfg.blockDim = dim3(kBlock);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(g);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cluster_config(dim3(static_cast<unsigned>(g), 1), smem, nullptr, &attr);
     if (cudaOccupancyMaxActiveClusters(&n, fn, &cfg) != cudaSuccess) n = 0;
   }
   (void)cudaGetLastError();
@@ -323,18 +330,9 @@ template <class S>
 cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, bool bwd, cudaStream_t st,
                              bool* launched) {
   constexpr int kV = 16 / sizeof(S);
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks));
-  cfg.blockDim = dim3(kBlock);
-  cfg.dynamicSmemBytes = pl.smem;
-  cfg.stream = st;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(pl.g);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg =
+      cluster_config(dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks)), pl.smem, st, &attr);
   const cudaError_t e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true>, a)
                             : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false>, a);
   *launched = e == cudaSuccess;

@@ -127,20 +127,12 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, 
   const int gi = static_cast<int>(threadIdx.x) % tg, tr = static_cast<int>(threadIdx.x) / tg;
   const int grp = static_cast<int>(blockIdx.x) * tg + gi;
   const bool active = grp < cv;
+  // vector index of row r: r * cv + grp (32-bit: the caller keeps x below 2^31 elements)
   const int64_t lo = int64_t(blockIdx.y) * per_split, hi = min(rows, lo + per_split);
+  const int step = rb * cv, first = static_cast<int>((lo + tr) * cv) + grp;
+  const int end = active ? static_cast<int>(hi * cv) : 0;
   RawT<S, V> xr[U], zr[U];
-  auto load = [&](int64_t r0) {
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int64_t r = r0 + int64_t(u) * rb;
-      if (active && r < hi) {
-        const int64_t off = (r * cv + grp) * V;
-        xr[u] = raw_load<S, V>(x + off);
-        if constexpr (kZ) zr[u] = raw_load<S, V>(z + off);
-      }
-    }
-  };
-  load(lo + tr);  // in flight while the table is built
+  infer_load<S, V, U, kZ>(x, z, first, step, end, xr, zr);  // in flight while the table is built
   const int n = tg * V, c0 = static_cast<int>(blockIdx.x) * n, nch = cv * V;
   for (int t = threadIdx.x; t < n; t += kBlock)
     if (c0 + t < nch) infer_coefs(ic, c0 + t, &tab[t], &tab[n + t]);
@@ -152,14 +144,14 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, 
     A[k] = tab[gi * V + k];
     B[k] = tab[n + gi * V + k];
   }
-  for (int64_t r0 = lo + tr; r0 < hi;) {
+  for (int i0 = first; i0 < end;) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const int64_t r = r0 + int64_t(u) * rb;
-      if (r < hi) infer_vec<S, V, kZ>(y + (r * cv + grp) * V, xr[u], zr[u], A, B, relu, keep_nan, alpha, beta);
+      const int i = i0 + u * step;
+      if (i < end) infer_vec<S, V, kZ>(y + int64_t(i) * V, xr[u], zr[u], A, B, relu, keep_nan, alpha, beta);
     }
-    r0 += int64_t(U) * rb;
-    load(r0);
+    i0 += U * step;
+    infer_load<S, V, U, kZ>(x, z, i0, step, end, xr, zr);
   }
 }
 
@@ -266,6 +258,7 @@ cudnnStatus_t launch_infer(cudnnContext* h, const NormCall& c, const InferCoef<C
     const int64_t per_split = (rows + splits - 1) / splits;
     splits = (rows + per_split - 1) / per_split;
     if (chunks > 65535 || splits > 65535) return CUDNN_STATUS_SUCCESS;
+    if (int64_t(kBlock) * cv * kU + nvec >= (int64_t{1} << 31)) return CUDNN_STATUS_SUCCESS;  // 32-bit indices
     infer_tiles<S, V, kU, kZ><<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(splits)), kBlock, smem,
                                 h->stream>>>(rows, cv, tg, per_split, x, z, y, ic, relu, keep_nan, c.alpha, c.beta);
   } else if (cs == 1) {
