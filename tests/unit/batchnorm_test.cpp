@@ -723,7 +723,8 @@ TEST(BatchNorm, BackwardBadArguments) {
 // (FREEDNN_BN_CLUSTER_G), every row stashed in shared memory, none (FREEDNN_BN_CLUSTER_STASH=0: every row read
 // twice from global memory) and one per thread (both kinds in one block). Shapes: NHWC half with 256-channel
 // chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
-// activation on NCHW (rows of C*H*W), more blocks than rows. The info log must name the kernel for every call.
+// activation on NCHW (rows of C*H*W), more blocks than rows; every third case with padded parameter tensors (their
+// statistics strides[1] apart). The info log must name the kernel for every call.
 TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
@@ -757,7 +758,8 @@ TEST(BatchNorm, ClusterKernel) {
       const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
       HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
       x.fill_uniform(rng, -2, 3);
-      HostTensor scale(pt, bnt::param_dims(sh.dims, pa));
+      const bool padded_params = variant % 3 == 2;  // statistics strides[1] apart (the backward's saved-mean shift)
+      HostTensor scale = bnt::make_tensor(rng, pt, bnt::param_dims(sh.dims, pa), padded_params ? 2 : 0);
       HostTensor bias = scale, run_m = scale, run_v = scale, save_m = scale, save_i = scale, ds = scale, db = scale;
       scale.fill_uniform(rng, 0.5, 1.5);
       bias.fill_uniform(rng, -1, 1);
@@ -777,7 +779,8 @@ TEST(BatchNorm, ClusterKernel) {
       FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), xd, out.data(), pd,
                                                    scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
                                                    save_m.data(), save_i.data()));
-      const std::string what = x.str() + " G=" + g + " stash=" + stash + (in_place ? " in place" : "");
+      const std::string what = x.str() + " G=" + g + " stash=" + stash + (in_place ? " in place" : "") +
+                               (padded_params ? " params " + scale.str() : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
       const auto st = ref::bn_batch_stats(xr, pa, eps);
       const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa);

@@ -322,6 +322,30 @@ __device__ __forceinline__ void finalize_stat(const FinalArgs<Comp<S>>& a, const
   }
 }
 
+// Pulls into L1 what finalize_stat(k, ..., outputs) reads from global memory, for a kernel that can ask before the
+// barrier its finalize waits on (bn_cluster): after the barrier those reads then hit L1, not a round trip to L2.
+template <class C>
+__device__ __forceinline__ void prefetch_stat_inputs(const FinalArgs<C>& a, int64_t k, bool outputs) {
+  const int64_t po = a.sb.offset(k), mo = a.mv.offset(k);
+  prefetch_l1(a.scale + po);
+  if (a.dir == 1) {
+    prefetch_l1(a.bias + po);
+    if (outputs && a.running_mean != nullptr && a.factor != 1.0) {
+      prefetch_l1(a.running_mean + mo);
+      prefetch_l1(a.running_var + mo);
+    }
+  } else if (a.dir == 2) {
+    if (a.saved_mean != nullptr) {
+      prefetch_l1(a.saved_mean + mo);
+      prefetch_l1(a.saved_inv + mo);
+    }
+    if (outputs && a.beta_param != 0.0) {
+      prefetch_l1(a.dscale + po);
+      prefetch_l1(a.dbias + po);
+    }
+  }
+}
+
 // Lane `lane`'s share of the n split_inner partials at p: p[lane], p[lane + 32], ... in order (then warp_sum).
 template <class C>
 __device__ __forceinline__ C lane_sum(const C* p, int64_t n, int lane) {

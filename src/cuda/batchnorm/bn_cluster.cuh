@@ -55,7 +55,11 @@ constexpr size_t cluster_extra_bytes() {
   return sizeof(Comp<S>) * (size_t(kBlock) * V + (4 + 5 + 1) * size_t(kClusterMaxCw) * V);
 }
 
-__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
+// Without release semantics (the release form fences: waits for this block's global stores, rank 0's statistics):
+// for an arrive that only says "done reading", the values read having been used already.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
 template <class S, int V, bool bwd>
@@ -104,8 +108,10 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   for (int t = 0; t < V; ++t) K[t] = C(0);
   if (active) {
     if (p.shift != nullptr) {
+      // spatial: the saved mean is 1 x C x 1 x 1, its statistics strides[1] apart (one index, not V)
+      const int64_t o = p.fa.mv.offset(k), step = p.fa.mv.strides[1];
 #pragma unroll
-      for (int t = 0; t < V; ++t) K[t] = p.shift[p.fa.mv.offset(k + t)];
+      for (int t = 0; t < V; ++t) K[t] = p.shift[o + t * step];
     } else {
       load_vec<S, V>(p.x + k, K);  // row 0: read before any block of the cluster passes the first barrier
     }
@@ -156,33 +162,13 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
   walk(0, ns, true, sum_row);
 
-  // block reduction: lanes that share columns (cw < 32) by a butterfly, then the row slots in order
-  const int lane = threadIdx.x & 31;
-  const bool narrow = cw < 32;
-  const int slots = narrow ? kBlock / 32 : R;
-  const int myslot = narrow ? int(threadIdx.x >> 5) : tr;
-  const bool writer = narrow ? lane < cw : true;
-  const int ncol = nvec * V, stride = cw * V;
+  const int ncol = nvec * V;
+  for (int c = threadIdx.x; c < ncol; c += kBlock) prefetch_stat_inputs(p.fa, k0 + c, rank == 0);
+
+  // the block's sums, in rows_sums' order
 #pragma unroll
-  for (int j = 0; j < kNq; ++j) {
-    if (narrow) {
-      for (int o = cw; o < 32; o <<= 1) {
-#pragma unroll
-        for (int t = 0; t < V; ++t) q[j][t] += __shfl_xor_sync(0xffffffffu, q[j][t], o);
-      }
-    }
-    __syncthreads();  // the previous sum's reads of red are done
-    if (writer && active) {
-#pragma unroll
-      for (int t = 0; t < V; ++t) red[myslot * stride + tc * V + t] = q[j][t];
-    }
-    __syncthreads();
-    for (int c = threadIdx.x; c < ncol; c += kBlock) {
-      C sum = red[c];
-      for (int w = 1; w < slots; ++w) sum += red[w * stride + c];
-      part[j * kCg + c] = sum;
-    }
-  }
+  for (int j = 0; j < kNq; ++j)
+    block_column_sums<C, V>(q[j], cw, nvec, red, [&](int c, C sum) { part[j * kCg + c] = sum; });
   cluster.sync();  // every block's partials are written and visible to the cluster
 
   // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
@@ -195,7 +181,7 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
     }
     finalize_stat<S>(p.fa, p.g, p.xm, p.x, k0 + c, qs, co + c, kCg, ksh, rank == 0, k0);
   }
-  cluster_arrive();  // this block is done reading the others' partials (waited for at the end)
+  cluster_arrive_relaxed();  // this block is done reading the others' partials (waited for at the end)
   __syncthreads();   // the coefficients are written
 
   if (active) {

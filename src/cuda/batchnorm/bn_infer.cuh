@@ -224,13 +224,14 @@ int infer_variant() {
   return u == 2 || u == 4 || u == 8 || u == 0 ? static_cast<int>(u) : -1;
 }
 
-// Where the lean kernels measured faster on the H200 (run 14, docs/perf/ops-h200.md): 16-bit channels-innermost
-// tensors of 24 MB and more (0.91-0.95x the time of the default path; 1.19x on the 12.8 MB 64x2048x7x7 one) and
-// float planes of at most 28 x 28 (0.98x at 28 x 28, 0.90x at 14 x 14, 0.77x at 7 x 7; 1.02x on larger planes).
-// Shapes not measured keep the default path.
+// Where the lean kernels measured faster on the H200 (docs/perf/ops-h200.md): 16-bit channels-innermost tensors
+// of 24 MB and more (run 14: 0.91-0.95x the time of the default path; 1.19x on the 12.8 MB 64x2048x7x7 one), below
+// 32 MB in channel tiles (run 25: 0.87x the 7x7's default time, 0.93x the 14x14's lean time; 1.00x at 28x28, then
+// 1.04-1.07x), and float planes of at most 28 x 28 (0.98x at 28 x 28, 0.90x at 14 x 14, 0.77x at 7 x 7; 1.02x on
+// larger planes). Shapes not measured keep the default path.
 template <class S>
 int auto_variant(int64_t count, int cs) {
-  if (sizeof(S) == 2 && cs == 1) return count * 2 >= (int64_t{24} << 20) ? 2 : 0;
+  if (sizeof(S) == 2 && cs == 1) return count * 2 < (int64_t{32} << 20) ? 8 : 2;
   if (sizeof(S) == 4 && cs > 1) return cs <= 28 * 28 ? 2 : 0;
   return 0;
 }

@@ -15,6 +15,43 @@
 namespace fd::cuda {
 namespace {
 
+// The block's sums of one quantity per column, in a fixed order (rows_sums and bn_cluster: the same bits): thread
+// (row group tr, vector column tc) of the R x cw arrangement holds q[V] for columns tc * V ..; lanes of a warp that
+// share columns (cw < 32) add by a shuffle butterfly, then the row slots are added in slot order through red
+// (kBlock * V values of shared memory); out(c, sum) for each of the nvec * V columns c. Every thread calls it.
+template <class C, int V, class Out>
+__device__ __forceinline__ void block_column_sums(const C* q, int cw, int nvec, C* red, Out&& out) {
+  const int tc = threadIdx.x % cw, tr = threadIdx.x / cw, R = kBlock / cw;
+  // Row slots after the butterfly: a warp's lanes tc < cw hold its 32 / cw row groups (cw <= 32); with cw >= 32
+  // every row group is its own slot.
+  const int lane = threadIdx.x & 31;
+  const bool narrow = cw < 32;
+  const int slots = narrow ? kBlock / 32 : R;
+  const int slot = narrow ? int(threadIdx.x >> 5) : tr;
+  const bool writer = (narrow ? lane < cw : true) && tc < nvec;
+  const int ncol = nvec * V, stride = cw * V;
+  C v[V];
+#pragma unroll
+  for (int t = 0; t < V; ++t) v[t] = q[t];
+  if (narrow) {
+    for (int o = cw; o < 32; o <<= 1) {
+#pragma unroll
+      for (int t = 0; t < V; ++t) v[t] += __shfl_xor_sync(0xffffffffu, v[t], o);
+    }
+  }
+  __syncthreads();  // the previous quantity's reads of red are done
+  if (writer) {
+#pragma unroll
+    for (int t = 0; t < V; ++t) red[slot * stride + tc * V + t] = v[t];
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < ncol; c += kBlock) {
+    C sum = red[c];
+    for (int w = 1; w < slots; ++w) sum += red[w * stride + c];
+    out(c, sum);
+  }
+}
+
 // The body of stats_rows_w, shared with the one-kernel path (bn_coop.cuh) so that both compute the same partial
 // sums bit for bit. red: kBlock * V values of shared memory; K: the thread's V shifts (read back by bn_coop).
 template <class S, int V, bool bwd>
@@ -81,36 +118,13 @@ __device__ __forceinline__ void rows_sums(int64_t rows, int64_t s, int64_t fold,
       }
     }
   }
-  // Row slots after the butterfly: a warp's lanes tc < cw hold its 32 / cw row groups (cw <= 32); with cw >= 32
-  // every row group is its own slot.
-  const int lane = threadIdx.x & 31;
-  const bool narrow = cw < 32;
-  const int slots = narrow ? kBlock / 32 : R;
-  const int slot = narrow ? int(threadIdx.x >> 5) : tr;
-  const bool writer = narrow ? lane < cw : true;
-  const int ncol = nvec * V, stride = cw * V;
   const int nq = bwd ? 4 : 2;
 #pragma unroll
   for (int qi = 0; qi < 4; ++qi) {
     if (qi >= nq) break;
     C* q = qi == 0 ? q0 : qi == 1 ? q1 : qi == 2 ? q2 : q3;  // compile-time choice (unrolled)
-    if (narrow) {
-      for (int o = cw; o < 32; o <<= 1) {
-#pragma unroll
-        for (int t = 0; t < V; ++t) q[t] += __shfl_xor_sync(0xffffffffu, q[t], o);
-      }
-    }
-    __syncthreads();  // the previous statistic's reads of red are done
-    if (writer && active) {
-#pragma unroll
-      for (int t = 0; t < V; ++t) red[slot * stride + tc * V + t] = q[t];
-    }
-    __syncthreads();
-    for (int c = threadIdx.x; c < ncol; c += blockDim.x) {
-      C sum = red[c];
-      for (int w = 1; w < slots; ++w) sum += red[w * stride + c];
-      partial[(qi * s + k0 + c) * splits + split] = sum;
-    }
+    block_column_sums<C, V>(q, cw, nvec, red,
+                            [&](int c, C sum) { partial[(qi * s + k0 + c) * splits + split] = sum; });
   }
 }
 

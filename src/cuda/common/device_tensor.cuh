@@ -20,9 +20,17 @@ struct TensorView {
   int64_t strides[CUDNN_DIM_MAX] = {};
 
   // Scalar offset of logical element `linear` (row-major over dims), as cudnnTensorStruct::scalar_offset.
-  __host__ __device__ int64_t offset(int64_t linear) const {
-    if (row_major_packed) return linear;
+  __host__ __device__ __forceinline__ int64_t offset(int64_t linear) const {
+    return row_major_packed ? linear : strided_offset(linear);
+  }
+
+  // The generic path, kept as one rolled loop: unrolled over CUDNN_DIM_MAX at each use, its 64-bit divisions made
+  // kernels that call offset() a few times (batch norm's finalize) ~10K instructions long, mostly never run, and
+  // their hot loops missed the instruction cache (ncu, run 25). (Out of line instead, a kernel whose view is a
+  // parameter copied all its parameters to local memory at entry, for the call's `this`.)
+  __host__ __device__ int64_t strided_offset(int64_t linear) const {
     int64_t off = 0, c = 0;
+#pragma unroll 1
     for (int i = nb_dims - 1; i >= 0; --i) {
       const int64_t q = linear / dims[i];
       const int64_t r = linear - q * dims[i];
@@ -53,6 +61,9 @@ inline TensorView make_view(const cudnnTensorStruct& d) {
   v.row_major_packed = packed;
   return v;
 }
+
+// A hint: the line holding *p into L1 (and L2), for a read that comes after a wait this one can run ahead of.
+__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 
 // Storage <-> compute conversions. Integer stores round to nearest and saturate; NaN becomes 0.
 template <class S> struct Storage;
