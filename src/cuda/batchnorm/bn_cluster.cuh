@@ -42,6 +42,7 @@ struct ClusterArgs {
   const S* x = nullptr;
   const S* dy = nullptr;            // backward
   const Comp<S>* shift = nullptr;   // backward: the saved mean, or null (x[0, k])
+  int64_t shift_step = 1;           // elements between consecutive statistics of the saved mean
   S* out = nullptr;                 // y, or dx
   double alpha = 1, beta = 0;
 };
@@ -108,10 +109,9 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   for (int t = 0; t < V; ++t) K[t] = C(0);
   if (active) {
     if (p.shift != nullptr) {
-      // spatial: the saved mean is 1 x C x 1 x 1, its statistics strides[1] apart (one index, not V)
-      const int64_t o = p.fa.mv.offset(k), step = p.fa.mv.strides[1];
+      const int64_t o = p.fa.mv.offset(k);  // one index, not V (the generic one is long)
 #pragma unroll
-      for (int t = 0; t < V; ++t) K[t] = p.shift[o + t * step];
+      for (int t = 0; t < V; ++t) K[t] = p.shift[o + t * p.shift_step];
     } else {
       load_vec<S, V>(p.x + k, K);  // row 0: read before any block of the cluster passes the first barrier
     }
@@ -353,6 +353,13 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   const cudnnTensorStruct* out = bwd ? c.dx_desc : c.y_desc;
   void* outp = bwd ? c.dx : c.y;
   if (!same_packed_layout(*c.x_desc, *out) || !aligned16(outp)) return CUDNN_STATUS_SUCCESS;
+  // the saved mean's statistics evenly spaced: packed, or spatial (1 x C x 1 x 1: strides[1] apart)
+  int64_t shift_step = 1;
+  if (shift != nullptr && !fa.mv.row_major_packed) {
+    for (int i = 0; i < fa.mv.nb_dims; ++i)
+      if (i != 1 && fa.mv.dims[i] != 1) return CUDNN_STATUS_SUCCESS;  // per activation, padded: the other paths
+    shift_step = fa.mv.strides[1];
+  }
   const void* fn = cluster_fn<S>(bwd);
   const ClusterPlan pl = plan_cluster(fn, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
                                       h->device);
@@ -369,6 +376,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.x = static_cast<const S*>(c.x);
   a.dy = static_cast<const S*>(c.dy);
   a.shift = shift;
+  a.shift_step = shift_step;
   a.out = static_cast<S*>(outp);
   a.alpha = c.alpha;
   a.beta = c.beta;
