@@ -48,6 +48,27 @@ inline double dx_terms(const ft::HostTensor& dy, const ft::HostTensor& scale,
   return ft::max_abs(dy.values()) * ft::max_abs(scale.values()) * ft::max_abs(inv_std);
 }
 
+// dx, dScale and dBias of a backward call against the reference gradients g, each blended over what it held before
+// (prior_*) with (ad, bd) for dx and (ap, bp) for the parameter gradients: dx within 4x the data type's tolerance at
+// the size of its terms; dScale / dBias, sums of terms of either sign rounded at the terms' size (max |dy|) rather
+// than the sum's, within 4x the parameter type's.
+struct BackwardOutputs {
+  const ft::HostTensor &dx, &dscale, &dbias;
+  const std::vector<double> &prior_dx, &prior_ds, &prior_db;
+};
+inline void expect_backward_near(const ref::BnGrads& g, const BackwardOutputs& o, double ad, double bd, double ap,
+                                 double bp, const ft::HostTensor& dy, const ft::HostTensor& scale,
+                                 const std::vector<double>& inv_std, const std::string& what) {
+  const cudnnDataType_t t = o.dx.dtype, pt = o.dscale.dtype;
+  EXPECT_TRUE(ft::near(o.dx.values(), ref::blend(g.dx.v, o.prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + what,
+                       dx_terms(dy, scale, inv_std)));
+  const double dy_scale = ft::max_abs(dy.values());
+  EXPECT_TRUE(ft::near(o.dscale.values(), ref::blend(g.dscale, o.prior_ds, ap, bp), ft::tolerance(pt) * 4,
+                       "dScale " + what, dy_scale));
+  EXPECT_TRUE(ft::near(o.dbias.values(), ref::blend(g.dbias, o.prior_db, ap, bp), ft::tolerance(pt) * 4,
+                       "dBias " + what, dy_scale));
+}
+
 // A host scaling factor in both precisions (double for DOUBLE data, float otherwise).
 struct Scale {
   float f;

@@ -210,14 +210,8 @@ TEST(BatchNorm, BackwardRandom) {
                                               with_saved ? saved_inv.data() : nullptr));
         const auto g = ref::bn_backward(xr, bnt::to_ref(dy), p.scale.values(), p.bias.values(), p.eps, per_act(m));
         const std::string what = p.str() + (with_saved ? " saved" : " recomputed");
-        EXPECT_TRUE(ft::near(dx.values(), ref::blend(g.dx.v, prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + what,
-                             bnt::dx_terms(dy, p.scale, st.inv_std)));
-        // dScale / dBias: sums of terms of either sign, rounded at the terms' size (max |dy|), not the sum's.
-        const double dy_scale = ft::max_abs(dy.values());
-        EXPECT_TRUE(ft::near(dscale.values(), ref::blend(g.dscale, prior_ds, ap, bp), ft::tolerance(pt) * 4,
-                             "dScale " + what, dy_scale));
-        EXPECT_TRUE(ft::near(dbias.values(), ref::blend(g.dbias, prior_db, ap, bp), ft::tolerance(pt) * 4,
-                             "dBias " + what, dy_scale));
+        bnt::expect_backward_near(g, {dx, dscale, dbias, prior_dx, prior_ds, prior_db}, ad, bd, ap, bp, dy, p.scale,
+                                  st.inv_std, what);
       }
     }
   }
@@ -821,14 +815,8 @@ TEST(BatchNorm, ClusterKernel) {
                                             with_saved ? si.data() : nullptr));
       EXPECT_NE(log.text.find(name), std::string::npos) << "backward " << what << ":\n" << log.text;
       const auto gr = ref::bn_backward(bnt::to_ref(xb), bnt::to_ref(dy), scale.values(), bias.values(), eps, pa);
-      const std::string whatb = what + (with_saved ? " saved" : " recomputed");
-      EXPECT_TRUE(ft::near(dx.values(), ref::blend(gr.dx.v, prior_dx, ad, bd), ft::tolerance(t) * 4, "dx " + whatb,
-                           bnt::dx_terms(dy, scale, st.inv_std)));
-      const double dy_scale = ft::max_abs(dy.values());
-      EXPECT_TRUE(ft::near(ds.values(), ref::blend(gr.dscale, prior_ds, ap, bp), ft::tolerance(pt) * 4,
-                           "dScale " + whatb, dy_scale));
-      EXPECT_TRUE(ft::near(db.values(), ref::blend(gr.dbias, prior_db, ap, bp), ft::tolerance(pt) * 4,
-                           "dBias " + whatb, dy_scale));
+      bnt::expect_backward_near(gr, {dx, ds, db, prior_dx, prior_ds, prior_db}, ad, bd, ap, bp, dy, scale, st.inv_std,
+                                what + (with_saved ? " saved" : " recomputed"));
     }
   }
 }
