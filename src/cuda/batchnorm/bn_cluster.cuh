@@ -248,10 +248,7 @@ int active_clusters(const void* fn, int g, size_t smem, int device) {
     if (it != known.end()) return it->second;
   }
   int n = 0;
-  // more than 8 blocks: a non-portable cluster size (Hopper takes 16), allowed per kernel
-  const bool wide_ok =
-      g <= 8 || cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-  if (wide_ok && allow_dynamic_smem(fn, smem, device) == CUDNN_STATUS_SUCCESS) {
+  if (allow_dynamic_smem(fn, smem, device) == CUDNN_STATUS_SUCCESS) {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = cluster_config(dim3(static_cast<unsigned>(g), 1), smem, nullptr, &attr);
     if (cudaOccupancyMaxActiveClusters(&n, fn, &cfg) != cudaSuccess) n = 0;
@@ -272,9 +269,8 @@ struct ClusterPlan {
 // The cluster plan for rows x s (vectors of V, nt tensors read): the widest chunk (cw) and the smallest cluster (g)
 // whose blocks fill the device in one resident wave, each stashing as many of its rows as shared memory holds.
 // Taken where every row fits in the stash. Knobs (read at every call): FREEDNN_BN_CLUSTER=0 never, =1 wherever the
-// plan exists, some rows read twice (for the tests), unset: the size rules; FREEDNN_BN_CLUSTER_G=1|2|4|8|16 the
-// cluster size (16: wider chunks, 512-byte row pieces for 16-bit data instead of 64 at 7x7x2048; an A/B),
-// FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread.
+// plan exists, some rows read twice (for the tests), unset: the size rules; FREEDNN_BN_CLUSTER_G=1|2|4|8 the
+// cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread.
 ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, size_t elem,
                          int device) {
   ClusterPlan best;
@@ -291,7 +287,7 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   for (int cw = kClusterMaxCw; cw >= 2 && !best.ok; cw /= 2) {
     if (int64_t(cw) * v > s && cw > 2) continue;
     const int64_t chunks = (s / v + cw - 1) / cw;
-    for (int g = 1; g <= (force_g == 16 ? 16 : 8); g *= 2) {  // 16 (non-portable): only when asked, for now
+    for (int g = 1; g <= 8; g *= 2) {
       if (force_g > 0 && g != force_g) continue;
       if (force_g <= 0 && mode != 1 && chunks * g < fill * 9 / 10 && g < 8) continue;  // fill the device
       const int64_t per = (rows + g - 1) / g, R = kBlock / cw;
