@@ -392,25 +392,14 @@ __global__ void finalize_kernel(FinalArgs<Comp<S>> a, Geo g, BnMap xm, const S* 
   const int lane = threadIdx.x & 31;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
   for (int64_t k = blockIdx.x * int64_t(blockDim.x >> 5) + (threadIdx.x >> 5); k < g.s; k += warps) {
-    if (lane == 0) prefetch_stat_inputs(a, k, true);  // under the partial sums' loads
     C q[4] = {0, 0, 0, 0};
-    const int nq = a.dir == 2 ? 4 : 2;
-    if (a.dir != 0 && split_inner) {
-      // lane_sum's order per quantity, the quantities' loads interleaved (one latency, not nq in a row)
-      C t[4] = {0, 0, 0, 0};
-#pragma unroll 2
-      for (int64_t sp = lane; sp < splits; sp += 32) {
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          if (i < nq) t[i] += partial[(i * g.s + k) * splits + sp];
-      }
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        if (i < nq) q[i] = warp_sum(t[i]);
-    } else if (a.dir != 0) {
+    if (a.dir != 0) {
+      const int nq = a.dir == 2 ? 4 : 2;
       for (int i = 0; i < nq; ++i) {
         C t = C(0);
-        if (fold == 1) {
+        if (split_inner) {
+          t = lane_sum(partial + (i * g.s + k) * splits, splits, lane);
+        } else if (fold == 1) {
           for (int64_t sp = lane; sp < splits; sp += 32) t += partial[(i * splits + sp) * ps + k];
         } else {
           for (int64_t e = lane; e < splits * fold; e += 32) {
