@@ -714,9 +714,8 @@ TEST(BatchNorm, BackwardBadArguments) {
 // The one-kernel cluster path (bn_cluster.cuh; FREEDNN_BN_CLUSTER=1 takes it wherever its plan exists, read at every
 // call) against the reference: forward training (y, the saved and running statistics; once in place, y over x) and
 // backward (dx, dScale, dBias, with and without the saved statistics), clusters of 1, 2, 4 and 8 blocks
-// (FREEDNN_BN_CLUSTER_G), one or two chunks per cluster (FREEDNN_BN_CLUSTER_SUB), every row stashed in shared
-// memory, none (FREEDNN_BN_CLUSTER_STASH=0: every row read twice from global memory) and one per thread (both kinds
-// in one block). Shapes: NHWC half with 256-channel
+// (FREEDNN_BN_CLUSTER_G), every row stashed in shared memory, none (FREEDNN_BN_CLUSTER_STASH=0: every row read
+// twice from global memory) and one per thread (both kinds in one block). Shapes: NHWC half with 256-channel
 // chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
 // activation on NCHW (rows of C*H*W), more blocks than rows; every third spatial case with padded parameter tensors
 // (their statistics strides[1] apart). The info log must name the kernel for every call.
@@ -749,9 +748,7 @@ TEST(BatchNorm, ClusterKernel) {
     for (const auto& [g, stash] : knobs) {
       ++variant;
       if (!ft::take_case()) continue;
-      const char* sub = (variant / 3) % 2 == 1 ? "2" : "1";  // chunks per cluster
-      ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash),
-          env_sub("FREEDNN_BN_CLUSTER_SUB", sub);
+      ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash);
       const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
       HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
       x.fill_uniform(rng, -2, 3);
@@ -778,8 +775,7 @@ TEST(BatchNorm, ClusterKernel) {
       FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), xd, out.data(), pd,
                                                    scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
                                                    save_m.data(), save_i.data()));
-      const std::string what = x.str() + " G=" + g + " stash=" + stash + " sub=" + sub +
-                               (in_place ? " in place" : "") +
+      const std::string what = x.str() + " G=" + g + " stash=" + stash + (in_place ? " in place" : "") +
                                (padded_params ? " params " + scale.str() : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
       const auto st = ref::bn_batch_stats(xr, pa, eps);

@@ -17,10 +17,6 @@
 // DRAM bytes per element: x (and dy) read once, y (dx) written once. A block keeps its partials alive until every
 // block of its cluster has read them (the second barrier, at its end). One block per SM where the stash is large:
 // the loops over the stash load kU rows before using them.
-// Two chunks per cluster (FREEDNN_BN_CLUSTER_SUB=2, an A/B): both chunks' stashed rows are queued at the start, a
-// cp.async group each, and the chunks run one after the other, so that the second one's loads go on under the
-// first one's reduction, barrier, finalize and stores (partials in two buffers: a block may write chunk 2's while
-// another still reads chunk 1's).
 // Not here (the other paths take them): the ReLU mask, the add (z / dz), per-column folding of NCHW planes.
 #pragma once
 #include <cooperative_groups.h>
@@ -42,8 +38,7 @@ struct ClusterArgs {
   BnMap xm;
   int64_t rows = 0, s = 0;          // rows of s statistics
   int cw = 1;                       // vector columns of a chunk (cw * V statistics), a power of two <= 32
-  int stash = 0;                    // row vectors per thread (per tensor and chunk) kept in shared memory
-  int sub = 1;                      // chunks per cluster, one after the other (1 or 2)
+  int stash = 0;                    // row vectors per thread (per tensor) kept in shared memory
   const S* x = nullptr;
   const S* dy = nullptr;            // backward
   const Comp<S>* shift = nullptr;   // backward: the saved mean, or null (x[0, k])
@@ -55,10 +50,10 @@ struct ClusterArgs {
 constexpr int kClusterMaxCw = 32;
 
 // Dynamic shared memory past the stash: the block reduction's row slots, the block's partial sums (read by the
-// cluster; two buffers for two chunks), the coefficients and the shifts of the chunk.
+// cluster), the coefficients and the shifts of the chunk.
 template <class S, int V>
-constexpr size_t cluster_extra_bytes(int sub) {
-  return sizeof(Comp<S>) * (size_t(kBlock) * V + ((sub > 1 ? 2 : 1) * 4 + 5 + 1) * size_t(kClusterMaxCw) * V);
+constexpr size_t cluster_extra_bytes() {
+  return sizeof(Comp<S>) * (size_t(kBlock) * V + (4 + 5 + 1) * size_t(kClusterMaxCw) * V);
 }
 
 // Without release semantics (the release form fences: waits for this block's global stores, rank 0's statistics):
@@ -81,163 +76,138 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   cg::cluster_group cluster = cg::this_cluster();
   const int G = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
-  const int nsub = p.sub;
-  const size_t sub_stash = size_t(p.stash) * kNt * kBlock;  // 16-byte slots per chunk
-  uint4* stash0 = bn_cluster_smem;
-  C* red = reinterpret_cast<C*>(stash0 + nsub * sub_stash);
-  C* part2 = red + kBlock * V;                     // [nsub > 1 ? 2 : 1][kNq][kCg]: chunk j's in buffer j % 2
-  C* co = part2 + (nsub > 1 ? 2 : 1) * 4 * kCg;  // [kNc][kCg]
-  C* ksh = co + 5 * kCg;        // [kCg]
+  uint4* stash = bn_cluster_smem;
+  C* red = reinterpret_cast<C*>(stash + size_t(p.stash) * kNt * kBlock);
+  C* part = red + kBlock * V;  // [kNq][kCg]
+  C* co = part + 4 * kCg;      // [kNc][kCg]
+  C* ksh = co + 5 * kCg;       // [kCg]
 
   const int64_t s = p.s, rows = p.rows;
   const int cw = p.cw, R = kBlock / cw;
   const int tc = threadIdx.x % cw, tr = threadIdx.x / cw;
+  const int64_t k0 = int64_t(blockIdx.y) * cw * V;
+  const int nvec = static_cast<int>(min(int64_t(cw), (s - k0) / V));
+  const bool active = tc < nvec;
+  const int64_t k = k0 + int64_t(tc) * V;
   const int64_t per = (rows + G - 1) / G;
   const int64_t lo = min(rows, rank * per), hi = min(rows, lo + per);
   const int64_t first = lo + tr;
-  const int rows_mine = first < hi ? static_cast<int>((hi - 1 - first) / R + 1) : 0;  // this thread's rows
-  // chunk j of the cluster: statistics k0(j) .. k0(j) + cw * V - 1 (fewer in the last); its rows' vectors at
-  // column k(j) of this thread, the first `stash` of them in shared memory
-  const int64_t kc = int64_t(blockIdx.y) * nsub * cw * V;
-  auto k0_of = [&](int j) { return kc + int64_t(j) * cw * V; };
-  auto nvec_of = [&](int j) { return static_cast<int>(max(int64_t(0), min(int64_t(cw), (s - k0_of(j)) / V))); };
-  auto cnt_of = [&](int j) { return tc < nvec_of(j) ? rows_mine : 0; };
+  const int cnt = active && first < hi ? static_cast<int>((hi - 1 - first) / R + 1) : 0;  // this thread's rows
+  const int ns = min(cnt, p.stash);                                                       // stashed: i < ns
+  auto row_off = [&](int i) { return (first + int64_t(i) * R) * s + k; };
+  auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * kBlock + threadIdx.x; };
 
-  // every chunk's stashed rows queued at once, a cp.async group per chunk: the next chunk's loads run under this
-  // chunk's sums, barrier, finalize and stores
-  for (int j = 0; j < nsub; ++j) {
-    const int64_t k = k0_of(j) + int64_t(tc) * V;
-    const int ns = min(cnt_of(j), p.stash);
-    uint4* st = stash0 + j * sub_stash;
-    for (int i = 0; i < ns; ++i) {
-      const int64_t off = (first + int64_t(i) * R) * s + k;
-      cp_async16(shared_addr(st + (size_t(i) * kNt) * kBlock + threadIdx.x), p.x + off, true);
-      if constexpr (bwd) cp_async16(shared_addr(st + (size_t(i) * kNt + 1) * kBlock + threadIdx.x), p.dy + off, true);
-    }
-    cp_async_commit();
+  for (int i = 0; i < ns; ++i) {
+    const int64_t off = row_off(i);
+    cp_async16(shared_addr(slot(i, 0)), p.x + off, true);
+    if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
   }
+  cp_async_commit();
 
-  for (int j = 0; j < nsub; ++j) {
-    const int64_t k0 = k0_of(j);
-    const int nvec = nvec_of(j);
-    const bool active = tc < nvec;
-    const int64_t k = k0 + int64_t(tc) * V;
-    const int cnt = cnt_of(j);
-    const int ns = min(cnt, p.stash);  // stashed: i < ns
-    uint4* stash = stash0 + j * sub_stash;
-    C* part = part2 + (j & 1) * 4 * kCg;  // [kNq][kCg]
-    auto row_off = [&](int i) { return (first + int64_t(i) * R) * s + k; };
-    auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * kBlock + threadIdx.x; };
-
-    C K[V];
+  C K[V];
 #pragma unroll
-    for (int t = 0; t < V; ++t) K[t] = C(0);
-    if (active) {
-      if (p.shift != nullptr) {
-        const int64_t o = p.fa.mv.offset(k);  // one index, not V (the generic one is long)
+  for (int t = 0; t < V; ++t) K[t] = C(0);
+  if (active) {
+    if (p.shift != nullptr) {
+      const int64_t o = p.fa.mv.offset(k);  // one index, not V (the generic one is long)
 #pragma unroll
-        for (int t = 0; t < V; ++t) K[t] = p.shift[o + t * p.shift_step];
-      } else {
-        load_vec<S, V>(p.x + k, K);  // row 0: read before any block of the cluster passes this chunk's barrier
-      }
-      if (tr == 0) {  // the previous chunk's finalize read ksh before the barrier ahead of its apply
+      for (int t = 0; t < V; ++t) K[t] = p.shift[o + t * p.shift_step];
+    } else {
+      load_vec<S, V>(p.x + k, K);  // row 0: read before any block of the cluster passes the first barrier
+    }
+    if (tr == 0) {
 #pragma unroll
-        for (int t = 0; t < V; ++t) ksh[tc * V + t] = K[t];
+      for (int t = 0; t < V; ++t) ksh[tc * V + t] = K[t];
+    }
+  }
+  C q[kNq][V];
+#pragma unroll
+  for (int j = 0; j < kNq; ++j)
+#pragma unroll
+    for (int t = 0; t < V; ++t) q[j][t] = C(0);
+  auto add = [&](const uint4& xv, const uint4& dv) {
+#pragma unroll
+    for (int t = 0; t < V; ++t) {
+      const C v = raw_elem<S, V>(xv, t) - K[t];
+      q[0][t] += v;
+      q[1][t] += v * v;
+      if constexpr (bwd) {
+        const C d = raw_elem<S, V>(dv, t);
+        q[2][t] += d;
+        q[3][t] += d * v;
       }
     }
-    C q[kNq][V];
+  };
+  // This thread's rows i0 .. i1 - 1, kU loaded (from global memory, or from the stash) before any is used: one
+  // block per SM leaves few warps to hide latency, and out may alias x or dy (loads before stores).
+  constexpr int kU = 4;
+  auto walk = [&](int i0, int i1, bool stashed, auto&& use) {
+    for (int i = i0; i < i1; i += kU) {
+      uint4 xv[kU], dv[kU];
 #pragma unroll
-    for (int u = 0; u < kNq; ++u)
+      for (int u = 0; u < kU; ++u) {
+        if (i + u < i1) {
+          xv[u] = stashed ? *slot(i + u, 0) : raw_load<S, V>(p.x + row_off(i + u));
+          if constexpr (bwd) dv[u] = stashed ? *slot(i + u, 1) : raw_load<S, V>(p.dy + row_off(i + u));
+        }
+      }
 #pragma unroll
-      for (int t = 0; t < V; ++t) q[u][t] = C(0);
-    auto add = [&](const uint4& xv, const uint4& dv) {
+      for (int u = 0; u < kU; ++u)
+        if (i + u < i1) use(i + u, xv[u], bwd ? dv[u] : xv[u]);
+    }
+  };
+  // 1. the rows not stashed, then the stashed ones
+  auto sum_row = [&](int, const uint4& xv, const uint4& dv) { add(xv, dv); };
+  walk(ns, cnt, false, sum_row);
+  cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
+  walk(0, ns, true, sum_row);
+
+  const int ncol = nvec * V;
+  for (int c = threadIdx.x; c < ncol; c += kBlock) prefetch_stat_inputs(p.fa, k0 + c, rank == 0);
+
+  // the block's sums, in rows_sums' order
+#pragma unroll
+  for (int j = 0; j < kNq; ++j)
+    block_column_sums<C, V>(q[j], cw, nvec, red, [&](int c, C sum) { part[j * kCg + c] = sum; });
+  cluster.sync();  // every block's partials are written and visible to the cluster
+
+  // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
+  for (int c = threadIdx.x; c < ncol; c += kBlock) {
+    C qs[4] = {0, 0, 0, 0};
+    for (int r = 0; r < G; ++r) {
+      const C* pr = cluster.map_shared_rank(part, r);
+#pragma unroll
+      for (int j = 0; j < kNq; ++j) qs[j] += pr[j * kCg + c];
+    }
+    finalize_stat<S>(p.fa, p.g, p.xm, p.x, k0 + c, qs, co + c, kCg, ksh, rank == 0, k0);
+  }
+  cluster_arrive_relaxed();  // this block is done reading the others' partials (waited for at the end)
+  __syncthreads();   // the coefficients are written
+
+  if (active) {
+    C cf[kNc][V];
+#pragma unroll
+    for (int j = 0; j < kNc; ++j)
+#pragma unroll
+      for (int t = 0; t < V; ++t) cf[j][t] = co[j * kCg + tc * V + t];
+    auto apply = [&](int64_t off, const uint4& xv, const uint4& dv) {
+      C v[V];
 #pragma unroll
       for (int t = 0; t < V; ++t) {
-        const C v = raw_elem<S, V>(xv, t) - K[t];
-        q[0][t] += v;
-        q[1][t] += v * v;
+        const C xe = raw_elem<S, V>(xv, t);
         if constexpr (bwd) {
-          const C d = raw_elem<S, V>(dv, t);
-          q[2][t] += d;
-          q[3][t] += d * v;
+          v[t] = bn_bwd_value(cf[0][t], cf[1][t], cf[2][t], cf[3][t], cf[4][t], xe, raw_elem<S, V>(dv, t));
+        } else {
+          bool pos;
+          v[t] = bn_fwd_value(cf[0][t], cf[1][t], xe, false, C(0), false, false, &pos);
         }
       }
+      bn_store<S, V>(p.out + off, v, p.alpha, p.beta);
     };
-    // This thread's rows i0 .. i1 - 1, kU loaded (from global memory, or from the stash) before any is used: one
-    // block per SM leaves few warps to hide latency, and out may alias x or dy (loads before stores).
-    constexpr int kU = 4;
-    auto walk = [&](int i0, int i1, bool stashed, auto&& use) {
-      for (int i = i0; i < i1; i += kU) {
-        uint4 xv[kU], dv[kU];
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-          if (i + u < i1) {
-            xv[u] = stashed ? *slot(i + u, 0) : raw_load<S, V>(p.x + row_off(i + u));
-            if constexpr (bwd) dv[u] = stashed ? *slot(i + u, 1) : raw_load<S, V>(p.dy + row_off(i + u));
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < kU; ++u)
-          if (i + u < i1) use(i + u, xv[u], bwd ? dv[u] : xv[u]);
-      }
-    };
-    // 1. the rows not stashed, then the stashed ones (this thread's own copies: no barrier needed to read them)
-    auto sum_row = [&](int, const uint4& xv, const uint4& dv) { add(xv, dv); };
-    walk(ns, cnt, false, sum_row);
-    if (j + 1 < nsub) cp_async_wait<1>();  // chunk j's group (groups complete in order)
-    else cp_async_wait<0>();
-    walk(0, ns, true, sum_row);
-
-    const int ncol = nvec * V;
-    for (int c = threadIdx.x; c < ncol; c += kBlock) prefetch_stat_inputs(p.fa, k0 + c, rank == 0);
-
-    // the block's sums, in rows_sums' order
-#pragma unroll
-    for (int u = 0; u < kNq; ++u)
-      block_column_sums<C, V>(q[u], cw, nvec, red, [&](int c, C sum) { part[u * kCg + c] = sum; });
-    cluster.sync();  // every block's partials of chunk j are written and visible to the cluster (and every block
-                     // is done reading chunk j - 2's, whose buffer this one reused: it read them before chunk
-                     // j - 1's barrier)
-
-    // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
-    for (int c = threadIdx.x; c < ncol; c += kBlock) {
-      C qs[4] = {0, 0, 0, 0};
-      for (int r = 0; r < G; ++r) {
-        const C* pr = cluster.map_shared_rank(part, r);
-#pragma unroll
-        for (int u = 0; u < kNq; ++u) qs[u] += pr[u * kCg + c];
-      }
-      finalize_stat<S>(p.fa, p.g, p.xm, p.x, k0 + c, qs, co + c, kCg, ksh, rank == 0, k0);
-    }
-    // the last chunk: this block is done reading the others' partials (waited for at the end)
-    if (j + 1 == nsub) cluster_arrive_relaxed();
-    __syncthreads();  // the coefficients are written
-
-    if (active) {
-      C cf[kNc][V];
-#pragma unroll
-      for (int u = 0; u < kNc; ++u)
-#pragma unroll
-        for (int t = 0; t < V; ++t) cf[u][t] = co[u * kCg + tc * V + t];
-      auto apply = [&](int64_t off, const uint4& xv, const uint4& dv) {
-        C v[V];
-#pragma unroll
-        for (int t = 0; t < V; ++t) {
-          const C xe = raw_elem<S, V>(xv, t);
-          if constexpr (bwd) {
-            v[t] = bn_bwd_value(cf[0][t], cf[1][t], cf[2][t], cf[3][t], cf[4][t], xe, raw_elem<S, V>(dv, t));
-          } else {
-            bool pos;
-            v[t] = bn_fwd_value(cf[0][t], cf[1][t], xe, false, C(0), false, false, &pos);
-          }
-        }
-        bn_store<S, V>(p.out + off, v, p.alpha, p.beta);
-      };
-      // 3. the rows not stashed, then the stashed rows
-      auto apply_row = [&](int i, const uint4& xv, const uint4& dv) { apply(row_off(i), xv, dv); };
-      walk(ns, cnt, false, apply_row);
-      walk(0, ns, true, apply_row);
-    }
+    // 3. the rows not stashed, then the stashed rows
+    auto apply_row = [&](int i, const uint4& xv, const uint4& dv) { apply(row_off(i), xv, dv); };
+    walk(ns, cnt, false, apply_row);
+    walk(0, ns, true, apply_row);
   }
   cluster_wait();  // no block leaves while another may still read its partials
 #endif
@@ -291,7 +261,7 @@ int active_clusters(const void* fn, int g, size_t smem, int device) {
 
 struct ClusterPlan {
   bool ok = false;
-  int cw = 1, g = 1, stash = 0, sub = 1;
+  int cw = 1, g = 1, stash = 0;
   int64_t chunks = 1;
   size_t smem = 0;
 };
@@ -300,10 +270,8 @@ struct ClusterPlan {
 // whose blocks fill the device in one resident wave, each stashing as many of its rows as shared memory holds.
 // Taken where every row fits in the stash. Knobs (read at every call): FREEDNN_BN_CLUSTER=0 never, =1 wherever the
 // plan exists, some rows read twice (for the tests), unset: the size rules; FREEDNN_BN_CLUSTER_G=1|2|4|8 the
-// cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread (and chunk). sub: chunks per cluster
-// (FREEDNN_BN_CLUSTER_SUB=2, an A/B: the second chunk's loads under the first one's barrier and stores); extra: the
-// bytes past the stash for that sub.
-ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, int sub,
+// cluster size, FREEDNN_BN_CLUSTER_STASH=n at most n stashed rows per thread.
+ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, size_t elem,
                          int device) {
   ClusterPlan best;
   const long long mode = env_int("FREEDNN_BN_CLUSTER", -1);
@@ -315,10 +283,10 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   const int64_t fill = di.sm_count;  // blocks wanted: one per SM (two, smaller, measured slower: run 24)
   const size_t per_iter = size_t(nt) * kBlock * 16;
   if (di.smem_per_block_optin <= extra + per_iter) return best;
-  const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / (per_iter * sub));
+  const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
   for (int cw = kClusterMaxCw; cw >= 2 && !best.ok; cw /= 2) {
-    if (int64_t(cw) * v * sub > s && cw > 2) continue;
-    const int64_t chunks = (s / v + cw * sub - 1) / (cw * sub);
+    if (int64_t(cw) * v > s && cw > 2) continue;
+    const int64_t chunks = (s / v + cw - 1) / cw;
     for (int g = 1; g <= 8; g *= 2) {
       if (force_g > 0 && g != force_g) continue;
       if (force_g <= 0 && mode != 1 && chunks * g < fill * 9 / 10 && g < 8) continue;  // fill the device
@@ -326,7 +294,7 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
       const int64_t need = (per + R - 1) / R;
       int st = static_cast<int>(std::min<int64_t>(need, max_stash));
       if (cap >= 0) st = static_cast<int>(std::min<long long>(st, cap));
-      const size_t smem = extra + size_t(st) * per_iter * sub;
+      const size_t smem = extra + size_t(st) * per_iter;
       const int act = active_clusters(fn, g, smem, device);
       if (act <= 0) continue;
       if (mode != 1 && (chunks > act || chunks * g < fill / 2)) continue;  // one wave, half the SMs
@@ -335,7 +303,6 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
       best.cw = cw;
       best.g = g;
       best.stash = st;
-      best.sub = sub;
       best.chunks = chunks;
       best.smem = smem;
       break;
@@ -367,9 +334,9 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
   if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
     char what[160];
     std::snprintf(what, sizeof what,
-                  "    batch norm: cluster kernel, %lld clusters of %d blocks, %d chunk(s) of %d channels each, "
-                  "%d rows stashed per thread and chunk",
-                  static_cast<long long>(pl.chunks), pl.g, pl.sub, pl.cw * kV, pl.stash);
+                  "    batch norm: cluster kernel, %lld chunks of %d channels, %d blocks per cluster, %d rows stashed "
+                  "per thread",
+                  static_cast<long long>(pl.chunks), pl.cw * kV, pl.g, pl.stash);
     log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
   }
   return CUDNN_STATUS_SUCCESS;
@@ -394,8 +361,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
     shift_step = fa.mv.strides[1];
   }
   const void* fn = cluster_fn<S>(bwd);
-  const int sub = env_int("FREEDNN_BN_CLUSTER_SUB", 1) == 2 ? 2 : 1;  // read at every call
-  const ClusterPlan pl = plan_cluster(fn, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(sub), sub,
+  const ClusterPlan pl = plan_cluster(fn, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
                                       h->device);
   if (!pl.ok) return CUDNN_STATUS_SUCCESS;
   FD_TRY(allow_dynamic_smem(fn, pl.smem, h->device));
@@ -407,7 +373,6 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.s = s;
   a.cw = pl.cw;
   a.stash = pl.stash;
-  a.sub = pl.sub;
   a.x = static_cast<const S*>(c.x);
   a.dy = static_cast<const S*>(c.dy);
   a.shift = shift;
