@@ -9,11 +9,13 @@
 //
 // Why: the two-pass path (argmax codes, then the gather) moves 257 MB for the f16 pool1 at N = 64 in 0.094 ms
 // (run 19: 58 % of the copy bandwidth), its first pass instruction-bound. Run 18's one-pass kernel (a thread per
-// output walking its rows, loads after each row's barrier) was latency-bound at 0.108 ms.
+// output walking its rows, loads after each row's barrier) was latency-bound at 0.108 ms. This kernel took 0.087 ms
+// (65 % of the copy bandwidth), instruction-bound; with the lean loops below (no bounds checks in the windows, no
+// divisions) 0.071 ms, 80 % (run 27, H200).
 //
 // A block owns a strip of output rows of one image and walks it top-down, one output row per step, with whole
-// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows and 3 dy rows; three
-// steps ahead, one block per SM, measured no faster: run 24, docs/perf/ops-h200.md):
+// rows of x and dy staged in shared memory by cp.async one step ahead (a ring of 5 x rows, padded, and 3 dy rows;
+// three steps ahead, one block per SM, measured no faster: run 24, docs/perf/ops-h200.md):
 //   1. the window codes of output row oh (its argmax position in the window per element, 0..8, or -1 for none;
 //      kept as numbers of the storage type so that 16-bit pairs compare with one instruction) into a ring of two
 //      code rows: each thread reads its window's nine 16-byte vectors from shared memory;
@@ -51,14 +53,32 @@ struct Strips {
   int H = 1, W = 1, OH = 1, OW = 1;
   int cvecs = 1;        // 16-byte channel vectors per pixel
   int xrow = 1;         // 16-byte vectors per x row: W * cvecs
+  int xpitch = 1;       // per x ring row: one pixel of padding on the left, xrow, pad_r pixels on the right
+  int pad_r = 0;        // pixels the last windows read past W: max(0, 2 OW - W)
   int orow = 1;         // per dy / code row: OW * cvecs
   int strips = 1;       // per image
   int rows = 1;         // output rows per strip
+  int step_q = 0, step_r = 0;  // kThreads vectors as whole pixels and the vectors left over: kThreads / cvecs, % cvecs
   Str xt, dyt, dxt;
 };
 
+// A thread's vector e of a row: pixel q, channel vector r (e = q * cvecs + r), stepped by kThreads without a
+// division (one per thread at the start: the loops below would otherwise divide at every vector of every step).
+struct Slot {
+  int e, q, r;
+};
+__device__ __forceinline__ void next(Slot& s, const Strips& a) {
+  s.e += kThreads;
+  s.q += a.step_q;
+  s.r += a.step_r;
+  if (s.r >= a.cvecs) {
+    s.r -= a.cvecs;
+    ++s.q;
+  }
+}
+
 size_t smem_bytes(const Strips& a, int d) {
-  return sizeof(uint4) * (size_t(x_ring(d)) * a.xrow + size_t(dy_ring(d) + 2) * a.orow);
+  return sizeof(uint4) * (size_t(x_ring(d)) * a.xpitch + size_t(dy_ring(d) + 2) * a.orow);
 }
 
 // The 16-bit pair type of S and the bits of small integers in S (the codes), in both halves of a word.
@@ -134,8 +154,9 @@ __device__ __forceinline__ uint4 no_codes() {
   return make_uint4(n, n, n, n);
 }
 
-// acc += dy where the code is pos, per element (acc in float, the 8 elements of the 16-byte vector).
-template <class S>
+// acc += dy where the code is pos, per element (acc in float, the 8 elements of the 16-byte vector); kInit: acc =
+// instead (the first term: no additions of zero).
+template <class S, bool kInit = false>
 __device__ __forceinline__ void gather(float (&acc)[8], const uint4& code, const uint4& d, int pos) {
   using P = Pair<S>;
   using T = typename P::T;
@@ -145,13 +166,16 @@ __device__ __forceinline__ void gather(float (&acc)[8], const uint4& code, const
     float2 f;
     if constexpr (std::is_same_v<S, __half>) f = __half22float2(as<T>(word(d, q) & hit));
     else f = __bfloat1622float2(as<T>(word(d, q) & hit));
-    acc[2 * q] += f.x;
-    acc[2 * q + 1] += f.y;
+    acc[2 * q] = kInit ? f.x : acc[2 * q] + f.x;
+    acc[2 * q + 1] = kInit ? f.y : acc[2 * q + 1] + f.y;
   }
 }
 
 // grid: images x strips; kThreads threads walk the row's vectors. Shared memory: the x and dy rings, two
-// code rows.
+// code rows. The x ring's rows carry neutral padding pixels left and right, and rows outside the image are filled
+// with neutral bits, so that a window's nine loads need no bounds checks (run 25's ncu: the kernel issued an
+// instruction every 9.4 cycles per warp at 65 % SM throughput, instruction-bound; the checks and the neutral
+// registers were half of the codes' instructions).
 template <class S, bool kProp>
 __global__ void __launch_bounds__(kThreads, 2)
     max3s2_bwd_strips(Strips a, const S* __restrict__ x, const S* __restrict__ dy, S* __restrict__ dx, double alpha,
@@ -161,39 +185,47 @@ __global__ void __launch_bounds__(kThreads, 2)
   extern __shared__ uint4 sm[];
   uint4* xr = sm;
   constexpr int kXRing = x_ring(D), kDyRing = dy_ring(D);
-  uint4* dr = xr + kXRing * a.xrow;
+  uint4* dr = xr + kXRing * a.xpitch;
   uint4* cr = dr + kDyRing * a.orow;
   const int strip = static_cast<int>(blockIdx.x) % a.strips, n = static_cast<int>(blockIdx.x) / a.strips;
   const int oh0 = strip * a.rows, oh1 = min(oh0 + a.rows, a.OH);  // owned outputs [oh0, oh1); step oh1: the halo
   const int xbase = 2 * oh0 - 1;                                  // the ring's first x row
-  const S* xb = x + int64_t(n) * a.xt.n;
-  const S* dyb = dy + int64_t(n) * a.dyt.n;
-  S* dxb = dx + int64_t(n) * a.dxt.n;
+  // offsets in 32 bits: pool_tensor_fits keeps every offset below 2^30
+  const S* xb = x + n * a.xt.n;
+  const S* dyb = dy + n * a.dyt.n;
+  S* dxb = dx + n * a.dxt.n;
   const int t = static_cast<int>(threadIdx.x);
-  auto xrow = [&](int r) { return xr + ((r - xbase) % kXRing) * a.xrow; };
+  const Slot mine{t, t / a.cvecs, t % a.cvecs};
+  auto xrow = [&](int r) { return xr + ((r - xbase) % kXRing) * a.xpitch; };  // the row's padding pixel first
   auto dyrow = [&](int oh) { return dr + ((oh - oh0 + kDyRing) % kDyRing) * a.orow; };
   auto coderow = [&](int oh) { return cr + ((oh - oh0) & 1) * a.orow; };
 
   // x rows 2oh (2oh - 1 first) .. 2oh + 1 and dy row oh of step oh, as one cp.async group
   auto issue = [&](int oh, bool first) {
     for (int r = first ? 2 * oh - 1 : 2 * oh; r <= 2 * oh + 1; ++r) {
-      if (r < 0 || r >= a.H) continue;
       uint4* s = xrow(r);
-      for (int e = t; e < a.xrow; e += kThreads) {
-        const int iw = e / a.cvecs, cv = e - iw * a.cvecs;
-        cp_async16(shared_addr(s + e), xb + (int64_t(r) * a.xt.h + int64_t(iw) * a.xt.w + cv * V), true);
+      if (r < 0 || r >= a.H) {  // read only by windows that reach outside: neutral (visible after the next barrier)
+        for (int e = t; e < a.xpitch; e += kThreads) s[e] = neutral_bits<S, kProp>();
+        continue;
       }
+      s += a.cvecs;
+      const S* src = xb + r * a.xt.h;
+      for (Slot p = mine; p.e < a.xrow; next(p, a)) cp_async16(shared_addr(s + p.e), src + p.q * a.xt.w + p.r * V, true);
     }
     if (oh < a.OH) {
       uint4* s = dyrow(oh);
-      for (int e = t; e < a.orow; e += kThreads) {
-        const int ow = e / a.cvecs, cv = e - ow * a.cvecs;
-        cp_async16(shared_addr(s + e), dyb + (int64_t(oh) * a.dyt.h + int64_t(ow) * a.dyt.w + cv * V), true);
-      }
+      const S* src = dyb + oh * a.dyt.h;
+      for (Slot p = mine; p.e < a.orow; next(p, a))
+        cp_async16(shared_addr(s + p.e), src + p.q * a.dyt.w + p.r * V, true);
     }
     cp_async_commit();
   };
 
+  // the padding pixels of every ring row (cp.async writes between them only)
+  for (int e = t; e < kXRing * (1 + a.pad_r) * a.cvecs; e += kThreads) {
+    const int slot = e / ((1 + a.pad_r) * a.cvecs), k = e - slot * (1 + a.pad_r) * a.cvecs;
+    xr[slot * a.xpitch + (k < a.cvecs ? k : a.xrow + k)] = neutral_bits<S, kProp>();
+  }
   // one group per step, empty past the halo step, so that D - 1 groups in flight means step oh's is in
 #pragma unroll
   for (int j = 0; j < D; ++j) {
@@ -207,25 +239,24 @@ __global__ void __launch_bounds__(kThreads, 2)
     else cp_async_commit();
     // 1. codes of output row oh
     uint4* cw = coderow(oh);
-    for (int e = t; e < a.orow; e += kThreads) {
+    const uint4* rows[3] = {xrow(2 * oh - 1), xrow(2 * oh), xrow(2 * oh + 1)};
+    for (Slot p = mine; p.e < a.orow; next(p, a)) {
+      const int e = p.e, ow = p.q, cv = p.r;
       if (oh >= a.OH) {
         cw[e] = no_codes<S>();
         continue;
       }
-      const int ow = e / a.cvecs, cv = e - ow * a.cvecs;
       uint4 v[9];
-      bool valid[9];
+      bool valid[9];  // read by the NaN-propagating codes only (neutral -inf must not take the gradient)
+      const int at = 2 * ow * a.cvecs + cv;  // column 2ow - 1, behind the padding pixel
 #pragma unroll
       for (int ti = 0; ti < 3; ++ti) {
         const int r = 2 * oh - 1 + ti;
-        const bool rv = r >= 0 && r < a.H;
-        const uint4* row = rv ? xrow(r) : xr;
 #pragma unroll
         for (int tj = 0; tj < 3; ++tj) {
           const int c = 2 * ow - 1 + tj;
-          const bool ok = rv && c >= 0 && c < a.W;
-          valid[ti * 3 + tj] = ok;
-          v[ti * 3 + tj] = ok ? row[c * a.cvecs + cv] : neutral_bits<S, kProp>();
+          valid[ti * 3 + tj] = r >= 0 && r < a.H && c >= 0 && c < a.W;
+          v[ti * 3 + tj] = rows[ti][at + tj * a.cvecs];
         }
       }
       cw[e] = window_codes<S, kProp>(v, valid);
@@ -237,28 +268,32 @@ __global__ void __launch_bounds__(kThreads, 2)
     const uint4* c0 = coderow(oh - 1);
     const uint4* d0 = dyrow(oh - 1);
     const bool top = oh > oh0 && 2 * oh - 1 < a.H, mid = oh < oh1 && 2 * oh < a.H;
-    for (int e = t; e < a.orow; e += kThreads) {
-      const int ow = e / a.cvecs, cv = e - ow * a.cvecs;
+    S* dx_top = dxb + (2 * oh - 1) * a.dxt.h;
+    S* dx_mid = dxb + 2 * oh * a.dxt.h;
+    for (Slot p = mine; p.e < a.orow; next(p, a)) {
+      const int e = p.e, ow = p.q, cv = p.r;
       const bool right = ow + 1 < a.OW;  // the output to the right exists
       const int er = e + a.cvecs;
+      const int col = 2 * ow * a.dxt.w + cv * V;  // dx column 2ow's offset in its row
+      S* const top_at = dx_top + col;
+      S* const mid_at = dx_mid + col;
 #pragma unroll
       for (int j = 0; j < 2; ++j) {  // columns 2ow (window column 1) and 2ow + 1 (column 2; column 0 of ow + 1)
         const int iw = 2 * ow + j;
         if (iw >= a.W) continue;
         if (top) {  // window row 2 of oh - 1, row 0 of oh
-          float acc[V] = {};
-          gather<S>(acc, c0[e], d0[e], 7 + j);
+          float acc[V];
+          gather<S, true>(acc, c0[e], d0[e], 7 + j);
           if (j == 1 && right) gather<S>(acc, c0[er], d0[er], 6);
           gather<S>(acc, c1[e], d1[e], 1 + j);
           if (j == 1 && right) gather<S>(acc, c1[er], d1[er], 0);
-          blend_store_vec<S, V>(dxb + (int64_t(2 * oh - 1) * a.dxt.h + int64_t(iw) * a.dxt.w + cv * V), acc, alpha,
-                                beta);
+          blend_store_vec<S, V>(top_at + j * a.dxt.w, acc, alpha, beta);
         }
         if (mid) {  // window row 1 of oh
-          float acc[V] = {};
-          gather<S>(acc, c1[e], d1[e], 4 + j);
+          float acc[V];
+          gather<S, true>(acc, c1[e], d1[e], 4 + j);
           if (j == 1 && right) gather<S>(acc, c1[er], d1[er], 3);
-          blend_store_vec<S, V>(dxb + (int64_t(2 * oh) * a.dxt.h + int64_t(iw) * a.dxt.w + cv * V), acc, alpha, beta);
+          blend_store_vec<S, V>(mid_at + j * a.dxt.w, acc, alpha, beta);
         }
       }
     }
@@ -296,6 +331,8 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       const int64_t xrow = int64_t(a.W) * a.cvecs, orow = int64_t(a.OW) * a.cvecs;
       if (xrow > (1 << 20) || orow > (1 << 20)) return;
       a.xrow = static_cast<int>(xrow), a.orow = static_cast<int>(orow);
+      a.pad_r = std::max(0, 2 * a.OW - a.W);
+      a.xpitch = a.xrow + (1 + a.pad_r) * a.cvecs;
       const size_t smem = smem_bytes(a, kAhead);
       if (smem > static_cast<size_t>(device_info(h->device).smem_per_block_optin)) return;  // rows too long: two passes
       a.xt = str_of(xd), a.dyt = str_of(dyd), a.dxt = str_of(dxd);
@@ -313,6 +350,8 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       int strips = static_cast<int>(std::clamp<int64_t>(resident / std::max<int64_t>(images, 1), 1, a.OH));
       const long long env = fd::env_int("FREEDNN_POOL_BWD_STRIPS", 0);  // A/B: strips per image
       if (env > 0) strips = static_cast<int>(std::min<long long>(env, a.OH));
+      a.step_q = kThreads / a.cvecs;
+      a.step_r = kThreads % a.cvecs;
       a.rows = static_cast<int>(cdiv(a.OH, strips));
       a.strips = static_cast<int>(cdiv(a.OH, a.rows));
       const int64_t blocks = images * a.strips;
