@@ -59,6 +59,7 @@ struct Strips {
   int strips = 1;       // per image
   int rows = 1;         // output rows per strip
   int step_q = 0, step_r = 0;  // kThreads vectors as whole pixels and the vectors left over: kThreads / cvecs, % cvecs
+  bool x_packed = false, dy_packed = false;  // pixels C elements apart: a row's vectors are contiguous
   Str xt, dyt, dxt;
 };
 
@@ -210,13 +211,20 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
       s += a.cvecs;
       const S* src = xb + r * a.xt.h;
-      for (Slot p = mine; p.e < a.xrow; next(p, a)) cp_async16(shared_addr(s + p.e), src + p.q * a.xt.w + p.r * V, true);
+      if (a.x_packed)  // the common case: no pixel / vector split per load
+        for (int e = t; e < a.xrow; e += kThreads) cp_async16(shared_addr(s + e), src + e * V, true);
+      else
+        for (Slot p = mine; p.e < a.xrow; next(p, a))
+          cp_async16(shared_addr(s + p.e), src + p.q * a.xt.w + p.r * V, true);
     }
     if (oh < a.OH) {
       uint4* s = dyrow(oh);
       const S* src = dyb + oh * a.dyt.h;
-      for (Slot p = mine; p.e < a.orow; next(p, a))
-        cp_async16(shared_addr(s + p.e), src + p.q * a.dyt.w + p.r * V, true);
+      if (a.dy_packed)
+        for (int e = t; e < a.orow; e += kThreads) cp_async16(shared_addr(s + e), src + e * V, true);
+      else
+        for (Slot p = mine; p.e < a.orow; next(p, a))
+          cp_async16(shared_addr(s + p.e), src + p.q * a.dyt.w + p.r * V, true);
     }
     cp_async_commit();
   };
@@ -277,22 +285,27 @@ __global__ void __launch_bounds__(kThreads, 2)
       const int col = 2 * ow * a.dxt.w + cv * V;  // dx column 2ow's offset in its row
       S* const top_at = dx_top + col;
       S* const mid_at = dx_mid + col;
+      // each code / dy vector read from shared memory once (the four stores below use them up to four times); the
+      // right neighbour's as no codes past the last output
+      const uint4 c1e = c1[e], d1e = d1[e], c0e = c0[e], d0e = d0[e];
+      const uint4 c1r = right ? c1[er] : no_codes<S>(), d1r = right ? d1[er] : d1e;
+      const uint4 c0r = right ? c0[er] : no_codes<S>(), d0r = right ? d0[er] : d0e;
 #pragma unroll
       for (int j = 0; j < 2; ++j) {  // columns 2ow (window column 1) and 2ow + 1 (column 2; column 0 of ow + 1)
         const int iw = 2 * ow + j;
         if (iw >= a.W) continue;
         if (top) {  // window row 2 of oh - 1, row 0 of oh
           float acc[V];
-          gather<S, true>(acc, c0[e], d0[e], 7 + j);
-          if (j == 1 && right) gather<S>(acc, c0[er], d0[er], 6);
-          gather<S>(acc, c1[e], d1[e], 1 + j);
-          if (j == 1 && right) gather<S>(acc, c1[er], d1[er], 0);
+          gather<S, true>(acc, c0e, d0e, 7 + j);
+          if (j == 1) gather<S>(acc, c0r, d0r, 6);
+          gather<S>(acc, c1e, d1e, 1 + j);
+          if (j == 1) gather<S>(acc, c1r, d1r, 0);
           blend_store_vec<S, V>(top_at + j * a.dxt.w, acc, alpha, beta);
         }
         if (mid) {  // window row 1 of oh
           float acc[V];
-          gather<S, true>(acc, c1[e], d1[e], 4 + j);
-          if (j == 1 && right) gather<S>(acc, c1[er], d1[er], 3);
+          gather<S, true>(acc, c1e, d1e, 4 + j);
+          if (j == 1) gather<S>(acc, c1r, d1r, 3);
           blend_store_vec<S, V>(mid_at + j * a.dxt.w, acc, alpha, beta);
         }
       }
@@ -336,6 +349,8 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       const size_t smem = smem_bytes(a, kAhead);
       if (smem > static_cast<size_t>(device_info(h->device).smem_per_block_optin)) return;  // rows too long: two passes
       a.xt = str_of(xd), a.dyt = str_of(dyd), a.dxt = str_of(dxd);
+      a.x_packed = a.W == 1 || a.xt.w == a.cvecs * V;
+      a.dy_packed = a.OW == 1 || a.dyt.w == a.cvecs * V;
       const bool prop = p.nan_opt == CUDNN_PROPAGATE_NAN;
       auto kern = prop ? max3s2_bwd_strips<S, true> : max3s2_bwd_strips<S, false>;
       const void* kfn = reinterpret_cast<const void*>(kern);
