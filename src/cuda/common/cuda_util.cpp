@@ -61,6 +61,14 @@ int current_sm_count() {
   return device_info(dev).sm_count;
 }
 
+cudnnStatus_t launch_status(cudnnStatus_t before, const char* file, int line) {
+  if (before != CUDNN_STATUS_SUCCESS) return before;
+  const cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return CUDNN_STATUS_SUCCESS;
+  return ::fd::report(CUDNN_STATUS_EXECUTION_FAILED, file, line, "cudaGetLastError()", "CUDA error %s: %s",
+                      cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
 int grid_size(int64_t items, int block, int device, int waves) {
   const DeviceInfo& d = device_info(device);
   const int64_t per_sm = std::max(1, d.max_threads_per_sm / block);

@@ -20,6 +20,9 @@ struct cudnnContext;
   } while (0)
 // After a kernel launch: a bad configuration shows up here.
 #define FD_CUDA_LAUNCHED() FD_CUDA_CHECK(cudaGetLastError())
+// The same as a value, for paths that hand their status back through a pointer: `before` when a step before the
+// launches failed, else the launch error (logged at the caller's line) or success.
+#define FD_LAUNCH_STATUS(before) ::fd::cuda::launch_status((before), __FILE__, __LINE__)
 
 namespace fd::cuda {
 
@@ -38,6 +41,9 @@ int current_sm_count();
 // Blocks for a grid-stride loop over `items` work items: enough to fill every SM `waves` times, no more than
 // the work needs.
 int grid_size(int64_t items, int block, int device, int waves = 4);
+
+// FD_LAUNCH_STATUS's body.
+cudnnStatus_t launch_status(cudnnStatus_t before, const char* file, int line);
 
 // Blocks of `kernel` (a __global__ function) with `block` threads and `dyn_smem` bytes of dynamic shared memory
 // that fit on one SM at once (the occupancy calculator; cached per kernel, shape and device; at least 1).

@@ -808,10 +808,7 @@ bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct
       auto kern = vec ? fwd_tile<S, kV> : fwd_tile<S, 1>;
       const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
       kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), alpha, beta);
-      *status = [&]() -> cudnnStatus_t {
-        FD_CUDA_LAUNCHED();
-        return CUDNN_STATUS_SUCCESS;
-      }();
+      *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
       return;
     }
     const Walk wk = make_walk(vec || c_inner(yd), yd.dims[0], yd.dims[1] / v, yd.dims[2], yd.dims[3]);
@@ -823,10 +820,7 @@ bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct
     else
       fwd2d<S, 1><<<grid, kBlock, 0, stream>>>(g, wk, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), count,
                                               alpha, beta);
-    *status = [&]() -> cudnnStatus_t {
-      FD_CUDA_LAUNCHED();
-      return CUDNN_STATUS_SUCCESS;
-    }();
+    *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   });
 }
 
@@ -850,10 +844,7 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
       bwd_global_avg<S, kV><<<grid, kBlock, 0, stream>>>(nvec, Divider(cvecs, nvec), cvecs, Divider(img, nvec),
                                                          static_cast<int>(dyd.strides[0]), static_cast<const S*>(dy),
                                                          static_cast<S*>(dx), g.in_h * g.in_w, alpha, beta);
-      *status = [&]() -> cudnnStatus_t {
-        FD_CUDA_LAUNCHED();
-        return CUDNN_STATUS_SUCCESS;
-      }();
+      *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
       return;
     }
     const bool vec = vec_ok(xd, x, kV) && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV);
@@ -864,10 +855,7 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
       const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
       kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt,
                                              static_cast<S*>(dx), alpha, beta);
-      *status = [&]() -> cudnnStatus_t {
-        FD_CUDA_LAUNCHED();
-        return CUDNN_STATUS_SUCCESS;
-      }();
+      *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
       return;
     }
     const Walk wk = make_walk(vec || c_inner(dxd), dxd.dims[0], dxd.dims[1] / v, dxd.dims[2], dxd.dims[3]);
@@ -879,10 +867,7 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
     else
       bwd2d<S, 1><<<grid, kBlock, 0, stream>>>(g, wk, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy),
                                               dxt, static_cast<S*>(dx), count, alpha, beta);
-    *status = [&]() -> cudnnStatus_t {
-      FD_CUDA_LAUNCHED();
-      return CUDNN_STATUS_SUCCESS;
-    }();
+    *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   });
 }
 

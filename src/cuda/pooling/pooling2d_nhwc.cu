@@ -47,6 +47,7 @@
 #include "cuda/common/index.cuh"
 #include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_nhwc.cuh"
+#include "cuda/pooling/pool_windows.cuh"
 #include "cuda/pooling/pooling.h"
 
 namespace fd::cuda {
@@ -310,25 +311,6 @@ __global__ void __launch_bounds__(kThreads) global_avg_bwd(int count, int R, int
 
 // ---- host side ----
 
-template <int K_, int St_, int P_>
-struct Cfg {
-  static constexpr int K = K_, St = St_, P = P_;
-};
-
-// Calls f(Cfg<K, St, P>{}) for the supported square windows; false otherwise.
-template <class F>
-bool with_cfg(const cudnnPoolingStruct& p, F&& f) {
-  if (p.window[0] != p.window[1] || p.stride[0] != p.stride[1] || p.padding[0] != p.padding[1]) return false;
-  const int k = p.window[0], s = p.stride[0], pad = p.padding[0];
-  if (k == 3 && s == 2 && pad == 1) f(Cfg<3, 2, 1>{});
-  else if (k == 2 && s == 2 && pad == 0) f(Cfg<2, 2, 0>{});
-  else if (k == 3 && s == 2 && pad == 0) f(Cfg<3, 2, 0>{});
-  else if (k == 3 && s == 1 && pad == 1) f(Cfg<3, 1, 1>{});
-  else return false;
-  return true;
-}
-
-int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kMaxItems = (int64_t{1} << 31) - 2 * kThreads;
 
 // Packed layouts of a 4-D / 5-D tensor: row-major (NCHW-like), or channels-last (C innermost, then the spatial
@@ -377,10 +359,7 @@ bool pooling2d_nhwc_forward(cudaStream_t stream, int device, const cudnnPoolingS
     });
   });
   if (!launched) return false;
-  *status = [&]() -> cudnnStatus_t {
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   return true;
 }
 
@@ -423,11 +402,7 @@ bool pooling2d_nhwc_backward(cudnnContext* h, const cudnnPoolingStruct& p, doubl
     });
   });
   if (!launched) return false;
-  *status = [&]() -> cudnnStatus_t {
-    if (st != CUDNN_STATUS_SUCCESS) return st;
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = FD_LAUNCH_STATUS(st);
   return true;
 }
 
@@ -484,10 +459,7 @@ bool pooling_global_avg_backward(cudaStream_t stream, int device, const cudnnPoo
     }
   });
   if (!launched) return false;
-  *status = [&]() -> cudnnStatus_t {
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   return true;
 }
 

@@ -38,6 +38,7 @@
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/pooling/pool_nhwc.cuh"
+#include "cuda/pooling/pool_windows.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -313,8 +314,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,
@@ -367,8 +366,8 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       if (env > 0) strips = static_cast<int>(std::min<long long>(env, a.OH));
       a.step_q = kThreads / a.cvecs;
       a.step_r = kThreads % a.cvecs;
-      a.rows = static_cast<int>(cdiv(a.OH, strips));
-      a.strips = static_cast<int>(cdiv(a.OH, a.rows));
+      a.rows = static_cast<int>(cdiv64(a.OH, strips));
+      a.strips = static_cast<int>(cdiv64(a.OH, a.rows));
       const int64_t blocks = images * a.strips;
       if (blocks >= (int64_t{1} << 31)) return;
       kern<<<static_cast<unsigned>(blocks), kThreads, smem, h->stream>>>(
@@ -386,10 +385,7 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
     }
   });
   if (!launched) return false;
-  *status = [&]() -> cudnnStatus_t {
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   return true;
 }
 

@@ -40,6 +40,7 @@
 #include "cuda/common/index.cuh"
 #include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_folds.cuh"
+#include "cuda/pooling/pool_windows.cuh"
 #include "cuda/common/word.cuh"
 #include "cuda/pooling/pooling.h"
 
@@ -337,24 +338,6 @@ __global__ void __launch_bounds__(kThreads) max_bwd_gather(Planar pg, Items it, 
 
 // ---- host side ----
 
-template <int K_, int St_, int P_>
-struct Cfg {
-  static constexpr int K = K_, St = St_, P = P_;
-};
-
-// Calls f(Cfg<K, St, P>{}) for the supported square windows; false otherwise.
-template <class F>
-bool with_cfg(const cudnnPoolingStruct& p, F&& f) {
-  if (p.window[0] != p.window[1] || p.stride[0] != p.stride[1] || p.padding[0] != p.padding[1]) return false;
-  const int k = p.window[0], s = p.stride[0], pad = p.padding[0];
-  if (k == 3 && s == 2 && pad == 1) f(Cfg<3, 2, 1>{});
-  else if (k == 2 && s == 2 && pad == 0) f(Cfg<2, 2, 0>{});
-  else if (k == 3 && s == 2 && pad == 0) f(Cfg<3, 2, 0>{});
-  else if (k == 3 && s == 1 && pad == 1) f(Cfg<3, 1, 1>{});
-  else return false;
-  return true;
-}
-
 // pool_tensor_fits, and no empty dimension.
 bool small_4d(const cudnnTensorStruct& d) {
   if (!pool_tensor_fits(d)) return false;
@@ -400,7 +383,6 @@ Planar make_planar(const cudnnPoolingStruct& p, const cudnnTensorStruct& xd, con
   return g;
 }
 
-int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Work items of the forward / argmax pass (kRowsOut x KO outputs each), or 0 when they do not fit in 31 bits.
 int64_t rows_items(const cudnnTensorStruct& od, int ko) {
@@ -435,10 +417,7 @@ bool pooling2d_planar_forward(cudaStream_t stream, const cudnnPoolingStruct& p, 
     });
   });
   if (!launched) return false;
-  *status = [&]() -> cudnnStatus_t {
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   return true;
 }
 
@@ -487,11 +466,7 @@ bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
     });
   });
   if (!launched) return false;
-  *status = [&]() -> cudnnStatus_t {
-    if (st != CUDNN_STATUS_SUCCESS) return st;
-    FD_CUDA_LAUNCHED();
-    return CUDNN_STATUS_SUCCESS;
-  }();
+  *status = FD_LAUNCH_STATUS(st);
   return true;
 }
 
