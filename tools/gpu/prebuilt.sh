@@ -3,10 +3,15 @@
 # Copyright 2026 The freednn Authors
 # A GPU call that builds spends ~4 of the session's 30 device minutes on a cold machine. This builds the CUDA
 # targets here instead (sm_90a, build/h200, ccache; ~30 minutes on 2 cores the first time, seconds after a small
-# change) and packs what a run needs (~16 MB: the library, the test and bench binaries, ctest's files) into
-# .prebuilt/h200.tar.xz. On the GPU machine, carry .prebuilt and run with PREBUILT=1 tools/gpu/h200_check.sh ...,
-# which unpacks it into build/h200 instead of building (same absolute paths: both checkouts are /work/main).
-# Usage: tools/gpu/prebuilt.sh pack | unpack
+# change) and packs what a run needs (~17 MB: the library, the test and bench binaries, ctest's files) into
+# .prebuilt/h200.tar.xz, with the commit in .prebuilt/REV. On the GPU machine, carry .prebuilt and run with
+# PREBUILT=1 tools/gpu/h200_check.sh ..., which unpacks it into build/h200 instead of building (same absolute
+# paths: both checkouts are /work/main).
+# Reference libraries for an A/B in one call: `keep NAME` saves the library just built as build/refs/NAME; `pack`
+# adds every kept one as build/h200/src/ref_NAME/libcudnn.so.8.2.0 (run freednn-bench --lib=that path). The
+# archive is compressed with a 192 MiB window, so a kept library costs ~1 MB where it differs little from the new
+# one. The carry limit (64 MiB) counts the tracked tree too (~40 MB): keep the archive under ~20 MB.
+# Usage: tools/gpu/prebuilt.sh pack | unpack | keep NAME | drop NAME
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build/h200
@@ -15,13 +20,34 @@ case "${1:-}" in
     cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a > /dev/null
     cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench lenet_train
     mkdir -p .prebuilt
-    (cd $build && tar cJf ../../.prebuilt/h200.tar.xz src/libcudnn.so src/libcudnn.so.8 src/libcudnn.so.8.2.0 \
+    refs=()
+    rm -rf $build/src/ref_*
+    for d in build/refs/*/; do
+      [ -f "$d/libcudnn.so.8.2.0" ] || continue
+      name=$(basename "$d")
+      mkdir -p "$build/src/ref_$name" && cp "$d/libcudnn.so.8.2.0" "$build/src/ref_$name/"
+      refs+=("src/ref_$name/libcudnn.so.8.2.0")
+    done
+    (cd $build && tar cf - src/libcudnn.so src/libcudnn.so.8 src/libcudnn.so.8.2.0 "${refs[@]}" \
       tests/freednn_tests tools/bench/freednn-bench examples/lenet_train tests/*.cmake \
-      $(find . -name CTestTestfile.cmake))
-    ls -la .prebuilt/h200.tar.xz
+      $(find . -name CTestTestfile.cmake) | xz -T2 --lzma2=preset=6,dict=192MiB > ../../.prebuilt/h200.tar.xz)
+    rev="$(git rev-parse --short HEAD)"
+    git diff --quiet HEAD -- src include || rev="$rev+uncommitted"
+    echo "$rev${refs[*]:+ (refs: ${refs[*]})}" > .prebuilt/REV
+    ls -la .prebuilt/h200.tar.xz && cat .prebuilt/REV
     ;;
   unpack)
     mkdir -p $build && tar xJf .prebuilt/h200.tar.xz -C $build
     ;;
-  *) sed -n 4,10p "$0"; exit 2 ;;
+  keep)
+    name="${2:?a name}"
+    mkdir -p "build/refs/$name" && cp "$build/src/libcudnn.so.8.2.0" "build/refs/$name/"
+    rev="$(git rev-parse --short HEAD)"
+    git diff --quiet HEAD -- src include || rev="$rev+uncommitted"
+    echo "$rev" > "build/refs/$name/REV" && echo "kept $build's library as build/refs/$name ($rev)"
+    ;;
+  drop)
+    rm -rf "build/refs/${2:?a name}"
+    ;;
+  *) sed -n 4,14p "$0"; exit 2 ;;
 esac
