@@ -35,6 +35,10 @@ case "${1:-}" in
     git diff --quiet HEAD -- src include || rev="$rev+uncommitted"
     echo "$rev${refs[*]:+ (refs: ${refs[*]})}" > .prebuilt/REV
     ls -la .prebuilt/h200.tar.xz && cat .prebuilt/REV
+    tree=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s}')
+    total=$(( tree + $(stat -c %s .prebuilt/h200.tar.xz) ))
+    echo "carry: tracked files $(( tree >> 20 )) MiB + archive = $(( total >> 20 )) MiB of the 64 MiB limit"
+    [ $total -lt $(( 62 << 20 )) ] || echo "warning: too close to the carry limit: drop a kept reference" >&2
     ;;
   unpack)
     mkdir -p $build && tar xJf .prebuilt/h200.tar.xz -C $build
