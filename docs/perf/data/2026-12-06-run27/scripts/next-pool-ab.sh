@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# For the next session (not run yet): the one-pass max-pooling backward of the final tree against its earlier
+# For the next session (not run yet). 1. The one-pass max-pooling backward of the final tree against its earlier
 # forms, on whichever card comes (an H200 is wanted: run 27 timed only b540a46 there). Needs the .prebuilt archive
 # of `tools/gpu/prebuilt.sh pack` with references kept as b540a46 and pool_7b92fcc (08fcb55's library: 7b92fcc's
 # pooling code). Copy to .devrun/ with common.sh, run as `OUT=$OUT bash .devrun/next-pool-ab.sh`.
 # The clocks and power are sampled during the A/B: on the H100 the lean kernel was 3.5 % faster under ncu (one
 # launch at a time) and 5-6 % slower back to back (run 27 call 4): is that the power limit lowering the clocks?
+# 2. bn_cluster's two chunks on clusters of 8 (no new code: 08fcb55's library and its knobs).
 set -u
 mkdir -p $OUT; t0=$(date +%s); . .devrun/common.sh
 el() { echo $(( $(date +%s) - t0 )); }
@@ -30,6 +31,19 @@ for lib in new pool_7b92fcc; do
   DETAIL=1 BENCH=$build/tools/bench/freednn-bench COUNT=1 timeout 45 tools/gpu/kernel_times.sh /tmp/pool.txt --dt=f16 \
     --layout=nhwc "${extra[@]}" > $OUT/ncu_$lib.txt 2>&1
   echo "== $lib"; grep -E "Duration|DRAM Thr|Compute \(SM\)|Warp Cycles Per Issued|Achieved Occ" $OUT/ncu_$lib.txt
+done
+# bn_cluster with two chunks on clusters of 8 (64-channel chunks, 128-byte row pieces), on 08fcb55's library (the
+# two-chunk code; run 27's plan took clusters of 2 with 16-channel chunks and ran 1.18x slower): the plan it finds
+# (info log), then the times against one chunk
+grep "^bn " tools/bench/batches/ops_bn_reduce.txt | grep -E "(train|bwd) .*64x(2048x7x7|1024x14x14)" > /tmp/bnc.txt
+ref=$build/src/ref_pool_7b92fcc/libcudnn.so.8.2.0
+for v in "FREEDNN_BN_CLUSTER_SUB=1" "FREEDNN_BN_CLUSTER_SUB=2 FREEDNN_BN_CLUSTER_G=8" "FREEDNN_BN_CLUSTER_SUB=1 FREEDNN_BN_CLUSTER_G=8"; do
+  env $v CUDNN_LOGINFO_DBG=1 CUDNN_LOGDEST_DBG=stderr timeout 30 $build/tools/bench/freednn-bench --mode=C --lib=$ref \
+    --dt=f16 --layout=nhwc --batch=/tmp/bnc.txt > $OUT/bn_plan.txt 2>&1
+  echo "== $v: $(grep -E "PASSED|FAILED" $OUT/bn_plan.txt | cut -c1-12 | tr '\n' ' ')"
+  grep "cluster kernel" $OUT/bn_plan.txt | sort -u | cut -c1-150 | head -3
+  env $v timeout 40 $build/tools/bench/freednn-bench --mode=P --lib=$ref --dt=f16 --layout=nhwc --max-ms=5 \
+    --batch=/tmp/bnc.txt 2>&1 | grep TIMED | sed -E 's/ api=bn mode=spatial.*x=f16:([0-9x]+):.*libcudnn.so[^ ]* / \1 /' | cut -c1-90
 done
 echo "done at $(el) s"
 pack
