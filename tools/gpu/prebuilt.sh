@@ -10,11 +10,18 @@
 # Reference libraries for an A/B in one call: `keep NAME` saves the library just built as build/refs/NAME; `pack`
 # adds every kept one as build/h200/src/ref_NAME/libcudnn.so.8.2.0 (run freednn-bench --lib=that path). The
 # archive is compressed with a 192 MiB window, so a kept library costs ~1 MB where it differs little from the new
-# one. The carry limit (64 MiB) counts the tracked tree too (~40 MB): keep the archive under ~20 MB.
+# one. The carry limit (64 MiB) counts the tracked tree too (36 MiB after run 27): keep the archive under ~20 MB.
 # Usage: tools/gpu/prebuilt.sh pack | unpack | keep NAME | drop NAME
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build/h200
+# the commit, marked when the library's sources differ from it
+source_rev() {
+  local rev
+  rev="$(git rev-parse --short HEAD)"
+  git diff --quiet HEAD -- src include || rev="$rev+uncommitted"
+  echo "$rev"
+}
 case "${1:-}" in
   pack)
     cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a > /dev/null
@@ -31,9 +38,7 @@ case "${1:-}" in
     (cd $build && tar cf - src/libcudnn.so src/libcudnn.so.8 src/libcudnn.so.8.2.0 "${refs[@]}" \
       tests/freednn_tests tools/bench/freednn-bench examples/lenet_train tests/*.cmake \
       $(find . -name CTestTestfile.cmake) | xz -T2 --lzma2=preset=6,dict=192MiB > ../../.prebuilt/h200.tar.xz)
-    rev="$(git rev-parse --short HEAD)"
-    git diff --quiet HEAD -- src include || rev="$rev+uncommitted"
-    echo "$rev${refs[*]:+ (refs: ${refs[*]})}" > .prebuilt/REV
+    echo "$(source_rev)${refs[*]:+ (refs: ${refs[*]})}" > .prebuilt/REV
     ls -la .prebuilt/h200.tar.xz && cat .prebuilt/REV
     tree=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s}')
     total=$(( tree + $(stat -c %s .prebuilt/h200.tar.xz) ))
@@ -46,9 +51,7 @@ case "${1:-}" in
   keep)
     name="${2:?a name}"
     mkdir -p "build/refs/$name" && cp "$build/src/libcudnn.so.8.2.0" "build/refs/$name/"
-    rev="$(git rev-parse --short HEAD)"
-    git diff --quiet HEAD -- src include || rev="$rev+uncommitted"
-    echo "$rev" > "build/refs/$name/REV" && echo "kept $build's library as build/refs/$name ($rev)"
+    source_rev > "build/refs/$name/REV" && echo "kept $build's library as build/refs/$name ($(cat "build/refs/$name/REV"))"
     ;;
   drop)
     rm -rf "build/refs/${2:?a name}"

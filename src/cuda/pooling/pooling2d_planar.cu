@@ -383,7 +383,6 @@ Planar make_planar(const cudnnPoolingStruct& p, const cudnnTensorStruct& xd, con
   return g;
 }
 
-
 // Work items of the forward / argmax pass (kRowsOut x KO outputs each), or 0 when they do not fit in 31 bits.
 int64_t rows_items(const cudnnTensorStruct& od, int ko) {
   const int64_t t = od.dims[0] * od.dims[1] * cdiv64(od.dims[2], kRowsOut) * cdiv64(od.dims[3], ko);
