@@ -182,16 +182,19 @@ cudnnStatus_t run_phases_grouped(cudnnContext* h, const char* id, const GroupKer
   Geometry g[kMaxGroup];
   Operands o[kMaxGroup];
   for (int j = 0; j < count; ++j) g[j] = ph[live[j]].g, o[j] = operands(ph[live[j]]);
+  // FREEDNN_SM90_PHASES_SERIAL=1 (opt-in, for the A/B): side after the kernel on the handle's stream.
+  const bool fork = side && !env_flag("FREEDNN_SM90_PHASES_SERIAL");
   AuxStreams* pool = nullptr;
-  if (side) {
+  if (fork) {
     FD_TRY(aux_streams(h, 1, &pool));
     FD_TRY(aux_fork(h, *pool, 1));
   }
   const RunStatus r = k.run(g, o, count, h->stream);
   const cudaError_t launch_error = r == RunStatus::ok ? cudaSuccess : cudaGetLastError();
   // Side only after the phases were queued (else the caller runs both its own way); the fork is joined either way.
-  const cudnnStatus_t side_status = side && r == RunStatus::ok ? side(aux_stream(*pool, 0)) : CUDNN_STATUS_SUCCESS;
-  const cudnnStatus_t joined = side ? aux_join(h, *pool, 1) : CUDNN_STATUS_SUCCESS;
+  const cudnnStatus_t side_status =
+      side && r == RunStatus::ok ? side(fork ? aux_stream(*pool, 0) : h->stream) : CUDNN_STATUS_SUCCESS;
+  const cudnnStatus_t joined = fork ? aux_join(h, *pool, 1) : CUDNN_STATUS_SUCCESS;
   FD_CHECK(r == RunStatus::ok || r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
            "%s: the grouped persistent kernel %s failed to initialize or launch the stride phases (CUDA: %s)", id,
            k.name, cudaGetErrorName(launch_error));

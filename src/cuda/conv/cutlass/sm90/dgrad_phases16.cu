@@ -179,7 +179,11 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
       g.cv = static_cast<int>(p.ic / 8), g.by_cv = Divider(g.cv, p.iw * g.cv);
       g.sh = static_cast<int>(p.sh), g.sw = static_cast<int>(p.sw);
       g.mask = pl.empty_mask, g.beta = static_cast<float>(a.beta);
-      const int grid = static_cast<int>(std::min<int64_t>(g.rows, 65536));
+      // FREEDNN_SM90_FILL_BLOCKS_PER_SM=k (for an A/B): k blocks per SM walking the rows, so that the pass leaves
+      // the grouped kernel's CTAs room; default one block per row.
+      const int64_t per_sm = env_int("FREEDNN_SM90_FILL_BLOCKS_PER_SM", 0);
+      const int64_t cap = per_sm > 0 ? per_sm * device_info(h->device).sm_count : 65536;
+      const int grid = static_cast<int>(std::min<int64_t>(g.rows, cap));
       const int threads = static_cast<int>(std::clamp<int64_t>((p.iw * g.cv + 31) / 32 * 32, 32, 256));
       if (p.xdt == CUDNN_DATA_BFLOAT16)
         fill_empty_phases<__nv_bfloat16><<<grid, threads, 0, fst>>>(g);
