@@ -6,8 +6,12 @@
 //   vectors. Why: run 22's ncu had the 32 x 32 tiles of single 4-byte loads
 //   (4 KB per block) at about 2 TB/s on the TF32 NCHW backward data's copy of dy (25.7 us of a 59 us layer);
 //   FREEDNN_CHWN_PLANE_TILES=0 keeps every copy on them (A/B).
-// - 32 x 32 tiles otherwise (a flipped filter's negative strides, channels-last sources, the small sub-filters):
-//   reads coalesced along the source's contiguous dim.
+// - channel tiles (16-bit sources contiguous along a, the 16-bit dgrad's sub-filters of a KRSC filter): 64 a x 64 n
+//   of one (u, v) tap, read along a and written along n as 16-byte vectors. Why: on the 32 x 32 tiles of 2-byte
+//   accesses the 2048 x 1024 1x1 filter of ResNet's 14 -> 7 stride-2 dgrad took 12.7 us (H100 ncu, run 28), a
+//   quarter of the layer.
+// - 32 x 32 tiles otherwise (a flipped float filter's negative strides, channels-last float sources): reads
+//   coalesced along the source's contiguous dim.
 #include "cuda/conv/cutlass/sm90/chwn_copy.h"
 
 #include <climits>
@@ -25,6 +29,8 @@ namespace {
 constexpr int kT = 32, kRows = 8;  // 32 x 32 elements, 32 x 8 threads
 constexpr int kThreads = kT * kRows;
 constexpr int kPlane = 128;  // plane tiles: kT rows of n x kPlane elements of the plane
+constexpr int kCh = 64;      // channel tiles: kCh a x kCh n elements of one tap (16-bit)
+constexpr int kChPitch = kCh + 2;  // shared row of a tile (elements): 33 words, so the column reads spread over banks
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -41,6 +47,9 @@ struct ChwnArgs {
   int tiles_i = 0;        // 32-row tiles along i: the copy's blocks are (tile of i) + tiles_i * (tile of n)
   // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a)
   bool plane = false, flat = false;
+  // channel tiles: blocks (tile of a) + tiles_a * ((tile of n) + tiles_n * (u * V + v))
+  bool channel = false;
+  int tiles_a = 0;
   int64_t P = 0;
   int tiles_p = 0, tiles_n = 0;
   int64_t blocks = 0;
@@ -128,6 +137,49 @@ __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) 
   }
 }
 
+// One channel tile: a0 .. a0 + 63 (zeros from A) x n0 .. n0 + 63 (zeros from N) of tap (u, v). Loads: 8 threads
+// per row of n (128 bytes along a); shared rows of n, kChPitch elements apart (4-byte stores: the rows are not
+// 16-byte aligned); stores: 8 threads per dst row a, each gathering 8 n of one column into a 16-byte vector.
+// Needs sa == 1, A, Ap, N, Np multiples of 8, sn, su, sv multiples of 8 and 16-byte aligned src and dst.
+__device__ __forceinline__ void channel_tile(const ChwnArgs<uint16_t>& g, int local) {
+  __shared__ uint32_t sm[kCh * kChPitch / 2];
+  const int at = local % g.tiles_a;
+  local /= g.tiles_a;
+  const int nt = local % g.tiles_n;
+  const int tap = local / g.tiles_n;
+  const int64_t u = tap / g.V, v = tap - u * g.V;
+  const int64_t a0 = int64_t(at) * kCh, n0 = int64_t(nt) * kCh;
+  const int tid = static_cast<int>(threadIdx.y) * kT + static_cast<int>(threadIdx.x);
+  constexpr int kIt = kCh * kCh / 8 / kThreads;  // 16-byte vectors per thread: 2
+  uint4 val[kIt];
+#pragma unroll
+  for (int it = 0; it < kIt; ++it) {
+    const int f = tid + it * kThreads, r = f / 8, c = f % 8;  // row n0 + r, elements a0 + 8c ..
+    const int64_t n = n0 + r, a = a0 + 8 * c;
+    val[it] = n < g.N && a < g.A ? *reinterpret_cast<const uint4*>(g.src + n * g.sn + u * g.su + v * g.sv + a)
+                                 : make_uint4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int it = 0; it < kIt; ++it) {
+    const int f = tid + it * kThreads, r = f / 8, c = f % 8;
+    uint32_t* w = sm + (r * kChPitch + 8 * c) / 2;
+    w[0] = val[it].x, w[1] = val[it].y, w[2] = val[it].z, w[3] = val[it].w;
+  }
+  __syncthreads();
+  const uint16_t* t = reinterpret_cast<const uint16_t*>(sm);
+#pragma unroll
+  for (int it = 0; it < kIt; ++it) {
+    const int f = tid + it * kThreads, r = f / 8, c = f % 8;  // dst row a0 + r, elements n0 + 8c ..
+    const int64_t a = a0 + r, n = n0 + 8 * c;
+    if (a >= g.Ap || n >= g.Np) continue;
+    uint32_t o[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      o[k] = uint32_t(t[(8 * c + 2 * k) * kChPitch + r]) | uint32_t(t[(8 * c + 2 * k + 1) * kChPitch + r]) << 16;
+    *reinterpret_cast<uint4*>(g.dst + ((a * g.U + u) * g.V + v) * g.Np + n) = make_uint4(o[0], o[1], o[2], o[3]);
+  }
+}
+
 // One 32 (i) x 32 (n) tile of one copy through shared memory: reads coalesced along i, writes along n (128 bytes
 // per row of 32 channels). Zeros for n >= N and a >= A (the padding of N and K).
 // E: the element moved as bits (float, or a 16-bit type's uint16_t).
@@ -142,6 +194,11 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(const __grid_consta
   if constexpr (sizeof(E) == 4) {
     if (g.plane) {
       plane_tile(g, local);
+      return;
+    }
+  } else {
+    if (g.channel) {
+      channel_tile(g, local);
       return;
     }
   }
@@ -210,6 +267,17 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
                        reinterpret_cast<uintptr_t>(g.src) % 16 == 0;
   const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0;
   g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag_or("FREEDNN_CHWN_FLAT", true);
+  // channel tiles: 16-bit, contiguous along a, everything on the 8-element (16-byte) grid; FREEDNN_CHWN_CHANNEL=0
+  // (read at every call) keeps such copies on the 32 x 32 tiles (A/B)
+  const auto grid8 = [](int64_t x) { return x % 8 == 0; };
+  g.channel = sizeof(E) == 2 && g.sa == 1 && grid8(g.A) && grid8(g.Ap) && grid8(g.N) && grid8(g.Np) && grid8(g.sn) &&
+              grid8(g.su) && grid8(g.sv) && reinterpret_cast<uintptr_t>(g.src) % 16 == 0 &&
+              reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && fd::env_flag_or("FREEDNN_CHWN_CHANNEL", true);
+  if (g.channel) {
+    g.tiles_a = static_cast<int>(ceil_div(g.Ap, kCh));
+    g.tiles_n = static_cast<int>(ceil_div(g.Np, kCh));
+    g.blocks = int64_t(g.tiles_a) * g.tiles_n * g.U * g.V;
+  }
   if (base_ok && (rows_vec || g.flat)) {
     g.plane = true;
     g.tiles_p = static_cast<int>(ceil_div(g.P, kPlane));

@@ -59,56 +59,33 @@ __device__ __forceinline__ S narrow16(float v) {
   else return __float2bfloat16_rn(v);
 }
 
-// One block per dx row (n, h) at a time (grid-stride over rows). The row's phase a = h % sh fixes which column
-// phases b are empty (row_mask); the block walks only their pixels w = b, b + sw, ..., so a vector costs one
-// multiply-high division (by the vectors per pixel) and no modulo, and a row whose column phases are all empty
-// (the odd rows of a 1x1 stride-2 layer) is one contiguous run with no division at all. The first form walked
-// every vector of dx with three divisions and two runtime modulos each and was instruction-bound (run 22, ncu:
-// 24 us for the 38 MB of ResNet's 56 -> 28 layer, 1.6 TB/s).
 struct FillArgs {
   void* dx = nullptr;
-  int rows = 0;          // N * H
-  int H = 0, W = 0;
-  int cv = 0;            // 8-element vectors per pixel (packed NHWC, C % 8 == 0)
-  Divider by_cv;         // j / cv for a vector index j of one column phase of a row
-  int sh = 1, sw = 1;
-  unsigned mask = 0;     // empty phases: bit a * sw + b
+  int64_t vectors = 0;          // 8-element vectors of dx (packed NHWC, C % 8 == 0)
+  Divider by_cv, by_w, by_h;    // per pixel C / 8 vectors; W; H
+  int W = 0, H = 0, sh = 1, sw = 1;
+  unsigned mask = 0;
   float beta = 0.0f;
 };
 
 template <class S>
-__device__ __forceinline__ void fill_vector(uint4* v, float beta) {
-  if (beta == 0.0f) {
-    *v = make_uint4(0, 0, 0, 0);
-    return;
-  }
-  uint4 x = *v;
-  S* e = reinterpret_cast<S*>(&x);
-#pragma unroll
-  for (int k = 0; k < 8; ++k) e[k] = narrow16<S>(beta * widen16(e[k]));
-  *v = x;
-}
-
-template <class S>
 __global__ void fill_empty_phases(FillArgs g) {
-  const unsigned all = (1u << g.sw) - 1u;
-  const int row_vectors = g.W * g.cv;
-  for (int row = blockIdx.x; row < g.rows; row += gridDim.x) {
-    const unsigned row_mask = (g.mask >> ((row % g.H) % g.sh * g.sw)) & all;
-    if (row_mask == 0) continue;
-    uint4* base = static_cast<uint4*>(g.dx) + int64_t(row) * row_vectors;
-    if (row_mask == all) {
-      for (int j = threadIdx.x; j < row_vectors; j += blockDim.x) fill_vector<S>(base + j, g.beta);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < g.vectors;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t pix = g.by_cv.div(i), rows = g.by_w.div(pix);  // rows = n * H + h
+    const int w = static_cast<int>(pix - rows * g.W);
+    const int h = static_cast<int>(rows - g.by_h.div(rows) * g.H);
+    if (((g.mask >> ((h % g.sh) * g.sw + w % g.sw)) & 1u) == 0) continue;
+    uint4* v = static_cast<uint4*>(g.dx) + i;
+    if (g.beta == 0.0f) {
+      *v = make_uint4(0, 0, 0, 0);
       continue;
     }
-    for (int b = 0; b < g.sw; ++b) {
-      if (((row_mask >> b) & 1u) == 0) continue;
-      const int n = (g.W - b + g.sw - 1) / g.sw * g.cv;  // vectors of the pixels b, b + sw, ... of this row
-      for (int j = threadIdx.x; j < n; j += blockDim.x) {
-        const int k = static_cast<int>(g.by_cv.div(j));  // the k-th pixel of the phase: w = b + k * sw
-        fill_vector<S>(base + (b + k * g.sw) * g.cv + (j - k * g.cv), g.beta);
-      }
-    }
+    uint4 x = *v;
+    S* e = reinterpret_cast<S*>(&x);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) e[k] = narrow16<S>(g.beta * widen16(e[k]));
+    *v = x;
   }
 }
 
@@ -138,10 +115,6 @@ Verdict dgrad16_plan(const ConvProblem& p, Dgrad16Plan* out) {
     f.off_w = off, off += ws_align_up(static_cast<size_t>(p.ic * f.ta * f.tb * p.oc) * 2);
     ++pl.live;
   }
-  // the pass over the empty phases indexes rows (N * H) and a row's vectors (W * C / 8) in int
-  if (pl.empty_mask != 0 && (p.mb * p.ih > INT32_MAX || p.iw * p.ic / 8 > INT32_MAX))
-    return {CUDNN_STATUS_NOT_SUPPORTED,
-            std::string(what) + ": dx rows (N x H) or row vectors (W x C / 8) past 2^31 for the empty phases' pass"};
   pl.workspace = off + kWsAlign;
   pl.narrow = p.ic <= 64 || env_flag("FREEDNN_SM90_DGRAD16_NARROW");
   const Verdict kernel = check_phase_kernel(phase_kernel(p.xdt, pl.narrow), pl.ph, pl.phases, what);
@@ -175,20 +148,17 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
     fill = [&](cudaStream_t fst) {
       FillArgs g;
       g.dx = a.out;
-      g.rows = static_cast<int>(p.mb * p.ih), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
-      g.cv = static_cast<int>(p.ic / 8), g.by_cv = Divider(g.cv, p.iw * g.cv);
+      const int64_t cv = p.ic / 8, pixels = p.mb * p.ih * p.iw;
+      g.vectors = pixels * cv;
+      g.by_cv = Divider(cv, g.vectors), g.by_w = Divider(p.iw, pixels), g.by_h = Divider(p.ih, p.mb * p.ih);
+      g.W = static_cast<int>(p.iw), g.H = static_cast<int>(p.ih);
       g.sh = static_cast<int>(p.sh), g.sw = static_cast<int>(p.sw);
       g.mask = pl.empty_mask, g.beta = static_cast<float>(a.beta);
-      // FREEDNN_SM90_FILL_BLOCKS_PER_SM=k (for an A/B): k blocks per SM walking the rows, so that the pass leaves
-      // the grouped kernel's CTAs room; default one block per row.
-      const int64_t per_sm = env_int("FREEDNN_SM90_FILL_BLOCKS_PER_SM", 0);
-      const int64_t cap = per_sm > 0 ? per_sm * device_info(h->device).sm_count : 65536;
-      const int grid = static_cast<int>(std::min<int64_t>(g.rows, cap));
-      const int threads = static_cast<int>(std::clamp<int64_t>((p.iw * g.cv + 31) / 32 * 32, 32, 256));
+      const int grid = grid_size(g.vectors, 256, h->device);
       if (p.xdt == CUDNN_DATA_BFLOAT16)
-        fill_empty_phases<__nv_bfloat16><<<grid, threads, 0, fst>>>(g);
+        fill_empty_phases<__nv_bfloat16><<<grid, 256, 0, fst>>>(g);
       else
-        fill_empty_phases<__half><<<grid, threads, 0, fst>>>(g);
+        fill_empty_phases<__half><<<grid, 256, 0, fst>>>(g);
       FD_CUDA_LAUNCHED();
       return CUDNN_STATUS_SUCCESS;
     };
