@@ -603,6 +603,47 @@ TEST(ConvSm90, PersistentForward) {
   }
 }
 
+// The grouped persistent kernel's two-consumer form (FREEDNN_SM90_PINGPONG=1: the consumer warp groups take the
+// CTA's tiles in turn): forwards of one tile (the second consumer idle), two, and many per CTA, and the 16-bit
+// dgrad's stride phases (grouped, and one live phase beside the pass over the empty ones); blending (the source
+// loads, whose buffers the consumers share) and not.
+TEST(ConvSm90, PingPongGrouped) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  ft::ScopedEnv pingpong("FREEDNN_SM90_PINGPONG", "1");
+  int i = 0;
+  {
+    OnlyImpl only("cuda:cutlass_sm90_fprop");
+    const std::vector<Shape> fwd = {
+        {"one_tile", 1, 32, 72, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+        {"two_tiles", 1, 24, 136, 1, {8, 16}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+        {"k136_many", 8, 16, 136, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},  // 392 tiles
+        {"k256_s2", 4, 64, 256, 1, {29, 31}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+        {"k72_3x3", 3, 24, 72, 1, {29, 31}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    };
+    for (const Shape& s : fwd)
+      for (bool blend : {false, true}) {
+        SCOPED_TRACE(std::string("pingpong fwd ") + s.name + (blend ? " blend" : ""));
+        Problem p(s, ++i % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
+        check_forward(h, p, rng, blend ? 0.5 : 1.0, blend ? 0.75 : 0.0);
+      }
+  }
+  OnlySm90 only;
+  const std::vector<Shape> dgrad = {
+      {"3x3s2_c128_odd", 3, 128, 96, 1, {13, 15}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"3x3s2_c72_k16_n8", 8, 72, 16, 1, {56, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"3x3s2d21_c72", 2, 72, 24, 1, {15, 14}, {3, 3}, {2, 1}, {2, 2}, {2, 1}},
+      {"1x1s2_many", 16, 136, 64, 1, {60, 58}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+  };
+  for (const Shape& s : dgrad)
+    for (bool blend : {false, true}) {
+      SCOPED_TRACE(std::string("pingpong dgrad ") + s.name + (blend ? " blend" : ""));
+      Problem p(s, ++i % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
+      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+    }
+}
+
 // The small tiles (K forward, C backward data <= 64) with the pipeline as deep as shared memory holds
 // (FREEDNN_SM90_STAGES=0; the default is 4 stages, two CTAs per SM, which the other tests run): 16-bit forward and
 // backward data, and TF32 forward, the stride-phase dgrad and the transposed wgrad (they run the forward kernels).

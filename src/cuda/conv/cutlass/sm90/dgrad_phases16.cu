@@ -179,7 +179,7 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
   // separate launch's waves of CTAs do not (run 22: 0.91-0.93x the time on ResNet's 1x1 stride-2 layers).
   const bool single = pl.live == 1 && fill && env_flag_or("FREEDNN_SM90_PHASES_GROUPED_SINGLE", true);
   if (!pl.narrow && (pl.live >= 2 || single) && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true)) {
-    const GroupKernel& k = p.xdt == CUDNN_DATA_BFLOAT16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
+    const GroupKernel& k = grouped_16bit_128x128(p.xdt == CUDNN_DATA_BFLOAT16);
     bool launched = false;
     FD_TRY(run_phases_grouped(h, id, k, pl.ph, pl.phases, operands, fill, &launched));
     if (launched) return CUDNN_STATUS_SUCCESS;

@@ -238,7 +238,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       return nullptr;
     const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
     if (kernels_.narrow(p) <= 64) return bf16 ? &fprop_bf16_128x64_grouped() : &fprop_f16_128x64_grouped();
-    return bf16 ? &fprop_bf16_128x128_grouped() : &fprop_f16_128x128_grouped();
+    return &grouped_16bit_128x128(bf16);
   }
 
   // out = alpha * conv + beta * c (c has out's layout; c == out for cuDNN's blending, never read when beta == 0), on

@@ -7,7 +7,10 @@
 // epilogue's source loads) and one consumer warp group (wgmma, then the epilogue), both walking the same tile
 // sequence, tiles blockIdx.x, blockIdx.x + gridDim.x, ... over the problems' tiles laid end to end; the pipeline
 // states run on across tiles, and the mainloop and epilogue buffers are separate (CUTLASS's non-persistent kernel
-// overlays them). Included only by the fprop_*_grouped.cu instantiation files.
+// overlays them). PingPong: two consumer warp groups take the CTA's tiles in turn (as CUTLASS's ping-pong GEMM
+// kernel does), an ordered barrier letting one run its wgmma while the other runs its epilogue, so the epilogue no
+// longer stalls the tensor cores between tiles (short-K layers: the stride phases' K of 1-4 taps, the 1x1 layers).
+// Included only by the fprop_*_grouped.cu / fprop_*_pingpong.cu instantiation files.
 #pragma once
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
 #include "cuda/conv/cutlass/sm90/kernels/sm90_ws_pipelines.cuh"
@@ -15,27 +18,37 @@
 
 namespace fd::cuda::conv::sm90 {
 
-template <class T, int TM, int TN>
+template <class T, int TM, int TN, bool PingPong = false>
 struct Sm90ConvGrouped {
   // The mainloop's stages leave room for the epilogue's buffers beside them (Stages = 0: the builder's carve-out).
   using Base = Sm90Conv<cutlass::conv::Operator::kFprop, T, TM, TN, 1>;
   using Kernel = typename Base::ConvKernel;  // CUTLASS's kernel for one problem: types and host helpers
   using Mainloop = typename Kernel::CollectiveMainloop;
   using Epilogue = typename Kernel::CollectiveEpilogue;
-  static constexpr int kThreads = Kernel::MaxThreadsPerBlock;  // one producer + one consumer warp group
-  static_assert(kThreads == 2 * cutlass::NumThreadsPerWarpGroup, "one consumer warp group");
+  static_assert(Kernel::MaxThreadsPerBlock == 2 * cutlass::NumThreadsPerWarpGroup, "one consumer warp group");
+  // one producer warp group and one consumer warp group, or (PingPong) two
+  static constexpr int kThreads = (PingPong ? 3 : 2) * cutlass::NumThreadsPerWarpGroup;
   static_assert(cute::size(typename Kernel::ClusterShape{}) == 1, "the grouped kernel launches without clusters");
+  // PingPong: the consumers' turns, two per tile (wgmma, epilogue), and the registers each warp group keeps
+  // (CUTLASS's ping-pong split: the producer needs few, each consumer holds a 128 x 128 float accumulator).
+  using Order = cutlass::OrderedSequenceBarrier<2, 2>;
+  static constexpr uint32_t kProducerRegs = 40, kConsumerRegs = 232;
 
+  struct PipesOne : cute::aligned_struct<16, cute::_1> {
+    alignas(16) typename Mainloop::PipelineStorage mainloop;
+    alignas(16) typename Epilogue::PipelineStorage epi_load;
+  };
+  struct PipesTwo : PipesOne {
+    alignas(16) typename Order::SharedStorage order;
+  };
   struct SharedStorage {
     struct TensorStorage : cute::aligned_struct<128, cute::_1> {
       typename Epilogue::TensorStorage epilogue;
       typename Mainloop::TensorStorage mainloop;
     } tensors;
-    struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
-      alignas(16) typename Mainloop::PipelineStorage mainloop;
-      alignas(16) typename Epilogue::PipelineStorage epi_load;
-    } pipelines;
+    std::conditional_t<PingPong, PipesTwo, PipesOne> pipelines;
   };
+  static_assert(sizeof(SharedStorage) <= 227 * 1024, "the pipeline and epilogue buffers fit one SM");
 
   struct Params {
     typename Kernel::Params base[kMaxGroup];  // per problem: (M, N, K) shape, mainloop and epilogue params
@@ -96,6 +109,7 @@ struct Sm90ConvGrouped {
     };
 
     if (producer) {
+      if constexpr (PingPong) cutlass::arch::warpgroup_reg_dealloc<kProducerRegs>();
       if (producer_warp == 0) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
           auto [bp, mnkl, inputs, coord] = tile_at(t);
@@ -115,6 +129,8 @@ struct Sm90ConvGrouped {
         }
         Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(pl.epi_load, pl.epi_load_producer);
       }
+    } else if constexpr (PingPong) {
+      consume_in_turn(p, ss, pl, tile_at);
     } else {
       // With a source, the epilogue (C's smem reused for D) releases a C buffer only once it counts more stores
       // in flight than its store pipeline leaves unacquired, and its count lives in the epilogue object, which is
@@ -149,6 +165,55 @@ struct Sm90ConvGrouped {
     }
   }
 
+  // PingPong's consumers: warp group c (1 or 2) takes the CTA's tiles j = c - 1, c + 1, ... (tile
+  // blockIdx.x + j * gridDim.x). The producers load every tile in order, so each consumer's pipeline states step
+  // over the other's tile: its mainloop stages (that tile's K), its source and store buffers. Turns: wgmma of tile
+  // j, then of j + 1 (the other group) while j's epilogue runs, and each epilogue ends with store_tail (its TMA
+  // stores done reading shared memory) before the other group's epilogue reuses the buffers.
+  template <class Pipes, class TileAt>
+  CUTLASS_DEVICE static void consume_in_turn(Params const& p, SharedStorage& ss, Pipes& pl, TileAt const& tile_at) {
+    using namespace cute;
+    cutlass::arch::warpgroup_reg_alloc<kConsumerRegs>();
+    const int c = cutlass::canonical_warp_group_idx() - 1;
+    const int group_thread = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;
+    typename Order::Params op;
+    op.group_id = static_cast<uint32_t>(c), op.group_size = cutlass::NumThreadsPerWarpGroup;
+    Order order(ss.pipelines.order, op);
+    const auto tile = typename Kernel::TileShape{};
+    constexpr auto c_step = Epilogue::get_load_pipe_increment(typename Kernel::TileShape{});
+    constexpr auto d_step = Epilogue::get_store_pipe_increment(typename Kernel::TileShape{});
+    typename Kernel::TiledMma tiled_mma;
+    Mainloop mainloop;
+    const int total = p.first[p.count];
+    const auto k_tiles = [&](int t) { return int(size<3>(get<0>(get<2>(tile_at(t))))); };
+    const auto skip = [&](int t) {  // the other consumer's tile t (if any)
+      if (t >= total) return;
+      pl.mainloop_consumer.advance(k_tiles(t));
+      pl.epi_load_consumer.advance(c_step);
+      pl.epi_store_producer.advance(d_step);
+    };
+    if (c == 1) skip(int(blockIdx.x));
+    for (int t = int(blockIdx.x) + c * int(gridDim.x); t < total; t += 2 * int(gridDim.x)) {
+      auto [bp, mnkl, inputs, coord] = tile_at(t);
+      const int k_count = int(size<3>(get<0>(inputs)));
+      Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
+      order.wait();
+      mainloop.mma(pl.mainloop, pl.mainloop_consumer, acc, k_count, group_thread, ss.tensors.mainloop, bp->mainloop);
+      order.arrive();
+      mainloop.mma_tail(pl.mainloop, pl.mainloop_consumer, k_count);
+      pl.mainloop_consumer.advance(k_count);
+      order.wait();
+      Epilogue epi(bp->epilogue, ss.tensors.epilogue);
+      auto [load_next, store_next] = epi.store(pl.epi_load, pl.epi_load_consumer, pl.epi_store, pl.epi_store_producer,
+                                               mnkl, tile, coord, acc, tiled_mma, group_thread, ss.tensors.epilogue);
+      auto [load_done, store_done] = epi.store_tail(pl.epi_load, load_next, pl.epi_store, store_next);
+      pl.epi_load_consumer = load_done;
+      pl.epi_store_producer = store_done;
+      order.arrive();
+      skip(t + int(gridDim.x));
+    }
+  }
+
   static RunStatus run(const Geometry* g, const Operands* o, int n, cudaStream_t st);
   static const GroupKernel& instance(const char* name) {
     static const GroupKernel k{name, &run};
@@ -164,8 +229,8 @@ __global__ void __launch_bounds__(GK::kThreads, 1) conv_grouped_kernel(const __g
 #endif
 }
 
-template <class T, int TM, int TN>
-RunStatus Sm90ConvGrouped<T, TM, TN>::run(const Geometry* g, const Operands* o, int n, cudaStream_t st) {
+template <class T, int TM, int TN, bool PingPong>
+RunStatus Sm90ConvGrouped<T, TM, TN, PingPong>::run(const Geometry* g, const Operands* o, int n, cudaStream_t st) {
   if (n < 1 || n > kMaxGroup) return RunStatus::not_implementable;
   Params p{};
   p.count = n;
@@ -206,4 +271,9 @@ RunStatus Sm90ConvGrouped<T, TM, TN>::run(const Geometry* g, const Operands* o, 
 #define FD_SM90_CONV_GROUPED(NAME, T, TM, TN)                                                     \
   namespace fd::cuda::conv::sm90 {                                                                \
   const GroupKernel& NAME() { return Sm90ConvGrouped<T, TM, TN>::instance(#NAME); }               \
+  }
+// The two-consumer form: FD_SM90_CONV_PINGPONG(fprop_f16_128x128_pingpong, cutlass::half_t, 128, 128).
+#define FD_SM90_CONV_PINGPONG(NAME, T, TM, TN)                                                    \
+  namespace fd::cuda::conv::sm90 {                                                                \
+  const GroupKernel& NAME() { return Sm90ConvGrouped<T, TM, TN, true>::instance(#NAME); }         \
   }
