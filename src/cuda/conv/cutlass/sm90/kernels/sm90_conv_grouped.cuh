@@ -88,6 +88,7 @@ struct Sm90ConvGrouped {
     WsPipelines<Mainloop, Epilogue, typename Kernel::ClusterShape> pl(
         ss.pipelines, producer, producer_warp, group_thread == 0, p.base[0].mainloop.tma_transaction_bytes,
         p.base[0].epilogue.tma_transaction_bytes, 2);
+    auto order = make_order(ss);  // PingPong: the consumers' turns (its barriers initialized by warp 0, as pl's)
     __syncthreads();  // the pipelines' barriers initialized before anyone waits on them
 
     const auto tile = typename Kernel::TileShape{};
@@ -130,7 +131,7 @@ struct Sm90ConvGrouped {
         Epilogue(p.base[0].epilogue, ss.tensors.epilogue).load_tail(pl.epi_load, pl.epi_load_producer);
       }
     } else if constexpr (PingPong) {
-      consume_in_turn(p, ss, pl, tile_at);
+      consume_in_turn(p, ss, pl, order, tile_at);
     } else {
       // With a source, the epilogue (C's smem reused for D) releases a C buffer only once it counts more stores
       // in flight than its store pipeline leaves unacquired, and its count lives in the epilogue object, which is
@@ -170,15 +171,26 @@ struct Sm90ConvGrouped {
   // over the other's tile: its mainloop stages (that tile's K), its source and store buffers. Turns: wgmma of tile
   // j, then of j + 1 (the other group) while j's epilogue runs, and each epilogue ends with store_tail (its TMA
   // stores done reading shared memory) before the other group's epilogue reuses the buffers.
+  // Every thread constructs it (warp 0 initializes the barriers) before the block syncs; consumer warp group c
+  // (1, 2) is the sequence's group c - 1. Nothing without PingPong.
+  CUTLASS_DEVICE static auto make_order(SharedStorage& ss) {
+    if constexpr (PingPong) {
+      typename Order::Params op;
+      op.group_id = static_cast<uint32_t>(cute::max(cutlass::canonical_warp_group_idx() - 1, 0));
+      op.group_size = cutlass::NumThreadsPerWarpGroup;
+      return Order(ss.pipelines.order, op);
+    } else {
+      return 0;
+    }
+  }
+
   template <class Pipes, class TileAt>
-  CUTLASS_DEVICE static void consume_in_turn(Params const& p, SharedStorage& ss, Pipes& pl, TileAt const& tile_at) {
+  CUTLASS_DEVICE static void consume_in_turn(Params const& p, SharedStorage& ss, Pipes& pl, Order& order,
+                                             TileAt const& tile_at) {
     using namespace cute;
     cutlass::arch::warpgroup_reg_alloc<kConsumerRegs>();
     const int c = cutlass::canonical_warp_group_idx() - 1;
     const int group_thread = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;
-    typename Order::Params op;
-    op.group_id = static_cast<uint32_t>(c), op.group_size = cutlass::NumThreadsPerWarpGroup;
-    Order order(ss.pipelines.order, op);
     const auto tile = typename Kernel::TileShape{};
     constexpr auto c_step = Epilogue::get_load_pipe_increment(typename Kernel::TileShape{});
     constexpr auto d_step = Epilogue::get_store_pipe_increment(typename Kernel::TileShape{});
