@@ -603,15 +603,10 @@ TEST(ConvSm90, PersistentForward) {
   }
 }
 
-// The grouped persistent kernel's two-consumer form (FREEDNN_SM90_PINGPONG=1: the consumer warp groups take the
-// CTA's tiles in turn): forwards of one tile (the second consumer idle), two, and many per CTA, and the 16-bit
-// dgrad's stride phases (grouped, and one live phase beside the pass over the empty ones); blending (the source
-// loads, whose buffers the consumers share) and not.
-TEST(ConvSm90, PingPongGrouped) {
-  SKIP_UNLESS_HOPPER();
+// PingPongGrouped's cases under the caller's FREEDNN_SM90_PINGPONG.
+static void check_grouped_forms() {
   ft::Handle h;
   auto rng = ft::make_rng();
-  ft::ScopedEnv pingpong("FREEDNN_SM90_PINGPONG", "1");
   int i = 0;
   {
     OnlyImpl only("cuda:cutlass_sm90_fprop");
@@ -642,6 +637,19 @@ TEST(ConvSm90, PingPongGrouped) {
       Problem p(s, ++i % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
       check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
     }
+}
+
+// The grouped persistent kernel's two forms: two consumer warp groups taking the CTA's tiles in turn (the default)
+// and one (FREEDNN_SM90_PINGPONG=0): forwards of one tile (the second consumer idle), two, and many per CTA, and
+// the 16-bit dgrad's stride phases (grouped, and one live phase beside the pass over the empty ones); blending
+// (the source loads, whose buffers the consumers share) and not.
+TEST(ConvSm90, PingPongGrouped) {
+  SKIP_UNLESS_HOPPER();
+  for (const char* form : {"1", "0"}) {
+    SCOPED_TRACE(std::string("FREEDNN_SM90_PINGPONG=") + form);
+    ft::ScopedEnv pingpong("FREEDNN_SM90_PINGPONG", form);
+    check_grouped_forms();
+  }
 }
 
 // The small tiles (K forward, C backward data <= 64) with the pipeline as deep as shared memory holds

@@ -35,8 +35,8 @@ const GroupKernel& fprop_tf32_128x128_grouped();  // 128x128x32 on float as TF32
 const GroupKernel& fprop_f16_128x128_pingpong();
 const GroupKernel& fprop_bf16_128x128_pingpong();
 
-// The 16-bit 128x128 grouped kernel: the ping-pong form when FREEDNN_SM90_PINGPONG=1 (read at every call; for the
-// A/B), else the one-consumer form.
+// The 16-bit 128x128 grouped kernel: the ping-pong form unless FREEDNN_SM90_PINGPONG=0 (read at every call), then
+// the one-consumer form.
 const GroupKernel& grouped_16bit_128x128(bool bf16);
 
 }  // namespace fd::cuda::conv::sm90
