@@ -650,6 +650,10 @@ TEST(ConvSm90, PingPongGrouped) {
     ft::ScopedEnv pingpong("FREEDNN_SM90_PINGPONG", form);
     check_grouped_forms();
   }
+  // and the tiles in n-fastest order (FREEDNN_SM90_RASTER_N=1, an A/B knob)
+  ft::ScopedEnv raster("FREEDNN_SM90_RASTER_N", "1");
+  SCOPED_TRACE("FREEDNN_SM90_RASTER_N=1");
+  check_grouped_forms();
 }
 
 // The small tiles (K forward, C backward data <= 64) with the pipeline as deep as shared memory holds
