@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# For the next session (not run yet). FREEDNN_SM90_RASTER_N=1 (the grouped kernel's tiles n-fastest, written after
+# run 28's device time ran out): its test, memcheck, an A/B against the default on ResNet-50's 16-bit forwards and
+# stride-2 backward data (kernels forced), and ncu's DRAM throughput of the 1x1 stride-2 forward with and without.
+# Needs the prebuilt of 07e692c or later (tools/gpu/prebuilt.sh pack); copy to .devrun/ with common.sh and run as
+# `OUT=$OUT bash .devrun/next-raster-ab.sh`.
+set -u
+mkdir -p $OUT; t0=$(date +%s); . .devrun/common.sh
+el() { echo $(( $(date +%s) - t0 )); }
+PREBUILT=1 tools/gpu/h200_check.sh none > /dev/null 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+timeout 150 $build/tests/freednn_tests --gtest_filter='ConvSm90.PingPongGrouped' > $OUT/pp.txt 2>&1
+echo "PingPongGrouped: rc=$? $(grep -E "PASSED|FAILED" $OUT/pp.txt | tail -1)"; grep -E "Failure|trace" $OUT/pp.txt | head -8
+OUT=$OUT TESTS=$build/tests/freednn_tests BUDGET=120 SUITE_TIMEOUT=115 PARALLEL=2 PER_TEST=1 \
+  ONLY='ConvSm90\.PingPongGrouped' tools/gpu/sanitize.sh memcheck > $OUT/memcheck_log.txt 2>&1
+grep -E "^memcheck " $OUT/sanitize/summary.txt | awk '{print $1, $2, $3, $4, $6, $7, $8}'
+echo "tests at $(el) s"
+grep -v "^#" tools/bench/batches/resnet50.txt | grep "^conv fwd" | grep -v ic3ih224 | sort -u > /tmp/fwd.txt
+grep -v "^#" tools/bench/batches/resnet50.txt | grep "bwd_d" | grep "sh2sw2" | grep -v ic3ih224 | sort -u > /tmp/s2.txt
+for rep in 1 2; do for dt in f16 bf16; do for v in X=0 FREEDNN_SM90_RASTER_N=1; do
+  env $v FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_fprop timeout 60 $build/tools/bench/freednn-bench --mode=P --dt=$dt \
+    --layout=nhwc --algo=any --max-ms=4 --batch=/tmp/fwd.txt > $OUT/ab.txt 2>&1
+  sed "s/^/$rep $dt $v fwd | /" $OUT/ab.txt >> $OUT/ab_all.txt
+  env $v FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_dgrad timeout 40 $build/tools/bench/freednn-bench --mode=P --dt=$dt \
+    --layout=nhwc --algo=any --max-ms=4 --batch=/tmp/s2.txt > $OUT/ab.txt 2>&1
+  sed "s/^/$rep $dt $v bwd_d | /" $OUT/ab.txt >> $OUT/ab_all.txt
+done; done; done
+echo "A/B at $(el) s (per-case ratios: the python snippet of run 28, conv-h200.md)"
+grep "kh1kw1sh2" /tmp/fwd.txt | head -1 > /tmp/f1.txt
+for v in X=0 FREEDNN_SM90_RASTER_N=1; do
+  env $v DETAIL=1 FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_fprop BENCH=$build/tools/bench/freednn-bench COUNT=2 timeout 60 \
+    tools/gpu/kernel_times.sh /tmp/f1.txt --dt=f16 --layout=nhwc --algo=any > $OUT/ncu_$v.txt 2>&1
+  echo "== $v"; grep -E "Duration|DRAM Thr" $OUT/ncu_$v.txt | head -4
+done
+echo "done at $(el) s"
+pack
