@@ -17,15 +17,14 @@ grep -E "^memcheck " $OUT/sanitize/summary.txt | awk '{print $1, $2, $3, $4, $6,
 echo "tests at $(el) s"
 grep -v "^#" tools/bench/batches/resnet50.txt | grep "^conv fwd" | grep -v ic3ih224 | sort -u > /tmp/fwd.txt
 grep -v "^#" tools/bench/batches/resnet50.txt | grep "bwd_d" | grep "sh2sw2" | grep -v ic3ih224 | sort -u > /tmp/s2.txt
-for rep in 1 2; do for dt in f16 bf16; do for v in X=0 FREEDNN_SM90_RASTER_N=1; do
-  env $v FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_fprop timeout 60 $build/tools/bench/freednn-bench --mode=P --dt=$dt \
-    --layout=nhwc --algo=any --max-ms=4 --batch=/tmp/fwd.txt > $OUT/ab.txt 2>&1
-  sed "s/^/$rep $dt $v fwd | /" $OUT/ab.txt >> $OUT/ab_all.txt
-  env $v FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_dgrad timeout 40 $build/tools/bench/freednn-bench --mode=P --dt=$dt \
-    --layout=nhwc --algo=any --max-ms=4 --batch=/tmp/s2.txt > $OUT/ab.txt 2>&1
-  sed "s/^/$rep $dt $v bwd_d | /" $OUT/ab.txt >> $OUT/ab_all.txt
-done; done; done
-echo "A/B at $(el) s (per-case ratios: the python snippet of run 28, conv-h200.md)"
+# tools/gpu/ab.sh: the two variants in turn, twice (REPS), per-case medians, ratios and geomeans in ab.txt
+for dt in f16 bf16; do
+  FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_fprop BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_fwd_$dt REPS=2 \
+    timeout 150 tools/gpu/ab.sh /tmp/fwd.txt "" "FREEDNN_SM90_RASTER_N=1" -- --dt=$dt --layout=nhwc --algo=any | tail -2
+  FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_dgrad BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_s2_$dt REPS=2 \
+    timeout 90 tools/gpu/ab.sh /tmp/s2.txt "" "FREEDNN_SM90_RASTER_N=1" -- --dt=$dt --layout=nhwc --algo=any | tail -8
+done
+echo "A/B at $(el) s"
 grep "kh1kw1sh2" /tmp/fwd.txt | head -1 > /tmp/f1.txt
 for v in X=0 FREEDNN_SM90_RASTER_N=1; do
   env $v DETAIL=1 FREEDNN_ONLY_IMPL=cuda:cutlass_sm90_fprop BENCH=$build/tools/bench/freednn-bench COUNT=2 timeout 60 \
