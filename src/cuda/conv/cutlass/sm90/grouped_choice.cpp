@@ -11,7 +11,8 @@
 namespace fd::cuda::conv::sm90 {
 
 const GroupKernel& grouped_16bit_128x128(bool bf16) {
-  if (fd::env_flag_or("FREEDNN_SM90_PINGPONG", true)) return bf16 ? fprop_bf16_128x128_pingpong() : fprop_f16_128x128_pingpong();
+  if (fd::env_flag_or("FREEDNN_SM90_PINGPONG", true))
+    return bf16 ? fprop_bf16_128x128_pingpong() : fprop_f16_128x128_pingpong();
   return bf16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
 }
 

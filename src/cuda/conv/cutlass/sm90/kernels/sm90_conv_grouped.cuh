@@ -177,13 +177,8 @@ struct Sm90ConvGrouped {
     }
   }
 
-  // PingPong's consumers: warp group c (1 or 2) takes the CTA's tiles j = c - 1, c + 1, ... (tile
-  // blockIdx.x + j * gridDim.x). The producers load every tile in order, so each consumer's pipeline states step
-  // over the other's tile: its mainloop stages (that tile's K), its source and store buffers. Turns: wgmma of tile
-  // j, then of j + 1 (the other group) while j's epilogue runs, and each epilogue ends with store_tail (its TMA
-  // stores done reading shared memory) before the other group's epilogue reuses the buffers.
-  // Every thread constructs it (warp 0 initializes the barriers) before the block syncs; consumer warp group c
-  // (1, 2) is the sequence's group c - 1. Nothing without PingPong.
+  // PingPong's order barrier. Every thread constructs it (warp 0 initializes the barriers) before the block syncs;
+  // warp group g (1, 2) is the sequence's group g - 1. Nothing without PingPong.
   CUTLASS_DEVICE static auto make_order(SharedStorage& ss) {
     if constexpr (PingPong) {
       typename Order::Params op;
@@ -195,6 +190,11 @@ struct Sm90ConvGrouped {
     }
   }
 
+  // PingPong's consumers: consumer c (0 or 1: warp group c + 1) takes the CTA's tiles j = c, c + 2, ... (tile
+  // blockIdx.x + j * gridDim.x). The producers load every tile in order, so each consumer's pipeline states step
+  // over the other's tile: its mainloop stages (that tile's K), its source and store buffers. Turns: wgmma of tile
+  // j, then of j + 1 (the other consumer) while j's epilogue runs, and each epilogue ends with store_tail (its TMA
+  // stores done reading shared memory) before the other consumer's epilogue reuses the buffers.
   template <class Pipes, class TileAt>
   CUTLASS_DEVICE static void consume_in_turn(Params const& p, SharedStorage& ss, Pipes& pl, Order& order,
                                              TileAt const& tile_at) {
