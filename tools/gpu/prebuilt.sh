@@ -51,7 +51,8 @@ case "${1:-}" in
   keep)
     name="${2:?a name}"
     mkdir -p "build/refs/$name" && cp "$build/src/libcudnn.so.8.2.0" "build/refs/$name/"
-    source_rev > "build/refs/$name/REV" && echo "kept $build's library as build/refs/$name ($(cat "build/refs/$name/REV"))"
+    # the library is the last pack's build: its commit is .prebuilt/REV's, not the source tree's (changed since)
+    { cut -d' ' -f1 .prebuilt/REV 2>/dev/null || source_rev; } > "build/refs/$name/REV" && echo "kept $build's library as build/refs/$name ($(cat "build/refs/$name/REV"))"
     ;;
   drop)
     rm -rf "build/refs/${2:?a name}"
