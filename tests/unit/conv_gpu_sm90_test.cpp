@@ -205,6 +205,36 @@ TEST(ConvSm90, Dgrad16StridePhases) {
     }
 }
 
+// 16-bit backward data at unit stride as one forward over dy with the transposed, flipped filter on the grouped
+// persistent kernel (the default), and on CUTLASS's dgrad kernels (FREEDNN_SM90_DGRAD16_FORWARD=0): 128x64 tiles
+// (C <= 64) and 128x128, more tiles than an H200 has SMs, a partial channel tile, dilation, 5x5, and a 1x1 filter
+// with padding (its forward would read a window of dy's columns: the plan declines it and CUTLASS's dgrad kernels
+// serve it either way); blending and not.
+TEST(ConvSm90, Dgrad16UnitStrideForward) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlySm90 only;
+  const std::vector<Shape> shapes = {
+      {"3x3_c64_many", 6, 64, 16, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},     // 147 tiles of 128x64
+      {"1x1_c136_many", 6, 136, 64, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},   // 147 x 2 tiles of 128x128
+      {"3x3_c72_odd", 3, 72, 40, 1, {13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3_d2", 2, 128, 24, 1, {15, 14}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"5x5_c256", 2, 256, 32, 1, {9, 10}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+      {"1x1_pad1", 2, 32, 16, 1, {7, 8}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  int i = 0;
+  for (const char* forward : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_SM90_DGRAD16_FORWARD", forward);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(s.name) + " FREEDNN_SM90_DGRAD16_FORWARD=" + forward);
+      const bool blend = ++i % 2 == 0;
+      Problem p(s, i % 3 == 0 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
+      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);
+    }
+  }
+}
+
 struct ActDesc {
   cudnnActivationDescriptor_t d = nullptr;
   explicit ActDesc(cudnnActivationMode_t m) {
@@ -650,9 +680,9 @@ TEST(ConvSm90, PingPongGrouped) {
     ft::ScopedEnv pingpong("FREEDNN_SM90_PINGPONG", form);
     check_grouped_forms();
   }
-  // and the tiles in n-fastest order (FREEDNN_SM90_RASTER_N=1, an A/B knob)
-  ft::ScopedEnv raster("FREEDNN_SM90_RASTER_N", "1");
-  SCOPED_TRACE("FREEDNN_SM90_RASTER_N=1");
+  // and the tiles in m-fastest order (FREEDNN_SM90_RASTER_N=0; n fastest is the default)
+  ft::ScopedEnv raster("FREEDNN_SM90_RASTER_N", "0");
+  SCOPED_TRACE("FREEDNN_SM90_RASTER_N=0");
   check_grouped_forms();
 }
 
