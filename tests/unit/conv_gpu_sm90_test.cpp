@@ -735,6 +735,52 @@ TEST(ConvSm90, Tf32ForwardRandomLayers) {
   }
 }
 
+// Float data (TF32) on the grouped persistent kernel (FREEDNN_SM90_TF32_PERSISTENT=1, 128x128 tiles): forwards with
+// K > 64 (NHWC, and NCHW through the staged copies; more tiles than an H200 has SMs), and the dgrad's single live
+// phase (unit stride, written straight into NHWC dx or staged for NCHW; a 1x1 stride-2 filter beside its empty
+// phases); blending and not.
+TEST(ConvSm90, Tf32Persistent) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  ft::ScopedEnv on("FREEDNN_SM90_TF32_PERSISTENT", "1");
+  int i = 0;
+  auto blend = [&](double* alpha, double* beta) {
+    *alpha = i % 3 == 1 ? 0.75 : 1.0, *beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
+    ++i;
+  };
+  {
+    OnlyImpl only("cuda:cutlass_sm90_fprop");
+    const std::vector<Shape> fwd = {
+        {"k72", 3, 40, 72, 1, {8, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+        {"k136_many", 6, 16, 136, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},  // 147 x 2 tiles
+        {"k128_s2", 3, 64, 128, 1, {29, 31}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+    };
+    for (const Shape& s : fwd)
+      for (bool nhwc : {true, false}) {
+        SCOPED_TRACE(std::string("tf32 persistent fwd ") + s.name + (nhwc ? " nhwc" : " nchw"));
+        double alpha, beta;
+        blend(&alpha, &beta);
+        Tf32Problem p(s, nhwc, false, rng);
+        check_tf32_forward(h, p, rng, alpha, beta);
+      }
+  }
+  OnlyImpl only("cuda:cutlass_sm90_dgrad");
+  const std::vector<Shape> dgrad = {
+      {"3x3_c136_many", 6, 136, 24, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"1x1_c72", 3, 72, 40, 1, {13, 11}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"1x1s2_k136", 2, 136, 64, 1, {14, 13}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+  };
+  for (const Shape& s : dgrad)
+    for (bool nhwc : {true, false}) {
+      SCOPED_TRACE(std::string("tf32 persistent dgrad ") + s.name + (nhwc ? " nhwc" : " nchw"));
+      double alpha, beta;
+      blend(&alpha, &beta);
+      Tf32Problem p(s, nhwc, false, rng);
+      check_backward_data(h, p, rng, alpha, beta, kTf32Tol);
+    }
+}
+
 // Fixed shapes: ResNet-50 3x3 layers (small N), tile edges (K 64 / 72), and what goes through the staged copies:
 // NCHW, padded NHWC strides, channel counts off 4 (C = 3 -> 4, K = 6 -> 8; C = 5, K = 12 in NCHW).
 TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
