@@ -735,15 +735,23 @@ TEST(ConvSm90, Tf32ForwardRandomLayers) {
   }
 }
 
-// Float data (TF32) on the grouped persistent kernel (FREEDNN_SM90_TF32_PERSISTENT=1, 128x128 tiles): forwards with
-// K > 64 (NHWC, and NCHW through the staged copies; more tiles than an H200 has SMs), and the dgrad's single live
-// phase (unit stride, written straight into NHWC dx or staged for NCHW; a 1x1 stride-2 filter beside its empty
-// phases); blending and not.
+// Float data (TF32) on the grouped persistent kernel (the default for 128x128 tiles) and on the non-persistent
+// kernels (FREEDNN_SM90_TF32_PERSISTENT=0): forwards with K > 64 (NHWC, and NCHW through the staged copies; more
+// tiles than an H200 has SMs), and the dgrad's single live phase (unit stride, written straight into NHWC dx or
+// staged for NCHW; a 1x1 stride-2 filter beside its empty phases); blending and not.
+static void check_tf32_persistent_forms();
 TEST(ConvSm90, Tf32Persistent) {
   SKIP_UNLESS_HOPPER();
+  for (const char* form : {"1", "0"}) {
+    SCOPED_TRACE(std::string("FREEDNN_SM90_TF32_PERSISTENT=") + form);
+    ft::ScopedEnv env("FREEDNN_SM90_TF32_PERSISTENT", form);
+    check_tf32_persistent_forms();
+  }
+}
+
+static void check_tf32_persistent_forms() {
   ft::Handle h;
   auto rng = ft::make_rng();
-  ft::ScopedEnv on("FREEDNN_SM90_TF32_PERSISTENT", "1");
   int i = 0;
   auto blend = [&](double* alpha, double* beta) {
     *alpha = i % 3 == 1 ? 0.75 : 1.0, *beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;

@@ -89,12 +89,22 @@ __global__ void fill_empty_phases(FillArgs g) {
   }
 }
 
+// Unit stride: whether the forward form pays. It copies the filter first, and its 128x64 tiles (C <= 64) walk
+// short-K 1x1 tiles no faster than CUTLASS's 4-stage dgrad, two CTAs per SM. H100 run 29 (ResNet-50's 16 unit-stride
+// layers, f16 and bf16 alike): 0.59-0.99 of CUTLASS's time where this holds (12 layers); 1.06-1.14 on the 1x1 C = 64
+// layers and the 7 x 7 512 <- 2048 one (a 2 MB filter beside a 3 MB dx), 1.01 on the 3x3 512 at 7 x 7.
+bool unit_forward_pays(const ConvProblem& p) {
+  const double filter = static_cast<double>(p.oc * p.ic * p.ksp()), dx = static_cast<double>(p.mb * p.isp() * p.ic);
+  return (p.ic > 64 || p.ksp() > 1) && 2 * filter <= dx;
+}
+
 }  // namespace
 
 bool dgrad16_phases_wanted(const ConvProblem& p) {
   if (p.dir != ConvDir::bwd_data || (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16)) return false;
   if (p.sh > 1 || p.sw > 1) return env_flag_or("FREEDNN_SM90_DGRAD16_PHASES", true);
-  return env_flag_or("FREEDNN_SM90_DGRAD16_FORWARD", true);
+  const std::string forced = env_string("FREEDNN_SM90_DGRAD16_FORWARD");  // "1" / "0": always / never
+  return forced.empty() ? unit_forward_pays(p) : env_flag("FREEDNN_SM90_DGRAD16_FORWARD");
 }
 
 // The caller checked the problem (sm90_impl.h): 16-bit, 2-D, groups 1, cross-correlation, packed NHWC dy and dx,

@@ -227,12 +227,13 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
     return o;
   };
   // Two or more live phases of 128x128 tiles: one launch of the grouped persistent kernel (as the 16-bit path
-  // does, dgrad_phases16.h) unless FREEDNN_SM90_PHASES_GROUPED=0; one live phase too with
-  // FREEDNN_SM90_TF32_PERSISTENT=1 (sm90_impl.h); else, or where it cannot implement a phase, the separate launches
-  // on the aux streams.
+  // does, dgrad_phases16.h) unless FREEDNN_SM90_PHASES_GROUPED=0; one live phase too unless
+  // FREEDNN_SM90_TF32_PERSISTENT=0 (H100 run 29: 0.914 of the separate launch's time over ResNet-50's TF32 NCHW
+  // backward data, 0.79-1.01 per layer); else, or where it cannot implement a phase, the separate launches on the
+  // aux streams.
   bool grouped = false;
   const bool several = pl.live >= 2 && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true);
-  const bool single = pl.live == 1 && env_flag("FREEDNN_SM90_TF32_PERSISTENT");
+  const bool single = pl.live == 1 && env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true);
   if (!pl.narrow && (several || single))
     FD_TRY(run_phases_grouped(h, id, fprop_tf32_128x128_grouped(), pl.ph, pl.phases, operands, {}, &grouped));
   if (!grouped) FD_TRY(run_phases(h, id, p, tf32_dgrad_kernel(pl), pl.ph, pl.phases, pl.live, operands));

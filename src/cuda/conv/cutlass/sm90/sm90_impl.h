@@ -233,12 +233,14 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   // one's epilogue, as NVIDIA's persistent engines do (run 19's ncu: their 256x64 forward of ResNet's 3x3 56x56x64
   // layer at 39.5 us, ours at 66, 49.7 with the 4-stage tiles of run 20). H200 run 21: 0.67-1.01x the time of the
   // non-persistent kernels on ResNet-50's 16-bit forward layers (geomean 0.91), slower on none.
-  // Float data (TF32) only with FREEDNN_SM90_TF32_PERSISTENT=1, on 128x128 tiles (K > 64), for the A/B.
+  // Float data (TF32) on 128x128 tiles (K > 64) unless FREEDNN_SM90_TF32_PERSISTENT=0: H100 run 29, 0.905 of the
+  // non-persistent kernels' time over ResNet-50's TF32 NCHW forwards (0.79-1.00 per layer).
   const GroupKernel* persistent(const ConvProblem& p) const {
     if (dir_ != ConvDir::fwd || !fd::env_flag_or("FREEDNN_SM90_PERSISTENT", true)) return nullptr;
     if (p.xdt == CUDNN_DATA_FLOAT)
-      return kernels_.narrow(p) > 64 && fd::env_flag("FREEDNN_SM90_TF32_PERSISTENT") ? &fprop_tf32_128x128_grouped()
-                                                                                    : nullptr;
+      return kernels_.narrow(p) > 64 && fd::env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true)
+                 ? &fprop_tf32_128x128_grouped()
+                 : nullptr;
     const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
     if (kernels_.narrow(p) <= 64) return bf16 ? &fprop_bf16_128x64_grouped() : &fprop_f16_128x64_grouped();
     return &grouped_16bit_128x128(bf16);
