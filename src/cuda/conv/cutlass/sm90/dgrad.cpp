@@ -2,9 +2,10 @@
 // Copyright 2026 The freednn Authors
 // cuda:cutlass_sm90_dgrad: backward data (dx = the transposed convolution of dy) on Hopper tensor cores (CUTLASS
 // 3.x implicit GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves
-// CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: one forward over dy with the transposed, flipped
-// filter on the grouped persistent kernel where that pays (dgrad_phases16.h), else CUTLASS's dgrad kernels,
-// 128x128x64 tiles in 2x1 clusters, 128x64x64 when C <= 64. Float data (TF32 where allowed), any stride:
+// CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: CUTLASS's dgrad collective on the grouped persistent
+// kernel (sm90_grouped.h; FREEDNN_SM90_DGRAD16_GROUPED=0: off), else one forward over dy with the transposed,
+// flipped filter on the grouped forward kernel where that pays (dgrad_phases16.h), else CUTLASS's non-persistent
+// dgrad kernels, 128x128x64 tiles in 2x1 clusters, 128x64x64 when C <= 64. Float data (TF32 where allowed), any stride:
 // forwards over dy in NHWC and one sub-filter per stride phase (dgrad_tf32.h); FREEDNN_SM90_DGRAD_NO_TF32=1 declines
 // float (the sm80 and other implementations serve it). 16-bit data at a stride above 1: forwards per stride phase on the fprop kernels,
 // writing dx in place (dgrad_phases16.h; FREEDNN_SM90_DGRAD16_PHASES=0 declines it).

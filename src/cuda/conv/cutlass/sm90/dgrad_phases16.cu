@@ -104,7 +104,8 @@ bool dgrad16_phases_wanted(const ConvProblem& p) {
   if (p.dir != ConvDir::bwd_data || (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16)) return false;
   if (p.sh > 1 || p.sw > 1) return env_flag_or("FREEDNN_SM90_DGRAD16_PHASES", true);
   const std::string forced = env_string("FREEDNN_SM90_DGRAD16_FORWARD");  // "1" / "0": always / never
-  return forced.empty() ? unit_forward_pays(p) : env_flag("FREEDNN_SM90_DGRAD16_FORWARD");
+  if (!forced.empty()) return env_flag("FREEDNN_SM90_DGRAD16_FORWARD");
+  return !dgrad16_grouped_wanted() && unit_forward_pays(p);  // else the grouped dgrad kernels (sm90_impl.h)
 }
 
 // The caller checked the problem (sm90_impl.h): 16-bit, 2-D, groups 1, cross-correlation, packed NHWC dy and dx,

@@ -35,8 +35,19 @@ const GroupKernel& fprop_tf32_128x128_grouped();  // 128x128x32 on float as TF32
 const GroupKernel& fprop_f16_128x128_pingpong();
 const GroupKernel& fprop_bf16_128x128_pingpong();
 
+// Unit-stride 16-bit backward data: CUTLASS's dgrad collective (the filter read as it is, no copy) under the same
+// kernel; 128x128 tiles on two consumers, 128x64 (C <= 64) on one.
+const GroupKernel& dgrad_f16_128x128_pingpong();
+const GroupKernel& dgrad_bf16_128x128_pingpong();
+const GroupKernel& dgrad_f16_128x64_grouped();
+const GroupKernel& dgrad_bf16_128x64_grouped();
+
 // The 16-bit 128x128 grouped kernel: the ping-pong form unless FREEDNN_SM90_PINGPONG=0 (read at every call), then
 // the one-consumer form.
 const GroupKernel& grouped_16bit_128x128(bool bf16);
+
+// Whether the unit-stride 16-bit dgrad runs on the grouped dgrad kernels above (unless FREEDNN_SM90_DGRAD16_GROUPED=0,
+// read at every call); a forced FREEDNN_SM90_DGRAD16_FORWARD (dgrad_phases16.h) takes precedence.
+bool dgrad16_grouped_wanted();
 
 }  // namespace fd::cuda::conv::sm90

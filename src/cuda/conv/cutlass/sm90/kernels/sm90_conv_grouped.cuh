@@ -10,7 +10,8 @@
 // overlays them). PingPong: two consumer warp groups take the CTA's tiles in turn (as CUTLASS's ping-pong GEMM
 // kernel does), an ordered barrier letting one run its wgmma while the other runs its epilogue, so the epilogue no
 // longer stalls the tensor cores between tiles (short-K layers: the stride phases' K of 1-4 taps, the 1x1 layers).
-// Included only by the fprop_*_grouped.cu / fprop_*_pingpong.cu instantiation files.
+// Also CUTLASS's unit-stride dgrad collective under the same kernel (Op = kDgrad: dgrad_*_grouped / _pingpong).
+// Included only by the fprop_* / dgrad_* grouped and pingpong instantiation files.
 #pragma once
 #include "core/env.h"
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
@@ -19,10 +20,12 @@
 
 namespace fd::cuda::conv::sm90 {
 
-template <class T, int TM, int TN, bool PingPong = false>
+// Op: kFprop, or kDgrad (CUTLASS's unit-stride dgrad collective: a = dy, b = the KRSC filter as it is, d = dx).
+template <class T, int TM, int TN, bool PingPong = false, cutlass::conv::Operator Op = cutlass::conv::Operator::kFprop>
 struct Sm90ConvGrouped {
+  static_assert(Op != cutlass::conv::Operator::kWgrad, "forward and backward data only");
   // The mainloop's stages leave room for the epilogue's buffers beside them (Stages = 0: the builder's carve-out).
-  using Base = Sm90Conv<cutlass::conv::Operator::kFprop, T, TM, TN, 1>;
+  using Base = Sm90Conv<Op, T, TM, TN, 1>;
   using Kernel = typename Base::ConvKernel;  // CUTLASS's kernel for one problem: types and host helpers
   using Mainloop = typename Kernel::CollectiveMainloop;
   using Epilogue = typename Kernel::CollectiveEpilogue;
@@ -252,8 +255,8 @@ __global__ void __launch_bounds__(GK::kThreads, 1) conv_grouped_kernel(const __g
 #endif
 }
 
-template <class T, int TM, int TN, bool PingPong>
-RunStatus Sm90ConvGrouped<T, TM, TN, PingPong>::run(const Geometry* g, const Operands* o, int n, cudaStream_t st) {
+template <class T, int TM, int TN, bool PingPong, cutlass::conv::Operator Op>
+RunStatus Sm90ConvGrouped<T, TM, TN, PingPong, Op>::run(const Geometry* g, const Operands* o, int n, cudaStream_t st) {
   if (n < 1 || n > kMaxGroup) return RunStatus::not_implementable;
   Params p{};
   p.count = n;
@@ -301,4 +304,12 @@ RunStatus Sm90ConvGrouped<T, TM, TN, PingPong>::run(const Geometry* g, const Ope
 #define FD_SM90_CONV_PINGPONG(NAME, T, TM, TN)                                                    \
   namespace fd::cuda::conv::sm90 {                                                                \
   const GroupKernel& NAME() { return Sm90ConvGrouped<T, TM, TN, true>::instance(#NAME); }         \
+  }
+// Backward data (unit stride), one or two consumers:
+// FD_SM90_DGRAD_GROUPED(dgrad_f16_128x128_pingpong, cutlass::half_t, 128, 128, true).
+#define FD_SM90_DGRAD_GROUPED(NAME, T, TM, TN, PINGPONG)                                           \
+  namespace fd::cuda::conv::sm90 {                                                                \
+  const GroupKernel& NAME() {                                                                     \
+    return Sm90ConvGrouped<T, TM, TN, PINGPONG, cutlass::conv::Operator::kDgrad>::instance(#NAME); \
+  }                                                                                               \
   }

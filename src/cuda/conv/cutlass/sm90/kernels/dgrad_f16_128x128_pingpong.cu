@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// sm_90a grouped persistent unit-stride backward data dgrad_f16_128x128_pingpong: CUTLASS's dgrad collective on two
+// consumer warp groups in turn (see sm90_conv_grouped.cuh); one instantiation per file.
+#include "cuda/conv/cutlass/sm90/kernels/sm90_conv_grouped.cuh"
+
+FD_SM90_DGRAD_GROUPED(dgrad_f16_128x128_pingpong, cutlass::half_t, 128, 128, true)
