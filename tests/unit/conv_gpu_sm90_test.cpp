@@ -205,12 +205,10 @@ TEST(ConvSm90, Dgrad16StridePhases) {
     }
 }
 
-// 16-bit backward data at unit stride in its three forms: CUTLASS's dgrad collective on the grouped persistent
-// kernel (the default), one forward over dy with the transposed, flipped filter on the grouped forward kernel
-// (FREEDNN_SM90_DGRAD16_FORWARD=1), and CUTLASS's non-persistent dgrad kernels (FREEDNN_SM90_DGRAD16_FORWARD=0 with
-// FREEDNN_SM90_DGRAD16_GROUPED=0): 128x64 tiles (C <= 64) and 128x128, more tiles than an H200 has SMs, a partial
-// channel tile, dilation, 5x5, and a 1x1 filter with padding (the forward form's plan declines it and the other
-// kernels serve it); blending and not.
+// 16-bit backward data at unit stride in both forms: CUTLASS's dgrad collective on the grouped persistent kernel
+// (the default) and CUTLASS's own non-persistent dgrad kernels (FREEDNN_SM90_DGRAD16_GROUPED=0): 128x64 tiles
+// (C <= 64) and 128x128, more tiles than an H200 has SMs, a partial channel tile, dilation, 5x5, and a 1x1 filter
+// with padding; blending and not.
 TEST(ConvSm90, Dgrad16UnitStrideForms) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -224,18 +222,11 @@ TEST(ConvSm90, Dgrad16UnitStrideForms) {
       {"5x5_c256", 2, 256, 32, 1, {9, 10}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
       {"1x1_pad1", 2, 32, 16, 1, {7, 8}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
   };
-  struct Form {
-    const char* name;
-    const char* forward;  // FREEDNN_SM90_DGRAD16_FORWARD (null: unset)
-    const char* grouped;  // FREEDNN_SM90_DGRAD16_GROUPED
-  };
-  const Form forms[] = {{"grouped dgrad", nullptr, nullptr}, {"forward form", "1", nullptr}, {"cutlass", "0", "0"}};
   int i = 0;
-  for (const Form& f : forms) {
-    ft::ScopedEnv forward("FREEDNN_SM90_DGRAD16_FORWARD", f.forward);
-    ft::ScopedEnv grouped("FREEDNN_SM90_DGRAD16_GROUPED", f.grouped);
+  for (const char* grouped : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_SM90_DGRAD16_GROUPED", grouped);
     for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(s.name) + " " + f.name);
+      SCOPED_TRACE(std::string(s.name) + " FREEDNN_SM90_DGRAD16_GROUPED=" + grouped);
       const bool blend = ++i % 2 == 0;
       Problem p(s, i % 3 == 0 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, true, false, false, rng);
       check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0);

@@ -2,12 +2,12 @@
 // Copyright 2026 The freednn Authors
 // cuda:cutlass_sm90_dgrad: backward data (dx = the transposed convolution of dy) on Hopper tensor cores (CUTLASS
 // 3.x implicit GEMM, TMA im2col + wgmma; sm90_impl.h lists what it accepts). Serves
-// CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: CUTLASS's dgrad collective on the grouped persistent
-// kernel (sm90_grouped.h; FREEDNN_SM90_DGRAD16_GROUPED=0: off), else one forward over dy with the transposed,
-// flipped filter on the grouped forward kernel where that pays (dgrad_phases16.h), else CUTLASS's non-persistent
-// dgrad kernels, 128x128x64 tiles in 2x1 clusters, 128x64x64 when C <= 64. Float data (TF32 where allowed), any stride:
-// forwards over dy in NHWC and one sub-filter per stride phase (dgrad_tf32.h); FREEDNN_SM90_DGRAD_NO_TF32=1 declines
-// float (the sm80 and other implementations serve it). 16-bit data at a stride above 1: forwards per stride phase on the fprop kernels,
+// CUDNN_CONVOLUTION_BWD_DATA_ALGO_1. 16-bit data, unit stride: CUTLASS's dgrad collective under the grouped
+// persistent kernel (sm90_grouped.h: 128x128 tiles on two consumers, 128x64 when C <= 64), or with
+// FREEDNN_SM90_DGRAD16_GROUPED=0 CUTLASS's own dgrad kernels, 128x128x64 tiles in 2x1 clusters, 128x64x64 when
+// C <= 64. Float data (TF32 where allowed), any stride: forwards over dy in NHWC and one
+// sub-filter per stride phase (dgrad_tf32.h); FREEDNN_SM90_DGRAD_NO_TF32=1 declines float (the sm80 and other
+// implementations serve it). 16-bit data at a stride above 1: forwards per stride phase on the fprop kernels,
 // writing dx in place (dgrad_phases16.h; FREEDNN_SM90_DGRAD16_PHASES=0 declines it).
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
 #include "cuda/conv/impls.h"
@@ -64,14 +64,11 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
 
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
     if (sm90::dgrad16_phases_wanted(p)) {
+      FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");
       sm90::Dgrad16Plan plan;
       const fd::conv::Verdict v = phases16_plan(p, &plan);
-      if (v.ok() || !unit_stride(p)) {
-        FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");
-        FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm90_dgrad: %s", v.reason.c_str());
-        return sm90::run_dgrad16(p, a, plan);
-      }
-      // a unit-stride plan declined (a window of dy's columns): CUTLASS's dgrad kernels below
+      FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm90_dgrad: %s", v.reason.c_str());
+      return sm90::run_dgrad16(p, a, plan);
     }
     if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::run(p, a);
     FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");
@@ -97,18 +94,13 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
     return {v, plan.workspace, plan.seconds, plan.live};
   }
 
-  // The figures of the stride-phase path that serves p (16-bit with the knobs, or float), none for CUTLASS's
-  // unit-stride 16-bit dgrad kernels of the base class. A unit-stride plan keeps the base class's modelled time:
-  // the same GEMM as those kernels, its tiles walked by the persistent kernel. One the plan declines goes to them.
+  // The figures of the stride-phase path that serves p (16-bit strided with the knob, or float), none for the
+  // unit-stride 16-bit kernels of the base class.
   std::optional<PhaseFigures> phase_figures(const fd::ConvProblem& p) const {
     if (sm90::dgrad16_phases_wanted(p)) {
       sm90::Dgrad16Plan plan;
       const fd::conv::Verdict v = phases16_plan(p, &plan);
-      if (!unit_stride(p)) return figures(v, plan);
-      if (!v.ok()) return std::nullopt;  // CUTLASS's dgrad kernels serve it
-      PhaseFigures f = figures(v, plan);
-      f.seconds = Sm90ConvImpl::cost_estimate(p);
-      return f;
+      return figures(v, plan);
     }
     if (p.xdt != CUDNN_DATA_FLOAT) return std::nullopt;
     sm90::Tf32DgradPlan plan;
@@ -116,9 +108,7 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
     return figures(v, plan);
   }
 
-  static bool unit_stride(const fd::ConvProblem& p) { return p.sh == 1 && p.sw == 1; }
-
-  // 16-bit data (dgrad16_phases_wanted): the problem checks, the device, the plan.
+  // 16-bit data at a stride above 1 (unless FREEDNN_SM90_DGRAD16_PHASES=0): the problem checks, the device, the plan.
   fd::conv::Verdict phases16_plan(const fd::ConvProblem& p, sm90::Dgrad16Plan* plan) const {
     const fd::conv::Verdict v = check_problem(p);
     if (!v.ok()) return v;

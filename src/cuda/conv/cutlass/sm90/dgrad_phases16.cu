@@ -89,23 +89,11 @@ __global__ void fill_empty_phases(FillArgs g) {
   }
 }
 
-// Unit stride: whether the forward form pays. It copies the filter first, and its 128x64 tiles (C <= 64) walk
-// short-K 1x1 tiles no faster than CUTLASS's 4-stage dgrad, two CTAs per SM. H100 run 29 (ResNet-50's 16 unit-stride
-// layers, f16 and bf16 alike): 0.59-0.99 of CUTLASS's time where this holds (12 layers); 1.06-1.14 on the 1x1 C = 64
-// layers and the 7 x 7 512 <- 2048 one (a 2 MB filter beside a 3 MB dx), 1.01 on the 3x3 512 at 7 x 7.
-bool unit_forward_pays(const ConvProblem& p) {
-  const double filter = static_cast<double>(p.oc * p.ic * p.ksp()), dx = static_cast<double>(p.mb * p.isp() * p.ic);
-  return (p.ic > 64 || p.ksp() > 1) && 2 * filter <= dx;
-}
-
 }  // namespace
 
 bool dgrad16_phases_wanted(const ConvProblem& p) {
-  if (p.dir != ConvDir::bwd_data || (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16)) return false;
-  if (p.sh > 1 || p.sw > 1) return env_flag_or("FREEDNN_SM90_DGRAD16_PHASES", true);
-  const std::string forced = env_string("FREEDNN_SM90_DGRAD16_FORWARD");  // "1" / "0": always / never
-  if (!forced.empty()) return env_flag("FREEDNN_SM90_DGRAD16_FORWARD");
-  return !dgrad16_grouped_wanted() && unit_forward_pays(p);  // else the grouped dgrad kernels (sm90_impl.h)
+  return p.dir == ConvDir::bwd_data && (p.xdt == CUDNN_DATA_HALF || p.xdt == CUDNN_DATA_BFLOAT16) &&
+         (p.sh > 1 || p.sw > 1) && env_flag_or("FREEDNN_SM90_DGRAD16_PHASES", true);
 }
 
 // The caller checked the problem (sm90_impl.h): 16-bit, 2-D, groups 1, cross-correlation, packed NHWC dy and dx,
@@ -138,8 +126,8 @@ Verdict dgrad16_plan(const ConvProblem& p, Dgrad16Plan* out) {
 
 cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, const Dgrad16Plan& pl) {
   const char* id = "cuda:cutlass_sm90_dgrad";
-  FD_CHECK(a.handle != nullptr && pl.phases >= 1 && pl.phases <= kMaxDgradPhases, CUDNN_STATUS_INTERNAL_ERROR,
-           "%s: a 16-bit dgrad plan of %d phases", id, pl.phases);
+  FD_CHECK(a.handle != nullptr && pl.phases >= 2 && pl.phases <= kMaxDgradPhases, CUDNN_STATUS_INTERNAL_ERROR,
+           "%s: a 16-bit strided plan of %d phases", id, pl.phases);
   FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= pl.workspace,
                  "%s needs %zu bytes of workspace for the stride phases' sub-filters, got %zu", id, pl.workspace,
                  a.workspace_size);
@@ -189,17 +177,6 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
   // live phase beside the pass over the empty ones (a 1x1 filter at stride 2) too, unless
   // FREEDNN_SM90_PHASES_GROUPED_SINGLE=0: the persistent grid leaves room on every SM for the pass, which the
   // separate launch's waves of CTAs do not (run 22: 0.91-0.93x the time on ResNet's 1x1 stride-2 layers).
-  // Unit stride (one phase: the whole filter, transposed and flipped) always runs on the grouped kernel, as the
-  // persistent forward does: 128x64 tiles when C <= 64.
-  if (pl.phases == 1) {
-    const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
-    const GroupKernel& k = !pl.narrow ? grouped_16bit_128x128(bf16)
-                           : bf16     ? fprop_bf16_128x64_grouped()
-                                      : fprop_f16_128x64_grouped();
-    bool launched = false;
-    FD_TRY(run_phases_grouped(h, id, k, pl.ph, pl.phases, operands, fill, &launched));
-    if (launched) return CUDNN_STATUS_SUCCESS;
-  }
   const bool single = pl.live == 1 && fill && env_flag_or("FREEDNN_SM90_PHASES_GROUPED_SINGLE", true);
   if (!pl.narrow && (pl.live >= 2 || single) && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true)) {
     const GroupKernel& k = grouped_16bit_128x128(p.xdt == CUDNN_DATA_BFLOAT16);

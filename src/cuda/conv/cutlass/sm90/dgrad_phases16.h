@@ -15,11 +15,6 @@
 // 0.70-0.83x the separate launches' time on the 3x3 layers), unless FREEDNN_SM90_PHASES_GROUPED=0, the pass over
 // the empty phases beside it; so does one live phase (a 1x1 filter at stride 2; run 22: 0.91-0.93x the separate
 // launch's time) unless FREEDNN_SM90_PHASES_GROUPED_SINGLE=0.
-// Unit stride takes the same path with FREEDNN_SM90_DGRAD16_FORWARD=1, or (unset) where the grouped dgrad kernels
-// are off (FREEDNN_SM90_DGRAD16_GROUPED=0) and it pays (unit_forward_pays in dgrad_phases16.cu: C > 64 or a filter
-// wider than 1x1, and a filter at most half of dx): one phase, the whole filter transposed and flipped, on the
-// grouped persistent forward kernel (ping-pong, n-fastest tiles), where CUTLASS's dgrad kernels are not persistent.
-// H100 run 29: 0.84 of their time over ResNet-50's 16 unit-stride layers with it always on, 0.59 at best.
 // Every dx element is summed by one CTA in a fixed order: deterministic.
 #pragma once
 #include <cudnn.h>
@@ -43,9 +38,8 @@ struct Dgrad16Plan {
   double seconds = 0;    // the model's time
 };
 
-// Whether p is a problem for this path: 16-bit data, a stride above 1 (FREEDNN_SM90_DGRAD16_PHASES not off) or unit
-// stride as above. The caller then checks the problem as for CUTLASS's dgrad kernels
-// (sm90_impl.h) and asks for the plan.
+// Whether p is a problem for this path: 16-bit data, a stride above 1, the knob not off. The caller then checks the
+// problem as for the unit-stride kernels (sm90_impl.h) and asks for the plan.
 bool dgrad16_phases_wanted(const fd::ConvProblem& p);
 
 // The plan, or why it is declined (strides above 4, a phase reading a window of dy's columns, TMA limits).

@@ -235,7 +235,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   // non-persistent kernels on ResNet-50's 16-bit forward layers (geomean 0.91), slower on none.
   // Float data (TF32) on 128x128 tiles (K > 64) unless FREEDNN_SM90_TF32_PERSISTENT=0: H100 run 29, 0.905 of the
   // non-persistent kernels' time over ResNet-50's TF32 NCHW forwards (0.79-1.00 per layer).
-  // The unit-stride 16-bit dgrad (the strided one never gets here: dgrad_phases16.h) on the grouped dgrad kernels
+  // The unit-stride 16-bit dgrad (the strided one runs its own way: dgrad_phases16.h) on the grouped dgrad kernels
   // unless FREEDNN_SM90_DGRAD16_GROUPED=0.
   const GroupKernel* persistent(const ConvProblem& p) const {
     if (dir_ == ConvDir::bwd_data) {
