@@ -7,7 +7,10 @@
 // that the non-persistent kernels pay at every CTA overlap. Written for the 16-bit dgrad's stride phases
 // (dgrad_phases16.h: four forwards of 1, 2, 2 and 4 taps with a short K each, where the non-persistent kernels
 // spend 2.4x the time of the stride-1 layer with the same multiply-adds, H200 run 20), and as a persistent
-// single forward (the default for 16-bit forwards, FREEDNN_SM90_PERSISTENT=0 turns it off, sm90_impl.h). Same plain-C++ interface rules as sm90_kernels.h.
+// single forward (the default for 16-bit forwards and TF32 ones with K > 64, sm90_impl.h). The same kernel runs
+// CUTLASS's unit-stride dgrad collective (the 16-bit dgrad's default). Tiles walk n-fastest within a problem, so the
+// CTAs running at once share their A tiles in L2 (FREEDNN_SM90_RASTER_N=0: m-fastest). Same plain-C++ interface
+// rules as sm90_kernels.h.
 #pragma once
 #include <cuda_runtime_api.h>
 
