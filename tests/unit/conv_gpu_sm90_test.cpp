@@ -752,9 +752,16 @@ static void check_tf32_persistent_forms() {
   ft::Handle h;
   auto rng = ft::make_rng();
   int i = 0;
-  auto blend = [&](double* alpha, double* beta) {
-    *alpha = i % 3 == 1 ? 0.75 : 1.0, *beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
-    ++i;
+  // Each shape in NHWC and NCHW, the blending cycling through (1, 0), (0.75, -0.5), (1, 1).
+  const auto each_layout = [&](const std::vector<Shape>& shapes, const char* what, const auto& check) {
+    for (const Shape& s : shapes)
+      for (bool nhwc : {true, false}) {
+        SCOPED_TRACE(std::string(what) + s.name + (nhwc ? " nhwc" : " nchw"));
+        const double alpha = i % 3 == 1 ? 0.75 : 1.0, beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
+        ++i;
+        Tf32Problem p(s, nhwc, false, rng);
+        check(p, alpha, beta);
+      }
   };
   {
     OnlyImpl only("cuda:cutlass_sm90_fprop");
@@ -763,14 +770,8 @@ static void check_tf32_persistent_forms() {
         {"k136_many", 6, 16, 136, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},  // 147 x 2 tiles
         {"k128_s2", 3, 64, 128, 1, {29, 31}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
     };
-    for (const Shape& s : fwd)
-      for (bool nhwc : {true, false}) {
-        SCOPED_TRACE(std::string("tf32 persistent fwd ") + s.name + (nhwc ? " nhwc" : " nchw"));
-        double alpha, beta;
-        blend(&alpha, &beta);
-        Tf32Problem p(s, nhwc, false, rng);
-        check_tf32_forward(h, p, rng, alpha, beta);
-      }
+    each_layout(fwd, "tf32 persistent fwd ",
+                [&](Problem& p, double alpha, double beta) { check_tf32_forward(h, p, rng, alpha, beta); });
   }
   OnlyImpl only("cuda:cutlass_sm90_dgrad");
   const std::vector<Shape> dgrad = {
@@ -778,14 +779,9 @@ static void check_tf32_persistent_forms() {
       {"1x1_c72", 3, 72, 40, 1, {13, 11}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"1x1s2_k136", 2, 136, 64, 1, {14, 13}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
   };
-  for (const Shape& s : dgrad)
-    for (bool nhwc : {true, false}) {
-      SCOPED_TRACE(std::string("tf32 persistent dgrad ") + s.name + (nhwc ? " nhwc" : " nchw"));
-      double alpha, beta;
-      blend(&alpha, &beta);
-      Tf32Problem p(s, nhwc, false, rng);
-      check_backward_data(h, p, rng, alpha, beta, kTf32Tol);
-    }
+  each_layout(dgrad, "tf32 persistent dgrad ", [&](Problem& p, double alpha, double beta) {
+    check_backward_data(h, p, rng, alpha, beta, kTf32Tol);
+  });
 }
 
 // Fixed shapes: ResNet-50 3x3 layers (small N), tile edges (K 64 / 72), and what goes through the staged copies:
