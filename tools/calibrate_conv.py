@@ -9,7 +9,8 @@ Output: src/dispatch/conv_calibration_table.inc (--write) with the geometric mea
 (implementation, class), for two levels of class: the data class ("f16", "f32fma", ...) and the data class with
 the direction and the filter shape ("f16/bwd_w/k_s2": a k x k filter with k > 1 and a stride > 1; "1x1_s1", ...).
 The library takes the finer factor when the table has it, else the data class's (dispatch/conv_calibration.cpp).
-Also a report of how well _v7's first choice matches Find's best, uncalibrated and calibrated, and (--holdout)
+Also a report of how well _v7's first choice matches Find's best, uncalibrated, with the library's current table
+and calibrated on the logs given, and (--holdout)
 the same with factors fitted on half of the problems and tested on the other half.
 
 Usage: tools/calibrate_conv.py LOG... [--write] [--source="2026-11-29 H200 run 7, command ..."]
@@ -63,6 +64,15 @@ def load(paths):
     return rows
 
 
+def current_table():
+    """The factors the library has now (TABLE), to judge them on new logs before a refit replaces them."""
+    factors = {}
+    if os.path.exists(TABLE):
+        for impl, cls, fac in re.findall(r'\{"([^"]+)", "([^"]+)", ([0-9.eE+-]+)\}', open(TABLE).read()):
+            factors[(impl, cls)] = float(fac)
+    return factors
+
+
 def fit(rows):
     """Factors for both class levels. On run 8's logs (8 half/half splits) the finer classes took _v7's first
     choice from 1.090x to 1.066x Find's best (geomean over the held-out problems); requiring 3 or more timings
@@ -110,7 +120,8 @@ def main():
     factors, counts = fit(rows)
     for (impl, cls), f in sorted(factors.items()):
         print(f"{impl:28s} {cls:7s} factor {f:9.3g}  ({counts[(impl, cls)]} timings)")
-    for name, fac in (("uncalibrated", {}), ("calibrated", factors)):
+    for name, fac in (("uncalibrated", {}), ("with the library's current table", current_table()),
+                      ("calibrated on these logs", factors)):
         n, within, slow = v7_quality(rows, fac)
         print(f"_v7 first choice, {name}: within 10% of Find's best for {within} of {n} problems, "
               f"geomean time {slow:.3f}x the best")
