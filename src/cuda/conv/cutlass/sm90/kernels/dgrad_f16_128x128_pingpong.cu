@@ -4,4 +4,4 @@
 // consumer warp groups in turn (see sm90_conv_grouped.cuh); one instantiation per file.
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_grouped.cuh"
 
-FD_SM90_DGRAD_GROUPED(dgrad_f16_128x128_pingpong, cutlass::half_t, 128, 128, true)
+FD_SM90_CONV_GROUPED(dgrad_f16_128x128_pingpong, kDgrad, cutlass::half_t, 128, 128, true)

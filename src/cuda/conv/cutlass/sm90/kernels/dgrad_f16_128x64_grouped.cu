@@ -4,4 +4,4 @@
 // collective on one consumer warp group (see sm90_conv_grouped.cuh); one instantiation per file.
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_grouped.cuh"
 
-FD_SM90_DGRAD_GROUPED(dgrad_f16_128x64_grouped, cutlass::half_t, 128, 64, false)
+FD_SM90_CONV_GROUPED(dgrad_f16_128x64_grouped, kDgrad, cutlass::half_t, 128, 64, false)

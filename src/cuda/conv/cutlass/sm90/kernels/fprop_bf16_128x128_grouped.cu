@@ -4,4 +4,4 @@
 // file.
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_grouped.cuh"
 
-FD_SM90_CONV_GROUPED(fprop_bf16_128x128_grouped, cutlass::bfloat16_t, 128, 128)
+FD_SM90_CONV_GROUPED(fprop_bf16_128x128_grouped, kFprop, cutlass::bfloat16_t, 128, 128, false)

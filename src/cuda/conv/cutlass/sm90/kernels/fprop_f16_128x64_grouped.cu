@@ -4,4 +4,4 @@
 // file.
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_grouped.cuh"
 
-FD_SM90_CONV_GROUPED(fprop_f16_128x64_grouped, cutlass::half_t, 128, 64)
+FD_SM90_CONV_GROUPED(fprop_f16_128x64_grouped, kFprop, cutlass::half_t, 128, 64, false)

@@ -295,21 +295,11 @@ RunStatus Sm90ConvGrouped<T, TM, TN, PingPong, Op>::run(const Geometry* g, const
 
 }  // namespace fd::cuda::conv::sm90
 
-// One instantiation file: FD_SM90_CONV_GROUPED(fprop_f16_128x128_grouped, cutlass::half_t, 128, 128).
-#define FD_SM90_CONV_GROUPED(NAME, T, TM, TN)                                                     \
-  namespace fd::cuda::conv::sm90 {                                                                \
-  const GroupKernel& NAME() { return Sm90ConvGrouped<T, TM, TN>::instance(#NAME); }               \
-  }
-// The two-consumer form: FD_SM90_CONV_PINGPONG(fprop_f16_128x128_pingpong, cutlass::half_t, 128, 128).
-#define FD_SM90_CONV_PINGPONG(NAME, T, TM, TN)                                                    \
-  namespace fd::cuda::conv::sm90 {                                                                \
-  const GroupKernel& NAME() { return Sm90ConvGrouped<T, TM, TN, true>::instance(#NAME); }         \
-  }
-// Backward data (unit stride), one or two consumers:
-// FD_SM90_DGRAD_GROUPED(dgrad_f16_128x128_pingpong, cutlass::half_t, 128, 128, true).
-#define FD_SM90_DGRAD_GROUPED(NAME, T, TM, TN, PINGPONG)                                           \
+// One instantiation file: FD_SM90_CONV_GROUPED(NAME, OP, T, TM, TN, PINGPONG), OP kFprop or kDgrad, e.g.
+// FD_SM90_CONV_GROUPED(fprop_f16_128x128_pingpong, kFprop, cutlass::half_t, 128, 128, true).
+#define FD_SM90_CONV_GROUPED(NAME, OP, T, TM, TN, PINGPONG)                                       \
   namespace fd::cuda::conv::sm90 {                                                                \
   const GroupKernel& NAME() {                                                                     \
-    return Sm90ConvGrouped<T, TM, TN, PINGPONG, cutlass::conv::Operator::kDgrad>::instance(#NAME); \
+    return Sm90ConvGrouped<T, TM, TN, PINGPONG, cutlass::conv::Operator::OP>::instance(#NAME);    \
   }                                                                                               \
   }
