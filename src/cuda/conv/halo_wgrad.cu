@@ -39,6 +39,7 @@
 #include "core/env.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/tma.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/impls.h"
@@ -56,11 +57,14 @@ using fd::ConvDir;
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
+// The variants: WM = 32 or 64, mma.sync warps of WM dy channels; kWgmma, the wgmma kernel staging by cp.async;
+// kWgmmaTma, the wgmma kernel loading by TMA.
+constexpr int kWgmma = 0, kWgmmaTma = 1;
 // Threads per block: for mma.sync warps of WM dy channels, the block's 64 x 32 (dy x x channels) in 8-channel
-// columns; WM = 0, the wgmma kernel: one warpgroup.
+// columns; the wgmma kernels: one warpgroup.
 template <int WM>
 constexpr int block_threads() {
-  if constexpr (WM == 0)
+  if constexpr (WM == kWgmma || WM == kWgmmaTma)
     return 128;
   else
     return 32 * (64 / WM) * 4;
@@ -346,6 +350,105 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
 #endif
 }
 
+// The wgmma kernel with its tiles brought by the tensor memory accelerator (FREEDNN_HALO_WGRAD_TMA, the default
+// where the wgmma kernel runs). Why: under ncu (run 30) the cp.async kernel issued ~600 instructions per warp and
+// tile, ~500 of them the staging's index arithmetic, and kept the tensor pipe busy a quarter of the time. Here one
+// thread queues five TMA loads per tile (dy: one 64-channel x 8 x 8 box in the 128-byte swizzle; x: four 8-channel
+// 10 x 10 halo planes, zeros outside the image) on the stage's mbarrier, and the warpgroup waits on it: no
+// __syncthreads and no wgmma drain between tiles. A stage is reloaded once the next tile's first wgmma group is
+// issued and the group before it has completed: wgmma is warpgroup-collective, so that group's completion means
+// every warp has read (ldmatrix) and the tensor cores have read (B) the stage's previous tile.
+constexpr int kTmaDyBytes = kTileP * kTileQ * kTileK * 2;                 // 8 KB, rows of 128 bytes, swizzled
+constexpr int kTmaPlanePitch = (kHaloP * kHaloQ * 16 + 127) / 128 * 128;  // 1664: TMA writes 128-byte aligned
+constexpr int kTmaStageBytes = (kTmaDyBytes + kTileC / 8 * kTmaPlanePitch + 1023) / 1024 * 1024;  // 15 KB
+constexpr uint32_t kTmaTileBytes = kTmaDyBytes + kTileC / 8 * kHaloP * kHaloQ * 16;              // what lands
+constexpr int kTmaBarOffset = kStages * kTmaStageBytes > kRedBytes ? kStages * kTmaStageBytes : kRedBytes;
+constexpr int kTmaSmemBytes = 1024 + kTmaBarOffset + kStages * 8;  // 1024: room to align the stages to 1 KB
+
+template <class S>
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<0>(), 2)
+    halo_wgrad_tma_kernel(HaloGeom g, const __grid_constant__ CUtensorMap dy_map,
+                          const __grid_constant__ CUtensorMap x_map, float* __restrict__ partial) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int kSteps = kTileP * kTileQ / 16;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int k0 = int(blockIdx.y) * kTileK, c0 = int(blockIdx.z) * kTileC;
+  const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
+  const uint32_t raw = shared_addr(smem), base = (raw + 1023u) & ~1023u, bars = base + uint32_t(kTmaBarOffset);
+  // ldmatrix.trans rows of A (dy^T): pixel (lane / 16) * 8 + lane % 8 of the k-step, this warp's 16 dy channels as
+  // two 16-byte chunks (lanes 8..15 / 24..31 the second); the swizzle moves chunk c of pixel row r to c ^ (r % 8).
+  const uint32_t a_off = uint32_t(((lane >> 4) * 8 + (lane & 7)) * 128 + (((warp * 2 + ((lane >> 3) & 1)) ^ (lane & 7)) << 4));
+
+  auto issue = [&](int t, int slot) {  // thread 0: tile t into stage `slot`
+    const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
+    const int p0 = tp * kTileP, q0 = tq * kTileQ;
+    const uint32_t buf = base + uint32_t(slot * kTmaStageBytes), bar = bars + uint32_t(slot * 8);
+    mbar_arrive_expect_tx(bar, kTmaTileBytes);
+    tma_load_4d(buf, &dy_map, bar, k0, q0, p0, n);
+#pragma unroll
+    for (int v = 0; v < kTileC / 8; ++v)
+      tma_load_4d(buf + uint32_t(kTmaDyBytes + v * kTmaPlanePitch), &x_map, bar, c0 + 8 * v, q0 - g.pw, p0 - g.ph, n);
+  };
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) mbar_init(bars + uint32_t(s * 8), 1);
+    mbar_init_fence();
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s)
+      if (t0 + s < t1) issue(t0 + s, s);
+  }
+  __syncthreads();  // the barriers are initialized before anyone waits on them
+
+  float acc[kTaps][16];
+#pragma unroll
+  for (int t = 0; t < kTaps; ++t)
+#pragma unroll
+    for (int e = 0; e < 16; ++e) acc[t][e] = 0.f;
+
+  for (int t = t0, i = 0; t < t1; ++t, ++i) {
+    const int slot = i % kStages;
+    const uint32_t cur = base + uint32_t(slot * kTmaStageBytes), xs = cur + uint32_t(kTmaDyBytes);
+    mbar_wait(bars + uint32_t(slot * 8), uint32_t((i / kStages) & 1));
+    uint32_t a[2][4];  // A of k-steps j (in use by the wgmma in flight) and j + 1
+    ldmatrix_x4_trans(a[0], cur + a_off);
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j) {
+      wgmma_fence();
+#pragma unroll
+      for (int tap = 0; tap < kTaps; ++tap) {
+        const uint32_t start = xs + uint32_t(((2 * j + tap / kK3) * kHaloQ + tap % kK3) * 16);
+        wgmma_m64n32k16_rs<S>(acc[tap], a[j & 1], wgmma_desc(start, kHaloQ * 16, kTmaPlanePitch));
+      }
+      wgmma_commit();
+      if (j + 1 < kSteps) {
+        wgmma_wait<1>();  // the group before this one (the previous tile's last at j = 0) has completed
+        if (j == 0 && threadIdx.x == 0 && t + kStages - 1 < t1) issue(t + kStages - 1, (i + kStages - 1) % kStages);
+        ldmatrix_x4_trans(a[(j + 1) & 1], cur + a_off + uint32_t((j + 1) * 16 * 128));
+      }
+    }
+  }
+  wgmma_wait<0>();
+
+  pdl_allow_dependents();
+  __syncthreads();  // every load has landed and been read: the stages become the partial's buffer
+  float* red = reinterpret_cast<float*>(smem + (base - raw));
+  const int gq = lane >> 2, tq = lane & 3, ch = warp * 16 + gq;
+#pragma unroll
+  for (int tap = 0; tap < kTaps; ++tap)
+#pragma unroll
+    for (int jn = 0; jn < kTileC / 8; ++jn) {
+      const int col = tap * kTileC + jn * 8 + 2 * tq;
+      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[tap][4 * jn], acc[tap][4 * jn + 1]);
+      *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) =
+          make_float2(acc[tap][4 * jn + 2], acc[tap][4 * jn + 3]);
+    }
+  cluster_sum_store<block_threads<0>()>(g, red, partial, c0);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built without sm_90a features: launch() never picks this kernel there
+#endif
+}
+
 // Whether run() takes the wgmma kernel on `device`: FREEDNN_HALO_WGRAD_WGMMA=0 / 1 if set, else where it exists (an
 // sm_90a build, FREEDNN_BUILD_SM90A, on a compute capability 9.0 device: sm_90a code runs there only).
 bool wgmma_wanted(int device) {
@@ -404,10 +507,34 @@ int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTile
 // Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
 // wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
 // a grid that fit). 0 when the query fails.
-// A variant's kernel: WM = 32 or 64 (mma.sync, dy channels per warp) or 0 (wgmma, one warpgroup).
+// A variant's dynamic shared memory.
+template <int WM>
+constexpr int smem_bytes() {
+  return WM == kWgmmaTma ? kTmaSmemBytes : kSmemBytes;
+}
+
+// The TMA kernel's maps: dy as (K, Q, P, N) in 64 x 8 x 8 boxes, 128-byte swizzle; x as (C, W, H, N) in 8 x 10 x 10
+// planes.
+template <class S>
+cudnnStatus_t tma_maps(const ConvProblem& p, const HaloGeom& g, const S* x, const S* dy, CUtensorMap* dy_map,
+                       CUtensorMap* x_map) {
+  constexpr bool bf16 = std::is_same_v<S, __nv_bfloat16>;
+  const uint64_t dyd[4] = {uint64_t(g.K), uint64_t(g.Q), uint64_t(g.P), uint64_t(p.mb)};
+  const uint64_t dys[3] = {2ull * g.K, 2ull * g.K * g.Q, 2ull * g.K * g.Q * g.P};
+  const uint32_t dyb[4] = {kTileK, kTileQ, kTileP, 1};
+  FD_TRY(encode_tma_map_16bit(dy_map, dy, bf16, 4, dyd, dys, dyb, CU_TENSOR_MAP_SWIZZLE_128B, "cuda:halo_wgrad dy"));
+  const uint64_t xd[4] = {uint64_t(g.C), uint64_t(g.W), uint64_t(g.H), uint64_t(p.mb)};
+  const uint64_t xst[3] = {2ull * g.C, 2ull * g.C * g.W, 2ull * g.C * g.W * g.H};
+  const uint32_t xb[4] = {8, kHaloQ, kHaloP, 1};
+  return encode_tma_map_16bit(x_map, x, bf16, 4, xd, xst, xb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:halo_wgrad x");
+}
+
+// A variant's kernel (block_threads' list).
 template <class S, int WM>
 const void* kernel_of() {
-  if constexpr (WM == 0)
+  if constexpr (WM == kWgmmaTma)
+    return reinterpret_cast<const void*>(&halo_wgrad_tma_kernel<S>);
+  else if constexpr (WM == kWgmma)
     return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S>);
   else
     return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
@@ -421,7 +548,7 @@ int resident_clusters(int device) {
   const auto it = known.find(device);
   if (it != known.end()) return it->second;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(kCluster), cfg.blockDim = dim3(block_threads<WM>()), cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.gridDim = dim3(kCluster), cfg.blockDim = dim3(block_threads<WM>()), cfg.dynamicSmemBytes = smem_bytes<WM>();
   int n = 0;
   if (cudaOccupancyMaxActiveClusters(&n, kernel_of<S, WM>(), &cfg) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -453,11 +580,14 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   // The workspace query sized the partials for this device's SM count (one per cluster of slices); a smaller
   // workspace means fewer slices.
   const size_t per_cluster = dw_partial_bytes_per_block(g.K, g.ld);
-  FD_TRY(allow_dynamic_smem(kernel_of<S, WM>(), kSmemBytes, h->device));
+  FD_TRY(allow_dynamic_smem(kernel_of<S, WM>(), smem_bytes<WM>(), h->device));
   int64_t slices = std::min<int64_t>(slices_for(g.tiles, grid_columns(p), di.sm_count),
                                      int64_t(a.workspace_size / per_cluster) * kCluster);
   const int64_t resident = resident_clusters<S, WM>(h->device) / grid_columns(p);  // per grid column, one wave
   if (resident >= 1) slices = std::min(slices, resident * kCluster);
+  // FREEDNN_HALO_WGRAD_MAX_SLICES: fewer slices, so more tiles each (the tests walk the stages round several times).
+  if (const int cap = fd::env_int("FREEDNN_HALO_WGRAD_MAX_SLICES", 0); cap > 0)
+    slices = std::min<int64_t>(slices, std::max(1, cap / kCluster) * kCluster);
   FD_CHECK(a.workspace != nullptr && slices >= 1 && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
            CUDNN_STATUS_BAD_PARAM, "%s needs at least %zu bytes of 16-byte aligned workspace (got %zu)", id,
            per_cluster, a.workspace_size);
@@ -469,7 +599,11 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   auto* partial = static_cast<float*>(a.workspace);
   const auto* xs = static_cast<const S*>(a.in);
   const auto* dys = static_cast<const S*>(a.in2);
-  if constexpr (WM == 0)
+  if constexpr (WM == kWgmmaTma) {
+    CUtensorMap dy_map, x_map;
+    FD_TRY(tma_maps(p, g, xs, dys, &dy_map, &x_map));
+    halo_wgrad_tma_kernel<S><<<grid, block_threads<WM>(), smem_bytes<WM>(), h->stream>>>(g, dy_map, x_map, partial);
+  } else if constexpr (WM == kWgmma)
     halo_wgrad_wgmma_kernel<S><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
   else
     halo_wgrad_kernel<S, WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
@@ -528,12 +662,19 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
     // The wgmma kernel where this build has sm_90a code and the device is a 9.0 (run 18: 0.97-0.98x the mma.sync
-    // kernel's time); FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on, FREEDNN_HALO_WGRAD_WARP_M=64 picks the
-    // mma.sync warps of 64 dy channels. Read at every call.
-    const int wm = wgmma_wanted(a.handle->device) ? 0 : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
+    // kernel's time), loading by TMA unless FREEDNN_HALO_WGRAD_TMA=0; FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces wgmma
+    // off / on, FREEDNN_HALO_WGRAD_WARP_M=64 picks the mma.sync warps of 64 dy channels. Read at every call.
+    const bool wgmma = wgmma_wanted(a.handle->device);
+    const int wm = wgmma ? (fd::env_string("FREEDNN_HALO_WGRAD_TMA") != "0" ? kWgmmaTma : kWgmma)
+                         : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
     auto go = [&](auto tag) {
       using S = decltype(tag);
-      return wm == 0 ? launch<S, 0>(p, a) : wm == 64 ? launch<S, 64>(p, a) : launch<S, 32>(p, a);
+      switch (wm) {
+        case kWgmmaTma: return launch<S, kWgmmaTma>(p, a);
+        case kWgmma: return launch<S, kWgmma>(p, a);
+        case 64: return launch<S, 64>(p, a);
+        default: return launch<S, 32>(p, a);
+      }
     };
     if (p.xdt == CUDNN_DATA_HALF) return go(__half{});
     if (p.xdt == CUDNN_DATA_BFLOAT16) return go(__nv_bfloat16{});
