@@ -45,7 +45,8 @@ void check_shapes(const char* warp_m, const char* wgmma, const char* tma) {
   };
   int i = 0;
   for (const Shape& s : shapes) {
-    ft::ScopedEnv slices("FREEDNN_HALO_WGRAD_MAX_SLICES", s.name == std::string("resnet_56_few_slices") ? "8" : nullptr);
+    const bool few = s.name == "resnet_56_few_slices";
+    ft::ScopedEnv slices("FREEDNN_HALO_WGRAD_MAX_SLICES", few ? "8" : nullptr);
     for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
       Problem p(s, t, true, false, i % 3 == 2, rng);
       const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 4 == 1 ? 0.5 : 0.0;
