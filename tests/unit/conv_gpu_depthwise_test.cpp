@@ -211,7 +211,8 @@ TEST(ConvGpuDepthwise, ForwardWalkNhwc) {
 // chunks of 10), padding 0 / 1 / 2 and H != W padding (backward data: padding 2 - p), tile edges in both dims,
 // convolution mode, alpha / beta.
 // Every direction of each shape in f16, bf16 and f32: convolution mode on every third, alpha / beta blends on every
-// second, the lean staging (FREEDNN_DW_TILE_LEAN=1) on two of every four (the tile tests' sweep).
+// second; the staging in turn: TMA loads (the default on sm_90) on two of every four, cp.async with the old and the
+// lean staging (FREEDNN_DW_TILE_TMA=0, FREEDNN_DW_TILE_LEAN=0 / 1) on one each (the tile tests' sweep).
 template <size_t N>
 void check_tile_shapes(const Shape (&shapes)[N]) {
   ft::Handle h;
@@ -221,7 +222,9 @@ void check_tile_shapes(const Shape (&shapes)[N]) {
     for (const Shape& s : shapes) {
       ++i;
       if (!ft::take_case()) continue;
-      ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", (i / 2) % 2 == 1 ? "1" : "0");
+      const char* tma_on = i % 4 < 2 ? "1" : "0";
+      ft::ScopedEnv tma("FREEDNN_DW_TILE_TMA", tma_on), tma_w("FREEDNN_DW_WGRAD_TILE_TMA", tma_on);
+      ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", i % 4 == 3 ? "1" : "0");
       Problem p(s, t, true, false, i % 3 == 0, rng);
       const bool blend = i % 2 == 0;
       ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.5 : 1.0, blend ? -0.75 : 0.0, tol(t), kId);
@@ -500,8 +503,9 @@ TEST(ConvGpuDepthwise, BackwardFilterRowsNhwc) {
 
 // The stride-1 shared-memory tile backward filter (depthwise_wgrad_tile.cu, the default there, forced by
 // FREEDNN_DW_WGRAD=tile): f16 / bf16 / f32, one channel vector to 16 per block and several chunks, padding 0..2 with
-// H != W padding, tile edges in rows and columns, beta != 0, convolution mode, N = 64 at 7x7 (many tiles per slice).
-// Each is run twice: bitwise identical.
+// H != W padding, tile edges in rows and columns, beta != 0, convolution mode, N = 64 at 7x7 (many tiles per slice),
+// an odd vector count (t7: the TMA kernel declines it, the cp.async kernel serves it). Each is run twice: bitwise
+// identical. Three kernels: the TMA loads (the default on sm_90), the cp.async kernel with either staging.
 TEST(ConvGpuDepthwise, BackwardFilterTileNhwc) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -515,9 +519,13 @@ TEST(ConvGpuDepthwise, BackwardFilterTileNhwc) {
       {{"t4", 2, 40, 40, 40, {9, 17}, {3, 3}, {2, 0}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.25},
       {{"t5", 5, 32, 32, 32, {19, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_BFLOAT16, true, 0.0},
       {{"t6", 2, 24, 24, 24, {3, 2}, {3, 3}, {2, 2}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, 0.0},
+      {{"t7", 3, 12, 12, 12, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_HALF, false, 0.5},
   };
-  for (const char* lean : {"0", "1"}) {  // the default staging and stage_tile8_lean (FREEDNN_DW_TILE_LEAN=1)
-    ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", lean);
+  for (const char* kernel : {"tma", "cp.async", "cp.async lean"}) {
+    const bool tma = kernel[0] == 't', lean = std::string(kernel).size() > 8;
+    ft::ScopedEnv loads("FREEDNN_DW_WGRAD_TILE_TMA", tma ? "1" : "0");
+    ft::ScopedEnv staging("FREEDNN_DW_TILE_LEAN", lean ? "1" : "0");
+    SCOPED_TRACE(kernel);
     check_wgrad_nhwc(h, rng, cases);
   }
 }

@@ -29,9 +29,11 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 }  // namespace
 
-cudnnStatus_t encode_tma_map_16bit(CUtensorMap* map, const void* base, bool bf16, int rank, const uint64_t* dims,
-                                   const uint64_t* strides, const uint32_t* box, CUtensorMapSwizzle swizzle,
-                                   const char* what) {
+cudnnStatus_t encode_tma_map(CUtensorMap* map, const void* base, cudnnDataType_t dt, int rank, const uint64_t* dims,
+                             const uint64_t* strides, const uint32_t* box, CUtensorMapSwizzle swizzle,
+                             const char* what) {
+  FD_CHECK_SUPPORTED(dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16 || dt == CUDNN_DATA_FLOAT,
+                     "%s: a tensor map of half, bfloat16 or float elements only", what);
   const PFN_cuTensorMapEncodeTiled_v12000 fn = encoder();
   FD_CHECK_SUPPORTED(fn != nullptr, "%s: the CUDA driver has no cuTensorMapEncodeTiled (TMA)", what);
   FD_CHECK_SUPPORTED(rank >= 1 && rank <= 5, "%s: a tensor map of rank %d", what, rank);
@@ -43,7 +45,10 @@ cudnnStatus_t encode_tma_map_16bit(CUtensorMap* map, const void* base, bool bf16
     e[i] = 1;
     if (i + 1 < rank) s[i] = strides[i];
   }
-  const CUresult r = fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+  const CUtensorMapDataType type = dt == CUDNN_DATA_FLOAT      ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : dt == CUDNN_DATA_BFLOAT16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult r = fn(map, type,
                         cuuint32_t(rank), const_cast<void*>(base), d, s, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                         CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   FD_CHECK_SUPPORTED(r == CUDA_SUCCESS, "%s: cuTensorMapEncodeTiled refused the map (CUresult %d)", what, int(r));

@@ -12,12 +12,13 @@
 
 namespace fd::cuda {
 
-// A tiled map over a packed tensor of 16-bit elements: dims[0] the contiguous one, strides (bytes) of dims[1..rank),
-// box: the elements one load brings, written to shared memory in dims order (dims[0] fastest). Zeros fill what
-// lies outside the tensor. NOT_SUPPORTED with a logged reason where the driver has no TMA or refuses the shape.
-cudnnStatus_t encode_tma_map_16bit(CUtensorMap* map, const void* base, bool bf16, int rank, const uint64_t* dims,
-                                   const uint64_t* strides, const uint32_t* box, CUtensorMapSwizzle swizzle,
-                                   const char* what);
+// A tiled map over a tensor of half, bfloat16 or float elements (dt: CUDNN_DATA_*): dims[0] the contiguous one,
+// strides (bytes, multiples of 16) of dims[1..rank), box: the elements one load brings, written to shared memory in
+// dims order (dims[0] fastest; box[0] * element size a multiple of 16 bytes). Zeros fill what lies outside the
+// tensor. NOT_SUPPORTED with a logged reason where the driver has no TMA or refuses the shape.
+cudnnStatus_t encode_tma_map(CUtensorMap* map, const void* base, cudnnDataType_t dt, int rank, const uint64_t* dims,
+                             const uint64_t* strides, const uint32_t* box, CUtensorMapSwizzle swizzle,
+                             const char* what);
 
 }  // namespace fd::cuda
 

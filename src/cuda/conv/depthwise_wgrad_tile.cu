@@ -30,9 +30,11 @@
 #include "core/handle.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/tma.h"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/depthwise_tile.cuh"
 #include "cuda/conv/raw_words.cuh"
+#include "cuda/conv/wgmma.cuh"
 
 namespace fd::cuda::conv {
 namespace {
@@ -79,6 +81,60 @@ struct TilePlan {
   size_t partial_bytes = 0;
 };
 
+// Adds tile t (staged in `buf`: the dy tile, then the x tile, [row][column][vector]) into acc: thread (v, qc) walks
+// column qc down the tile's rows (rows past P are zeros in dy) with a 3 x 3 window of x vectors.
+template <class S>
+__device__ __forceinline__ void accumulate_tile(const TileGeom& g, int t, const uint2* buf, int qc, int v,
+                                                float (&acc)[kK][kK][8 / sizeof(S)]) {
+  constexpr int V = 8 / sizeof(S);
+  const int cv = g.cv;
+  const uint2* dyt = buf;
+  const uint2* xt = buf + kTH * kTW * cv;
+  const int p0 = (t / g.tiles_q) % g.tiles_p * kTH;
+  float win[kK][kK][V];  // x rows pp .. pp + 2 of the tile, columns qc .. qc + 2
+  auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(xt, r, qc, v, cv, row); };
+  load_row(win[0], 0);
+  load_row(win[1], 1);
+  const int rows = min(kTH, g.P - p0);
+#pragma unroll
+  for (int pp = 0; pp < kTH; ++pp) {
+    if (pp >= rows) break;
+    load_row(win[(pp + 2) % kK], pp + 2);
+    float d[V];
+    widen8<S>(dyt[(pp * kTW + qc) * cv + v], d);
+#pragma unroll
+    for (int r = 0; r < kK; ++r)
+#pragma unroll
+      for (int s = 0; s < kK; ++s)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[r][s][e] = fmaf(d[e], win[(pp + r) % kK][s][e], acc[r][s][e]);
+  }
+}
+
+// The block's 8 columns' sums in column order through shared memory (red: [tap][channel of the block][column]),
+// written as partial[slice][tap][c]. After a barrier that ends every use of `red` as tiles.
+template <class S>
+__device__ __forceinline__ void store_column_sums(const TileGeom& g, float* red, int qc, int v,
+                                                  const float (&acc)[kK][kK][8 / sizeof(S)],
+                                                  float* __restrict__ partial) {
+  constexpr int V = 8 / sizeof(S);
+  const int cv = g.cv, cb = cv * V, cbase = blockIdx.x * cb;
+#pragma unroll
+  for (int r = 0; r < kK; ++r)
+#pragma unroll
+    for (int s = 0; s < kK; ++s)
+#pragma unroll
+      for (int e = 0; e < V; ++e) red[((r * kK + s) * cb + v * V + e) * kTW + qc] = acc[r][s][e];
+  __syncthreads();
+  for (int o = qc * cv + v; o < kTaps * cb; o += cv * kTW) {
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kTW; ++j) sum += red[o * kTW + j];
+    const int tap = o / cb, cc = o - tap * cb;
+    partial[(int64_t(blockIdx.y) * kTaps + tap) * g.C + cbase + cc] = sum;
+  }
+}
+
 // grid (chunks, slices), block (cv, kTW); kTH rows per tile.
 // LEAN: the dy and x tiles staged by stage_tile8_lean (depthwise_tile.cuh, the default), else by cp_async8 rows and
 // stage_tile8.
@@ -119,60 +175,86 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
       stage_tile8<S, kInH, kInW, kTW>(buf + kTH * kTW * cv, xn, x, g.H, g.W, g.C, p0 - g.ph, q0 - g.pw, qc, v, cv);
     }
   };
-  // Adds tile t (staged in `buf`) into acc: this thread's column, down the tile's rows (rows past P are zeros in dy).
-  auto accumulate = [&](int t, const uint2* buf) {
-    const uint2* dyt = buf;
-    const uint2* xt = buf + kTH * kTW * cv;
-    const int p0 = (t / g.tiles_q) % g.tiles_p * kTH;
-    float win[kK][kK][V];  // x rows pp .. pp + 2 of the tile, columns qc .. qc + 2
-    auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(xt, r, qc, v, cv, row); };
-    load_row(win[0], 0);
-    load_row(win[1], 1);
-    const int rows = min(kTH, g.P - p0);
-#pragma unroll
-    for (int pp = 0; pp < kTH; ++pp) {
-      if (pp >= rows) break;
-      load_row(win[(pp + 2) % kK], pp + 2);
-      float d[V];
-      widen8<S>(dyt[(pp * kTW + qc) * cv + v], d);
-#pragma unroll
-      for (int r = 0; r < kK; ++r)
-#pragma unroll
-        for (int s = 0; s < kK; ++s)
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[r][s][e] = fmaf(d[e], win[(pp + r) % kK][s][e], acc[r][s][e]);
-    }
-  };
-
   for (int t = t0; t < t1; ++t) {
     stage(t, smem);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
-    accumulate(t, smem);
+    accumulate_tile<S>(g, t, smem, qc, v, acc);
     __syncthreads();  // the tile is read before the next one is staged
   }
+  store_column_sums<S>(g, reinterpret_cast<float*>(smem), qc, v, acc, partial);
+}
 
-  // The 8 columns' sums in column order: red[tap][channel of the block][column].
-  float* red = reinterpret_cast<float*>(smem);
-  const int cb = cv * V;
+// The same tiles loaded by the tensor memory accelerator (sm_90 and later; FREEDNN_DW_WGRAD_TILE_TMA=0 keeps the
+// cp.async kernel): one thread queues two loads per tile (the dy box, then the x box with its halo, zeros outside
+// the image) on the stage's mbarrier, kTmaStages tiles deep, so the next tile lands while this one is summed. Why:
+// the cp.async kernel waits for each tile's loads before summing it, and its copies (8 bytes each, ~40 per thread
+// and tile) cost about as many instructions as the sums. TMA writes the boxes in the cp.async kernel's layout
+// ([row][column][vector]), so the sums are the same code. Needs cv even (the box's 16-byte rows) and C * the element
+// size a multiple of 16 bytes (the map's strides).
+constexpr int kTmaStages = 2;
+int tma_stage_bytes(int cv) { return (kSmemPerVec * cv + 127) / 128 * 128; }
+int tma_smem_bytes(int cv) { return 128 + kTmaStages * tma_stage_bytes(cv) + kTmaStages * 8; }
+
+template <class S>
+__global__ void __launch_bounds__(kMaxThreads, 4)
+    dw_wgrad_tile_tma_kernel(TileGeom g, const __grid_constant__ CUtensorMap dy_map,
+                             const __grid_constant__ CUtensorMap x_map, int stage_bytes, float* __restrict__ partial) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
+  extern __shared__ __align__(16) uint2 smem[];  // aligned to 128 bytes below (TMA destinations)
+  const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv, cbase = blockIdx.x * cv * V;
+  const int t0 = blockIdx.y * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
+  const uint32_t raw = shared_addr(smem), base = (raw + 127u) & ~127u;
+  const uint32_t bars = base + uint32_t(kTmaStages * stage_bytes);
+  uint2* tiles = smem + (base - raw) / 8;
+  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+  const uint32_t tile_bytes = uint32_t((kTH * kTW + kInH * kInW) * cv * 8);
+
+  auto issue = [&](int t, int slot) {  // the leader: tile t into stage `slot`
+    const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
+    const int p0 = tp * kTH, q0 = tq * kTW;
+    const uint32_t buf = base + uint32_t(slot * stage_bytes), bar = bars + uint32_t(slot * 8);
+    mbar_arrive_expect_tx(bar, tile_bytes);
+    tma_load_4d(buf, &dy_map, bar, cbase, q0, p0, n);
+    tma_load_4d(buf + uint32_t(kTH * kTW * cv * 8), &x_map, bar, cbase, q0 - g.pw, p0 - g.ph, n);
+  };
+  if (leader) {
+#pragma unroll
+    for (int s = 0; s < kTmaStages; ++s) mbar_init(bars + uint32_t(s * 8), 1);
+    mbar_init_fence();
+#pragma unroll
+    for (int s = 0; s < kTmaStages; ++s)
+      if (t0 + s < t1) issue(t0 + s, s);
+  }
+  __syncthreads();  // the barriers are initialized before anyone waits on them
+
+  float acc[kK][kK][V];
 #pragma unroll
   for (int r = 0; r < kK; ++r)
 #pragma unroll
     for (int s = 0; s < kK; ++s)
 #pragma unroll
-      for (int e = 0; e < V; ++e) red[((r * kK + s) * cb + v * V + e) * kTW + qc] = acc[r][s][e];
-  __syncthreads();
-  for (int o = qc * cv + v; o < kTaps * cb; o += cv * kTW) {
-    float sum = 0.f;
-#pragma unroll
-    for (int j = 0; j < kTW; ++j) sum += red[o * kTW + j];
-    const int tap = o / cb, cc = o - tap * cb;
-    partial[(int64_t(blockIdx.y) * kTaps + tap) * g.C + cbase + cc] = sum;
+      for (int e = 0; e < V; ++e) acc[r][s][e] = 0.f;
+
+  for (int t = t0, i = 0; t < t1; ++t, ++i) {
+    const int slot = i % kTmaStages;
+    mbar_wait(bars + uint32_t(slot * 8), uint32_t((i / kTmaStages) & 1));
+    accumulate_tile<S>(g, t, tiles + slot * (stage_bytes / 8), qc, v, acc);
+    __syncthreads();  // every thread is done with the stage
+    if (leader && t + kTmaStages < t1) {
+      fence_proxy_async_shared();  // the reads above before the TMA unit's writes
+      issue(t + kTmaStages, slot);
+    }
   }
+  store_column_sums<S>(g, reinterpret_cast<float*>(tiles), qc, v, acc, partial);
+#endif
 }
 
-TilePlan tile_plan(const ConvProblem& p) {
+// tma: the plan of the TMA kernel (kTmaStages tiles of shared memory per block: fewer blocks per SM, so fewer
+// slices and partial sums than the cp.async kernel's plan, whose partial bytes the workspace query reports).
+TilePlan tile_plan(const ConvProblem& p, bool tma = false) {
   TilePlan b;
   TileGeom& g = b.g;
   g.C = static_cast<int>(p.ic), g.H = static_cast<int>(p.ih), g.W = static_cast<int>(p.iw);
@@ -184,7 +266,7 @@ TilePlan tile_plan(const ConvProblem& p) {
   g.tiles_p = static_cast<int>(ceil_div(p.oh, kTH)), g.tiles_q = static_cast<int>(ceil_div(p.ow, kTW));
   const int64_t tiles = p.mb * g.tiles_p * g.tiles_q;
   g.tiles = static_cast<int>(std::min<int64_t>(tiles, INT32_MAX));
-  b.smem = kSmemPerVec * g.cv;
+  b.smem = tma ? tma_smem_bytes(g.cv) : kSmemPerVec * g.cv;
   const int64_t threads = int64_t(g.cv) * kTW;
   const int64_t per_sm = std::max<int64_t>(1, std::min({kMaxBlocksPerSm, smem_per_sm() / (b.smem + 1024),
                                                          kRegsPerSm / (kRegs * threads)}));
@@ -193,6 +275,45 @@ TilePlan tile_plan(const ConvProblem& p) {
   b.slices = ceil_div(tiles, g.per_slice);
   b.partial_bytes = static_cast<size_t>(b.slices) * kTaps * static_cast<size_t>(p.ic) * sizeof(float);
   return b;
+}
+
+// Whether the TMA kernel takes p on the current device: FREEDNN_DW_WGRAD_TILE_TMA unless 0 (read at every call), a
+// compute capability 9.0 or later device, an even cv and 16-byte map strides (C * element size).
+bool tma_wanted(const ConvProblem& p) {
+  if (fd::env_string("FREEDNN_DW_WGRAD_TILE_TMA") == "0") return false;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const TilePlan b = tile_plan(p, true);
+  return device_info(dev).cc_major >= 9 && b.g.cv % 2 == 0 && (p.ic * int64_t(dtype_size(p.xdt))) % 16 == 0 &&
+         b.smem <= int(device_info(dev).smem_per_block_optin);
+}
+
+// The TMA kernel's maps: dy as (C, Q, P, N) in cv-vector x 8 x 16 boxes, x as (C, W, H, N) in cv-vector x 10 x 18
+// boxes.
+template <class S>
+cudnnStatus_t launch_tma(const ConvProblem& p, const TilePlan& b, const ConvArgs& a, float* partial) {
+  const TileGeom& g = b.g;
+  const uint64_t es = sizeof(S);
+  const uint32_t cols = uint32_t(g.cv * 8 / es);
+  CUtensorMap dy_map, x_map;
+  const uint64_t dyd[4] = {uint64_t(g.C), uint64_t(g.Q), uint64_t(g.P), uint64_t(p.mb)};
+  const uint64_t dys[3] = {es * g.C, es * g.C * g.Q, es * g.C * g.Q * g.P};
+  const uint32_t dyb[4] = {cols, kTW, kTH, 1};
+  FD_TRY(encode_tma_map(&dy_map, a.in2, p.xdt, 4, dyd, dys, dyb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:depthwise dy"));
+  const uint64_t xd[4] = {uint64_t(g.C), uint64_t(g.W), uint64_t(g.H), uint64_t(p.mb)};
+  const uint64_t xs[3] = {es * g.C, es * g.C * g.W, es * g.C * g.W * g.H};
+  const uint32_t xb[4] = {cols, kInW, kTH + kK - 1, 1};
+  FD_TRY(encode_tma_map(&x_map, a.in, p.xdt, 4, xd, xs, xb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:depthwise x"));
+  FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(&dw_wgrad_tile_tma_kernel<S>), size_t(b.smem),
+                            a.handle->device));
+  const dim3 grid(static_cast<unsigned>(g.chunks), static_cast<unsigned>(b.slices));
+  const dim3 block(static_cast<unsigned>(g.cv), kTW);
+  dw_wgrad_tile_tma_kernel<S><<<grid, block, b.smem, a.handle->stream>>>(g, dy_map, x_map,
+                                                                         tma_stage_bytes(g.cv), partial);
+  return CUDNN_STATUS_SUCCESS;
 }
 
 template <class S>
@@ -208,6 +329,7 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
+bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; }
 
 }  // namespace
 
@@ -221,6 +343,22 @@ size_t dw_wgrad_tile_partial_bytes(const ConvProblem& p) { return tile_plan(p).p
 
 cudnnStatus_t dw_wgrad_tile_launch(const ConvProblem& p, const ConvArgs& a, float* partial, int64_t& slices) {
   if (!aligned8(a.in) || !aligned8(a.in2)) return CUDNN_STATUS_NOT_SUPPORTED;  // the caller falls back
+  if (aligned16(a.in) && aligned16(a.in2) && tma_wanted(p)) {
+    const TilePlan b = tile_plan(p, true);
+    cudnnStatus_t st = CUDNN_STATUS_NOT_SUPPORTED;
+    switch (p.xdt) {
+      case CUDNN_DATA_FLOAT: st = launch_tma<float>(p, b, a, partial); break;
+      case CUDNN_DATA_HALF: st = launch_tma<__half>(p, b, a, partial); break;
+      case CUDNN_DATA_BFLOAT16: st = launch_tma<__nv_bfloat16>(p, b, a, partial); break;
+      default: break;
+    }
+    if (st == CUDNN_STATUS_SUCCESS) {
+      FD_CUDA_LAUNCHED();
+      slices = b.slices;
+      return st;
+    }
+    if (st != CUDNN_STATUS_NOT_SUPPORTED) return st;  // else (the driver refused a map) the cp.async kernel
+  }
   const TilePlan b = tile_plan(p);
   switch (p.xdt) {
     case CUDNN_DATA_FLOAT: launch<float>(b, a, partial); break;

@@ -519,15 +519,15 @@ constexpr int smem_bytes() {
 template <class S>
 cudnnStatus_t tma_maps(const ConvProblem& p, const HaloGeom& g, const S* x, const S* dy, CUtensorMap* dy_map,
                        CUtensorMap* x_map) {
-  constexpr bool bf16 = std::is_same_v<S, __nv_bfloat16>;
+  const cudnnDataType_t dt = std::is_same_v<S, __nv_bfloat16> ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
   const uint64_t dyd[4] = {uint64_t(g.K), uint64_t(g.Q), uint64_t(g.P), uint64_t(p.mb)};
   const uint64_t dys[3] = {2ull * g.K, 2ull * g.K * g.Q, 2ull * g.K * g.Q * g.P};
   const uint32_t dyb[4] = {kTileK, kTileQ, kTileP, 1};
-  FD_TRY(encode_tma_map_16bit(dy_map, dy, bf16, 4, dyd, dys, dyb, CU_TENSOR_MAP_SWIZZLE_128B, "cuda:halo_wgrad dy"));
+  FD_TRY(encode_tma_map(dy_map, dy, dt, 4, dyd, dys, dyb, CU_TENSOR_MAP_SWIZZLE_128B, "cuda:halo_wgrad dy"));
   const uint64_t xd[4] = {uint64_t(g.C), uint64_t(g.W), uint64_t(g.H), uint64_t(p.mb)};
   const uint64_t xst[3] = {2ull * g.C, 2ull * g.C * g.W, 2ull * g.C * g.W * g.H};
   const uint32_t xb[4] = {8, kHaloQ, kHaloP, 1};
-  return encode_tma_map_16bit(x_map, x, bf16, 4, xd, xst, xb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:halo_wgrad x");
+  return encode_tma_map(x_map, x, dt, 4, xd, xst, xb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:halo_wgrad x");
 }
 
 // A variant's kernel (block_threads' list).
