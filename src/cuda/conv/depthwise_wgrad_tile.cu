@@ -192,7 +192,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
 // the cp.async kernel waits for each tile's loads before summing it, and its copies (8 bytes each, ~40 per thread
 // and tile) cost about as many instructions as the sums. TMA writes the boxes in the cp.async kernel's layout
 // ([row][column][vector]), so the sums are the same code. Needs cv even (the box's 16-byte rows) and C * the element
-// size a multiple of 16 bytes (the map's strides).
+// size a multiple of 16 bytes (the map's strides). Run 30 (H100, MobileNet-v2): the cp.async kernel took 1.02-1.27x
+// this one's time on the stride-1 layers (56x56x144 f16 0.0642 against 0.0588 ms).
 constexpr int kTmaStages = 2;
 int tma_stage_bytes(int cv) { return (kSmemPerVec * cv + 127) / 128 * 128; }
 int tma_smem_bytes(int cv) { return 128 + kTmaStages * tma_stage_bytes(cv) + kTmaStages * 8; }
