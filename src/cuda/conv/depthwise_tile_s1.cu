@@ -175,6 +175,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   load_depthwise_taps(w, c0, g.ws_k, g.ws_r, g.ws_s, g.flip, wt);
   mbar_wait(b, 0);
   tile_outputs<S, ST>(g, tile, wt, qc, v, p0, q0, n, c0, dst, alpha, beta);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // no sm_90 code: tma_kernel_runs keeps the host from launching it
 #endif
 }
 
@@ -212,7 +214,8 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
 template <class S, int ST>
 cudnnStatus_t launch_tma(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
   if (fd::env_string("FREEDNN_DW_TILE_TMA") == "0" || g.cv % 2 != 0 || (g.C * sizeof(S)) % 16 != 0 ||
-      (reinterpret_cast<uintptr_t>(a.in) & 15u) != 0 || device_info(a.handle->device).cc_major < 9)
+      (reinterpret_cast<uintptr_t>(a.in) & 15u) != 0 ||
+      !tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device))
     return CUDNN_STATUS_NOT_SUPPORTED;
   constexpr int rows = tile_rows<ST>();
   const uint64_t es = sizeof(S);

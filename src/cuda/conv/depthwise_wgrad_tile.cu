@@ -250,6 +250,8 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     }
   }
   store_column_sums<S>(g, reinterpret_cast<float*>(tiles), qc, v, acc, partial);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // no sm_90 code: tma_kernel_runs keeps the host from launching it
 #endif
 }
 
@@ -278,24 +280,22 @@ TilePlan tile_plan(const ConvProblem& p, bool tma = false) {
   return b;
 }
 
-// Whether the TMA kernel takes p on the current device: FREEDNN_DW_WGRAD_TILE_TMA unless 0 (read at every call), a
-// compute capability 9.0 or later device, an even cv and 16-byte map strides (C * element size).
-bool tma_wanted(const ConvProblem& p) {
+// Whether the TMA kernel takes p on `device`: FREEDNN_DW_WGRAD_TILE_TMA unless 0 (read at every call), the kernel's
+// sm_90 code on the device (tma_kernel_runs), an even cv and 16-byte map strides (C * element size).
+template <class S>
+bool tma_wanted(const ConvProblem& p, int device) {
   if (fd::env_string("FREEDNN_DW_WGRAD_TILE_TMA") == "0") return false;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
   const TilePlan b = tile_plan(p, true);
-  return device_info(dev).cc_major >= 9 && b.g.cv % 2 == 0 && (p.ic * int64_t(dtype_size(p.xdt))) % 16 == 0 &&
-         b.smem <= int(device_info(dev).smem_per_block_optin);
+  return b.g.cv % 2 == 0 && (p.ic * int64_t(sizeof(S))) % 16 == 0 &&
+         b.smem <= int(device_info(device).smem_per_block_optin) &&
+         tma_kernel_runs(reinterpret_cast<const void*>(&dw_wgrad_tile_tma_kernel<S>), device);
 }
 
 // The TMA kernel's maps: dy as (C, Q, P, N) in cv-vector x 8 x 16 boxes, x as (C, W, H, N) in cv-vector x 10 x 18
 // boxes.
 template <class S>
 cudnnStatus_t launch_tma(const ConvProblem& p, const TilePlan& b, const ConvArgs& a, float* partial) {
+  if (!tma_wanted<S>(p, a.handle->device)) return CUDNN_STATUS_NOT_SUPPORTED;
   const TileGeom& g = b.g;
   const uint64_t es = sizeof(S);
   const uint32_t cols = uint32_t(g.cv * 8 / es);
@@ -344,7 +344,7 @@ size_t dw_wgrad_tile_partial_bytes(const ConvProblem& p) { return tile_plan(p).p
 
 cudnnStatus_t dw_wgrad_tile_launch(const ConvProblem& p, const ConvArgs& a, float* partial, int64_t& slices) {
   if (!aligned8(a.in) || !aligned8(a.in2)) return CUDNN_STATUS_NOT_SUPPORTED;  // the caller falls back
-  if (aligned16(a.in) && aligned16(a.in2) && tma_wanted(p)) {
+  if (aligned16(a.in) && aligned16(a.in2)) {
     const TilePlan b = tile_plan(p, true);
     cudnnStatus_t st = CUDNN_STATUS_NOT_SUPPORTED;
     switch (p.xdt) {
