@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# For the next session's first GPU call (not run yet). Run 30's last commit (ebdff50, tma_kernel_runs: the depthwise
+# TMA kernels launch only where their code comes from a 9.0+ PTX) compiled here but never ran on a GPU. This runs the
+# whole gpu suite, then checks that the depthwise TMA kernels still run (the A/B below must show the cp.async kernels
+# slower, ~1.09x on these 56x56x144 layers; equal times mean tma_kernel_runs said no), then on an H200 the ResNet-50
+# f16 / bf16 / TF32 tables (issue 6's bars are H200 bars; no H200 came in runs 28-30), on an H100 the ops batch (not
+# run since run 28). Copy to .devrun/ with common.sh and run as `OUT=$OUT bash .devrun/next-call1.sh`.
+set -u
+mkdir -p $OUT; t0=$(date +%s); . .devrun/common.sh
+el() { echo $(( $(date +%s) - t0 )); }
+PREBUILT=1 tools/gpu/h200_check.sh none > /dev/null 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+(cd $build && timeout 150 ctest -L gpu -j14 --timeout 140 > $OUT/gpu_ctest.txt 2>&1)
+grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|Failed  |Exception" $OUT/gpu_ctest.txt | head -10
+echo "suite at $(el) s"
+grep "g144mb64ic144ih56" tools/bench/batches/mobilenet_v2_depthwise.txt | grep sh1 > /tmp/m3.txt
+FREEDNN_ONLY_IMPL=cuda:depthwise BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_dw MAX_MS=2 \
+  timeout 40 tools/gpu/ab.sh /tmp/m3.txt "" "FREEDNN_DW_TILE_TMA=0 FREEDNN_DW_WGRAD_TILE_TMA=0" -- --dt=f16 \
+  --layout=nhwc --algo=any | tail -5
+echo "A/B at $(el) s"
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  for cfg in f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default; do
+    left=$(( 570 - $(el) ))
+    [ $left -gt 120 ] || break
+    PREBUILT=1 TORCH_TIMEOUT=70 CONV_TIMEOUT=130 CONV_CONFIGS="$cfg" \
+      OUT=$OUT/rn timeout $left tools/gpu/h200_check.sh conv > $OUT/rn_log_${cfg%%:*}.txt 2>&1
+    grep -v "^NVIDIA" $OUT/rn_log_${cfg%%:*}.txt | tail -4
+    rm -f $OUT/rn/gpu-results.tgz
+    echo "$cfg at $(el) s"
+  done
+else
+  PREBUILT=1 CONFIGS="f16:nhwc bf16:nhwc f32:nchw" MAX_MS=40 OUT=$OUT/ops timeout $(( 560 - $(el) )) \
+    tools/gpu/h200_check.sh bench > $OUT/ops_log.txt 2>&1
+  tail -3 $OUT/ops_log.txt
+  python3 tools/ops_bars.py $OUT/ops/ops_*.json 2>&1 | grep -E "^==|PASS|FAIL" | head -20
+fi
+echo "done at $(el) s"
+pack
