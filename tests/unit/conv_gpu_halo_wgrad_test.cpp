@@ -3,8 +3,8 @@
 // cuda:halo_wgrad (3x3 stride-1 backward filter from one staged dy tile and x halo per 8 x 8 pixels), forced by id:
 // tile edges in P and Q, K not a multiple of 64 (a partial K tile) and several K tiles, several 32-channel blocks of
 // x, padding 0 / 1 / 2 and unequal, a ResNet-50-sized plane, f16 and bf16, cross-correlation and convolution,
-// alpha / beta, bit-identical reruns, the four kernels (mma.sync warps of 32 or 64 dy channels, wgmma staged by
-// cp.async or loaded by TMA), and what it declines. GPU suite only.
+// alpha / beta, bit-identical reruns, the three kernels (mma.sync warps of 32 or 64 dy channels, wgmma with TMA
+// loads), and what it declines. GPU suite only.
 #include <string>
 #include <vector>
 
@@ -24,12 +24,10 @@ constexpr const char* kId = "cuda:halo_wgrad";
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU suite only (FREEDNN_BACKEND=cuda)"
 
 // The shapes on each kernel: mma.sync warps of 32 dy channels or of 64 (FREEDNN_HALO_WGRAD_WARP_M=64), and wgmma
-// (FREEDNN_HALO_WGRAD_WGMMA=1) staged by cp.async (FREEDNN_HALO_WGRAD_TMA=0) or loaded by TMA; the knobs are read
-// at every call. The last shape again on one cluster of slices (FREEDNN_HALO_WGRAD_MAX_SLICES=8): 13 tiles each,
-// so the stages go round several times.
-void check_shapes(const char* warp_m, const char* wgmma, const char* tma) {
-  ft::ScopedEnv env("FREEDNN_HALO_WGRAD_WARP_M", warp_m), env2("FREEDNN_HALO_WGRAD_WGMMA", wgmma),
-      env3("FREEDNN_HALO_WGRAD_TMA", tma);
+// with TMA loads (FREEDNN_HALO_WGRAD_WGMMA=1); the knobs are read at every call. The last shape again on one
+// cluster of slices (FREEDNN_HALO_WGRAD_MAX_SLICES=8): 13 tiles each, so the stages go round several times.
+void check_shapes(const char* warp_m, const char* wgmma) {
+  ft::ScopedEnv env("FREEDNN_HALO_WGRAD_WARP_M", warp_m), env2("FREEDNN_HALO_WGRAD_WGMMA", wgmma);
   ft::Handle h;
   auto rng = ft::make_rng();
   OnlyImpl only(kId);
@@ -59,22 +57,17 @@ void check_shapes(const char* warp_m, const char* wgmma, const char* tma) {
 
 TEST(ConvGpuHaloWgrad, ShapesTypesModes) {
   SKIP_UNLESS_GPU();
-  check_shapes("32", "0", "1");
+  check_shapes("32", "0");
 }
 
 TEST(ConvGpuHaloWgrad, ShapesTypesModesWarpM64) {
   SKIP_UNLESS_GPU();
-  check_shapes("64", "0", "1");
+  check_shapes("64", "0");
 }
 
 TEST(ConvGpuHaloWgrad, ShapesTypesModesWgmma) {
   SKIP_UNLESS_GPU();
-  check_shapes("32", "1", "0");
-}
-
-TEST(ConvGpuHaloWgrad, ShapesTypesModesWgmmaTma) {
-  SKIP_UNLESS_GPU();
-  check_shapes("32", "1", "1");
+  check_shapes("32", "1");
 }
 
 // NOT_SUPPORTED, not a wrong answer: float, NCHW, padded NHWC strides, stride 2, 5x5, dilation, C not a multiple

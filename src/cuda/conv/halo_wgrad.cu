@@ -16,10 +16,9 @@
 // sums per thread. Warp span 64 (FREEDNN_HALO_WGRAD_WARP_M=64, for an A/B): 4 warps; warp w owns all 64 dy
 // channels (four m16 tiles) and x channels w * 8 .. + 7: 144 sums per thread, and a third less shared-memory
 // traffic per mma (each B fragment feeds four mma instead of two). The default on sm_90a builds and 9.0 devices
-// (FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on): the same tile on wgmma, one warpgroup
-// (halo_wgrad_wgmma_kernel below). A
-// slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the next three tiles' dy and halo loading
-// by cp.async while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
+// (FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on): the same tile on wgmma, one warpgroup, its tiles loaded by
+// TMA (halo_wgrad_tma_kernel below). A slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the
+// next three tiles' dy and halo loading (cp.async, or TMA) while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
 // partial dw through distributed shared memory and leave one in the workspace in the layout of patch_dw_sum.cuh;
 // dw_sum adds the clusters' in a fixed order (deterministic), with alpha / beta and the flip of CUDNN_CONVOLUTION.
 // Bytes: x once with its halo (100 / 64), dy once per 32-channel block of x (C / 32 times, mostly L2 hits), the
@@ -57,14 +56,13 @@ using fd::ConvDir;
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
-// The variants: WM = 32 or 64, mma.sync warps of WM dy channels; kWgmma, the wgmma kernel staging by cp.async;
-// kWgmmaTma, the wgmma kernel loading by TMA.
-constexpr int kWgmma = 0, kWgmmaTma = 1;
+// The variants: WM = 32 or 64, mma.sync warps of WM dy channels; kWgmmaTma, the wgmma kernel loading by TMA.
+constexpr int kWgmmaTma = 0;
 // Threads per block: for mma.sync warps of WM dy channels, the block's 64 x 32 (dy x x channels) in 8-channel
 // columns; the wgmma kernels: one warpgroup.
 template <int WM>
 constexpr int block_threads() {
-  if constexpr (WM == kWgmma || WM == kWgmmaTma)
+  if constexpr (WM == kWgmmaTma)
     return 128;
   else
     return 32 * (64 / WM) * 4;
@@ -80,8 +78,6 @@ constexpr int kDyPitch = kTileK * 2 + 16;                // bytes per staged dy 
 constexpr int kXPitch = kTileC * 2 + 16;                 // bytes per staged x pixel
 constexpr int kDyBytes = kTileP * kTileQ * kDyPitch;
 constexpr int kStageBytes = kDyBytes + kHaloP * kHaloQ * kXPitch;  // one tile's buffer
-constexpr int kPlaneBytes = kHaloP * kHaloQ * 16;  // the wgmma kernel's x: one 8-channel plane of the halo
-static_assert(kTileC / 8 * kPlaneBytes <= kHaloP * kHaloQ * kXPitch, "the x planes fit in a stage buffer");
 // Tiles in flight: a tile's mma work (~600 cycles per warp) is shorter than a DRAM round trip, so the loads run
 // kStages - 1 tiles ahead (run 16: two stages took 0.067 ms on the 56x56x64 layer, four 0.065).
 constexpr int kStages = 4;
@@ -107,9 +103,7 @@ struct HaloGeom {  // sizes in int: applicable() keeps every tensor below 2^31 e
 
 // Queues (cp.async) tile t's dy (64 channels from k0) and x halo (32 channels from c0) into stage buffer `buf`;
 // zeros outside dy, past K, and outside the x rows / columns the valid pixels read.
-// kPlanes: x as four 8-channel planes of 100 pixels x 16 bytes (the wgmma kernel's B: 8 consecutive halo pixels of
-// a plane form one no-swizzle core matrix), else pixel rows of kXPitch bytes (the mma.sync kernel's ldmatrix rows).
-template <class S, int kThreads, bool kPlanes = false>
+template <class S, int kThreads>
 __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restrict__ x, const S* __restrict__ dy,
                                            uint32_t buf, int t, int64_t k0, int64_t c0) {
   const int tq = t % g.tiles_q, rest = t / g.tiles_q, tp = rest % g.tiles_p, n = rest / g.tiles_p;
@@ -130,12 +124,8 @@ __device__ __forceinline__ void stage_tile(const HaloGeom& g, const S* __restric
     if (i >= kXChunks) break;
     const int h = p0 - g.ph + hp / kHaloQ, w = q0 - g.pw + hp % kHaloQ;
     const bool ok = h >= 0 && h < g.hmax && w >= 0 && w < g.wmax;
-    if constexpr (kPlanes)
-      cp_async16(buf + kDyBytes + v * kPlaneBytes + hp * 16,
-                 ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
-    else
-      cp_async16(buf + kDyBytes + hp * kXPitch + v * 16,
-                 ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
+    cp_async16(buf + kDyBytes + hp * kXPitch + v * 16,
+               ok ? x + ((int64_t(n) * g.H + h) * g.W + w) * g.C + c0 + v * 8 : x, ok);
   }
 }
 
@@ -266,98 +256,22 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
 #endif
 }
 
-// The same work on wgmma (sm_90a): one warpgroup per block, 64 dy channels x 32 x channels x 9 taps. Per k-step
-// (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy channels' A fragment once (ldmatrix.trans, as above)
-// and issues nine m64n32k16 wgmma, one per tap, whose B is the x planes read in place: tap (r, s)'s descriptor starts
-// at halo pixel (2j + r, s), the k-step's second 8 pixels one halo row (160 bytes) further, the next 8 channels one
-// plane further. No B fragments through registers, and a third of the mma.sync kernel's shared-memory reads.
-// Run 18: correct (its test and tools/gpu/wgmma_probe.cu), 0.97-0.98x the
-// mma.sync kernel's time on ResNet-50's 56x56x64 layer; three warpgroups per block sharing each tile (one filter
-// row each, 80 registers, 24 warps per SM) took 1.20x, so one stays.
-template <class S>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<0>(), 2)
-    halo_wgrad_wgmma_kernel(HaloGeom g, const S* __restrict__ x, const S* __restrict__ dy,
-                            float* __restrict__ partial) {
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int kThreads = block_threads<0>(), kSteps = kTileP * kTileQ / 16;
-  extern __shared__ __align__(128) unsigned char smem[];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t k0 = int64_t(blockIdx.y) * kTileK, c0 = int64_t(blockIdx.z) * kTileC;
-  const int t0 = int(blockIdx.x) * g.per_slice, t1 = min(g.tiles, t0 + g.per_slice);
-  const uint32_t base = shared_addr(smem);
-  const uint32_t a_lane = uint32_t((((lane >> 4) * 8) + (lane & 7)) * kDyPitch + ((lane >> 3) & 1) * 16 + warp * 32);
-
-  float acc[kTaps][16];
-#pragma unroll
-  for (int t = 0; t < kTaps; ++t)
-#pragma unroll
-    for (int e = 0; e < 16; ++e) acc[t][e] = 0.f;
-
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (t0 + s < t1) stage_tile<S, kThreads, true>(g, x, dy, base + uint32_t(s * kStageBytes), t0 + s, k0, c0);
-    cp_async_commit();
-  }
-  int slot = 0;
-  for (int t = t0; t < t1; ++t) {
-    const uint32_t cur = base + uint32_t(slot * kStageBytes);
-    const int ahead = slot == 0 ? kStages - 1 : slot - 1;
-    if (t + kStages - 1 < t1)
-      stage_tile<S, kThreads, true>(g, x, dy, base + uint32_t(ahead * kStageBytes), t + kStages - 1, k0, c0);
-    cp_async_commit();
-    slot = slot == kStages - 1 ? 0 : slot + 1;
-    cp_async_wait<kStages - 1>();
-    fence_proxy_async_shared();  // the tile's cp.async data, for wgmma's reads
-    __syncthreads();
-    const uint32_t xs = cur + kDyBytes;
-    uint32_t a[2][4];  // A of k-steps j (in use by the wgmma in flight) and j + 1
-    ldmatrix_x4_trans(a[0], cur + a_lane);
-#pragma unroll
-    for (int j = 0; j < kSteps; ++j) {
-      wgmma_fence();
-#pragma unroll
-      for (int tap = 0; tap < kTaps; ++tap) {
-        const uint32_t start = xs + uint32_t(((2 * j + tap / kK3) * kHaloQ + tap % kK3) * 16);
-        wgmma_m64n32k16_rs<S>(acc[tap], a[j & 1], wgmma_desc(start, kHaloQ * 16, kPlaneBytes));
-      }
-      wgmma_commit();
-      if (j + 1 < kSteps) {
-        wgmma_wait<1>();  // k-step j - 1's group is done with a[(j + 1) & 1]
-        ldmatrix_x4_trans(a[(j + 1) & 1], cur + a_lane + uint32_t((j + 1) * 16 * kDyPitch));
-      }
-    }
-    wgmma_wait<0>();  // every wgmma is done with `cur` before it is staged again
-    __syncthreads();
-  }
-
-  pdl_allow_dependents();
-  cp_async_wait<0>();
-  __syncthreads();
-  float* red = reinterpret_cast<float*>(smem);
-  const int gq = lane >> 2, tq = lane & 3, ch = warp * 16 + gq;
-#pragma unroll
-  for (int tap = 0; tap < kTaps; ++tap)
-#pragma unroll
-    for (int jn = 0; jn < kTileC / 8; ++jn) {
-      const int col = tap * kTileC + jn * 8 + 2 * tq;
-      *reinterpret_cast<float2*>(red + ch * kRedPitch + col) = make_float2(acc[tap][4 * jn], acc[tap][4 * jn + 1]);
-      *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) =
-          make_float2(acc[tap][4 * jn + 2], acc[tap][4 * jn + 3]);
-    }
-  cluster_sum_store<kThreads>(g, red, partial, c0);
-#elif defined(__CUDA_ARCH__)
-  __trap();  // built without sm_90a features: launch() never picks this kernel there
-#endif
-}
-
-// The wgmma kernel with its tiles brought by the tensor memory accelerator (FREEDNN_HALO_WGRAD_TMA, the default
-// where the wgmma kernel runs). Why: under ncu (run 30) the cp.async kernel issued ~600 instructions per warp and
-// tile, ~500 of them the staging's index arithmetic, and kept the tensor pipe busy a quarter of the time. Here one
+// The same work on wgmma (sm_90a), its tiles brought by the tensor memory accelerator: one warpgroup per block, 64
+// dy channels x 32 x channels x 9 taps. Per k-step (16 pixels: tile rows 2j, 2j + 1) each warp loads its 16 dy
+// channels' A fragment once (ldmatrix.trans, as above) and issues nine m64n32k16 wgmma, one per tap, whose B is the x
+// planes read in place: tap (r, s)'s descriptor starts at halo pixel (2j + r, s), the k-step's second 8 pixels one
+// halo row (160 bytes) further, the next 8 channels one plane further. No B fragments through registers, and a third
+// of the mma.sync kernel's shared-memory reads. Run 18: with cp.async staging, 0.97-0.98x the mma.sync kernel's time
+// on ResNet-50's 56x56x64 layer (three warpgroups per block sharing each tile took 1.20x). Run 30: that staging's
+// index arithmetic was ~500 of the ~600 instructions a warp issued per tile (ncu: the tensor pipe busy a quarter of
+// the time; tools/gpu/wgmma_rate_probe.cu showed m64n32k16 itself reaching the tensor cores' peak). Here one
 // thread queues five TMA loads per tile (dy: one 64-channel x 8 x 8 box in the 128-byte swizzle; x: four 8-channel
 // 10 x 10 halo planes, zeros outside the image) on the stage's mbarrier, and the warpgroup waits on it: no
 // __syncthreads and no wgmma drain between tiles. A stage is reloaded once the next tile's first wgmma group is
 // issued and the group before it has completed: wgmma is warpgroup-collective, so that group's completion means
-// every warp has read (ldmatrix) and the tensor cores have read (B) the stage's previous tile.
+// every warp has read (ldmatrix) and the tensor cores have read (B) the stage's previous tile. Run 30 (H100): the
+// cp.async form took 1.46x this kernel's time on 56x56x64 (0.0603 against 0.0414 ms), 1.18-1.47x on the other
+// 3x3 layers; it was removed.
 constexpr int kTmaDyBytes = kTileP * kTileQ * kTileK * 2;                 // 8 KB, rows of 128 bytes, swizzled
 constexpr int kTmaPlanePitch = (kHaloP * kHaloQ * 16 + 127) / 128 * 128;  // 1664: TMA writes 128-byte aligned
 constexpr int kTmaStageBytes = (kTmaDyBytes + kTileC / 8 * kTmaPlanePitch + 1023) / 1024 * 1024;  // 15 KB
@@ -366,7 +280,7 @@ constexpr int kTmaBarOffset = kStages * kTmaStageBytes > kRedBytes ? kStages * k
 constexpr int kTmaSmemBytes = 1024 + kTmaBarOffset + kStages * 8;  // 1024: room to align the stages to 1 KB
 
 template <class S>
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<0>(), 2)
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads<kWgmmaTma>(), 2)
     halo_wgrad_tma_kernel(HaloGeom g, const __grid_constant__ CUtensorMap dy_map,
                           const __grid_constant__ CUtensorMap x_map, float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -444,7 +358,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
       *reinterpret_cast<float2*>(red + (ch + 8) * kRedPitch + col) =
           make_float2(acc[tap][4 * jn + 2], acc[tap][4 * jn + 3]);
     }
-  cluster_sum_store<block_threads<0>()>(g, red, partial, c0);
+  cluster_sum_store<block_threads<kWgmmaTma>()>(g, red, partial, c0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built without sm_90a features: launch() never picks this kernel there
 #endif
@@ -535,8 +449,6 @@ template <class S, int WM>
 const void* kernel_of() {
   if constexpr (WM == kWgmmaTma)
     return reinterpret_cast<const void*>(&halo_wgrad_tma_kernel<S>);
-  else if constexpr (WM == kWgmma)
-    return reinterpret_cast<const void*>(&halo_wgrad_wgmma_kernel<S>);
   else
     return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
 }
@@ -604,9 +516,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
     CUtensorMap dy_map, x_map;
     FD_TRY(tma_maps(p, g, xs, dys, &dy_map, &x_map));
     halo_wgrad_tma_kernel<S><<<grid, block_threads<WM>(), smem_bytes<WM>(), h->stream>>>(g, dy_map, x_map, partial);
-  } else if constexpr (WM == kWgmma)
-    halo_wgrad_wgmma_kernel<S><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
-  else
+  } else
     halo_wgrad_kernel<S, WM><<<grid, block_threads<WM>(), kSmemBytes, h->stream>>>(g, xs, dys, partial);
   FD_CUDA_LAUNCHED();
   // The sum as a programmatic dependent launch (this kernel needs compute capability 9.0 anyway): run 18 measured
@@ -665,20 +575,19 @@ class HaloWgrad final : public fd::conv::ConvImpl {
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
-    // The wgmma kernel where this build has sm_90a code and the device is a 9.0 (run 18: 0.97-0.98x the mma.sync
-    // kernel's time), loading by TMA unless FREEDNN_HALO_WGRAD_TMA=0; FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces wgmma
-    // off / on, FREEDNN_HALO_WGRAD_WARP_M=64 picks the mma.sync warps of 64 dy channels. Read at every call.
+    // The wgmma kernel where this build has sm_90a code and the device is a 9.0 (FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces
+    // it off / on; run 30: 0.0414 ms on ResNet-50's 56x56x64 layer, where its cp.async form took 0.0603), or where
+    // the driver refuses its tensor maps the mma.sync kernel; FREEDNN_HALO_WGRAD_WARP_M=64 picks the mma.sync warps of 64 dy
+    // channels. Read at every call.
     const bool wgmma = wgmma_wanted(a.handle->device);
-    const int wm = wgmma ? (fd::env_string("FREEDNN_HALO_WGRAD_TMA") != "0" ? kWgmmaTma : kWgmma)
-                         : fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64 ? 64 : 32;
+    const bool wide = fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64;
     auto go = [&](auto tag) {
       using S = decltype(tag);
-      switch (wm) {
-        case kWgmmaTma: return launch<S, kWgmmaTma>(p, a);
-        case kWgmma: return launch<S, kWgmma>(p, a);
-        case 64: return launch<S, 64>(p, a);
-        default: return launch<S, 32>(p, a);
+      if (wgmma) {
+        const cudnnStatus_t st = launch<S, kWgmmaTma>(p, a);
+        if (st != CUDNN_STATUS_NOT_SUPPORTED) return st;
       }
+      return wide ? launch<S, 64>(p, a) : launch<S, 32>(p, a);
     };
     if (p.xdt == CUDNN_DATA_HALF) return go(__half{});
     if (p.xdt == CUDNN_DATA_BFLOAT16) return go(__nv_bfloat16{});
