@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# For the next session's first GPU call (not run yet). Run 30's last commit (ebdff50, tma_kernel_runs: the depthwise
-# TMA kernels launch only where their code comes from a 9.0+ PTX) compiled here but never ran on a GPU. This runs the
-# whole gpu suite, then checks that the depthwise TMA kernels still run (the A/B below must show the cp.async kernels
+# For the next session's first GPU call (not run yet). Two of run 30's last commits compiled here but never ran on a
+# GPU: ebdff50 (tma_kernel_runs: the depthwise TMA kernels launch only where their code comes from a 9.0+ PTX) and
+# 185de99 (halo_wgrad's cp.async wgmma kernel removed; the other kernels' SASS unchanged). This runs the whole gpu
+# suite (ConvGpuHaloWgrad covers the second), then checks that the depthwise TMA kernels still run (the A/B below must show the cp.async kernels
 # slower, ~1.09x on these 56x56x144 layers; equal times mean tma_kernel_runs said no), then on an H200 the ResNet-50
 # f16 / bf16 / TF32 tables (issue 6's bars are H200 bars; no H200 came in runs 28-30), on an H100 the ops batch (not
 # run since run 28). Copy to .devrun/ with common.sh and run as `OUT=$OUT bash .devrun/next-call1.sh`.
