@@ -18,6 +18,11 @@ grep "g144mb64ic144ih56" tools/bench/batches/mobilenet_v2_depthwise.txt | grep s
 FREEDNN_ONLY_IMPL=cuda:depthwise BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_dw MAX_MS=2 \
   timeout 40 tools/gpu/ab.sh /tmp/m3.txt "" "FREEDNN_DW_TILE_TMA=0 FREEDNN_DW_WGRAD_TILE_TMA=0" -- --dt=f16 \
   --layout=nhwc --algo=any | tail -5
+# the stride-2 tile forward (now on TMA) against the walk kernels on the 56 / 28 outputs it leaves to them (run 18's
+# cp.async tile: 1.20x / 1.34x the walk's time there)
+grep "sh2sw2" tools/bench/batches/mobilenet_v2_depthwise.txt | grep "^conv fwd" > /tmp/s2.txt
+FREEDNN_ONLY_IMPL=cuda:depthwise BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_s2 MAX_MS=2 \
+  timeout 40 tools/gpu/ab.sh /tmp/s2.txt "" "FREEDNN_DW_TILE_S2=1" -- --dt=f16 --layout=nhwc --algo=any | tail -7
 echo "A/B at $(el) s"
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   for cfg in f16:nhwc:tensor bf16:nhwc:tensor f32:nchw:default; do
