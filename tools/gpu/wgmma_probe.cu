@@ -4,9 +4,9 @@
 // mma.m16n8k16 A fragment per warp) and B from shared memory in the N-major no-swizzle layout that halo_wgrad's
 // wgmma kernel uses (8-element core-matrix rows of 16 bytes, LBO = 160 bytes between the two 8-row halves of k,
 // SBO = 1600 bytes between 8-channel planes: its first, cp.async form; the TMA form pads planes to 1664 bytes), at the
-// start offsets of its nine taps. Small integers throughout, so
-// the float results are exact. Prints each mismatch's (m, n) and exits non-zero on any: where halo_wgrad's wgmma
-// kernel fails its test, this says whether the descriptor or the fragments are at fault.
+// start offsets of its nine taps. Small integers throughout, so the float results are exact. Prints each mismatch's
+// (m, n) and exits non-zero on any: where halo_wgrad's wgmma kernel fails its test, this says whether the descriptor
+// or the fragments are at fault.
 //   nvcc -std=c++20 -gencode arch=compute_90a,code=sm_90a -I src -o /tmp/wgmma_probe tools/gpu/wgmma_probe.cu
 //   /tmp/wgmma_probe
 #include <cuda_fp16.h>
