@@ -11,6 +11,8 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -87,6 +89,7 @@ template <class S, class C, int kMode, bool kFwd>
 __global__ void __launch_bounds__(kBlock) act_dense(Act a, const S* y, const S* dy, const S* x, S* out, int64_t n,
                                                     bool vec, C alpha, C beta) {
   constexpr int kU = 2;
+  pdl_wait();  // launched as a dependent (ops_pdl.h): the previous kernel's writes first
   if (kMode >= 0) a.mode = kMode;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t t0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
@@ -140,6 +143,7 @@ __global__ void __launch_bounds__(kBlock) act_dense(Act a, const S* y, const S* 
     const C xv = x ? Storage<S>::load(x, i) : C(0);
     Storage<S>::store(out, i, one(yv, g, xv, beta != C(0) ? Storage<S>::load(out, i) : C(0)));
   }
+  pdl_allow_dependents();
 }
 
 struct Operand {
@@ -183,9 +187,9 @@ cudnnStatus_t run(cudaStream_t stream, int device, const Act& a, const cudnnTens
       auto kern = dy == nullptr ? (relu ? act_dense<S, C, CUDNN_ACTIVATION_RELU, true> : act_dense<S, C, -1, true>)
                                 : (relu ? act_dense<S, C, CUDNN_ACTIVATION_RELU, false> : act_dense<S, C, -1, false>);
       const int grid = resident_grid(reinterpret_cast<const void*>(kern), items, kBlock, kBlock, 0, device);
-      kern<<<grid, kBlock, 0, stream>>>(a, static_cast<const S*>(y), static_cast<const S*>(dy),
-                                        static_cast<const S*>(x), static_cast<S*>(out), n, vec, static_cast<C>(alpha),
-                                        static_cast<C>(beta));
+      (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(kBlock), 0, stream, a, static_cast<const S*>(y),
+                       static_cast<const S*>(dy), static_cast<const S*>(x), static_cast<S*>(out), n, vec,
+                       static_cast<C>(alpha), static_cast<C>(beta));
     });
     FD_CHECK_SUPPORTED(known, "no CUDA activation for %s", enum_name(od.dtype));
     FD_CUDA_LAUNCHED();

@@ -14,6 +14,8 @@
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/tensor_ops/tensor_ops.h"
 
 namespace fd::cuda {
@@ -58,6 +60,7 @@ template <class S, class C>
 __global__ void binary_dense(int op, bool prop, const S* ap, C a1, const S* bp, C a2, int bmode, int64_t inner,
                              int64_t cdim, int64_t bstride, S* cp, int64_t n, bool vec, C beta) {
   constexpr int kPer = 16 / sizeof(S);
+  pdl_wait();  // launched as a dependent (ops_pdl.h): the previous kernel's writes first
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t t0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   auto bval = [&](int64_t k, int64_t ch) -> C {
@@ -99,6 +102,7 @@ __global__ void binary_dense(int op, bool prop, const S* ap, C a1, const S* bp, 
     if (beta != C(0)) res += beta * Storage<S>::load(cp, k);
     Storage<S>::store(cp, k, res);
   }
+  pdl_allow_dependents();
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -133,6 +137,7 @@ __global__ void __launch_bounds__(kBlock) binary_bcast(const S* ap, Comp<S> a1, 
                                                        S* cp, int64_t nvec, bool prop, Comp<S> beta) {
   using C = Comp<S>;
   constexpr int U = 2;  // vectors per thread and step, their loads issued together
+  pdl_wait();           // launched as a dependent (ops_pdl.h): the previous kernel's writes first
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i0 < nvec; i0 += U * stride) {
     // Raw 16-byte vectors while the loads are in flight (fewer live registers than converted values).
@@ -179,6 +184,7 @@ __global__ void __launch_bounds__(kBlock) binary_bcast(const S* ap, Comp<S> a1, 
       store_vec<S, V>(cp + i * V, r);
     }
   }
+  pdl_allow_dependents();
 }
 
 // The broadcast plan for C (packed, n elements, channel stride cs, cdim channels; cdim 1: a single value), or
@@ -218,20 +224,16 @@ void launch_bcast(cudaStream_t stream, int device, int op, bool prop, const S* a
   const int64_t nvec = n / V;
   const int grid = grid_size((nvec + 1) / 2, kBlock, device);  // two vectors per thread and step
   const C ca1 = static_cast<C>(a1), ca2 = static_cast<C>(a2), cb = static_cast<C>(beta);
+  const bool pdl = ops_pdl(device);
+  auto go = [&](auto kern) {
+    (void)launch_pdl(pdl, kern, dim3(grid), dim3(kBlock), 0, stream, ap, ca1, bp, ca2, m, cp, nvec, prop, cb);
+  };
   switch (op) {
-    case CUDNN_OP_TENSOR_ADD:
-      binary_bcast<S, V, CUDNN_OP_TENSOR_ADD><<<grid, kBlock, 0, stream>>>(ap, ca1, bp, ca2, m, cp, nvec, prop, cb);
-      break;
-    case CUDNN_OP_TENSOR_MUL:
-      binary_bcast<S, V, CUDNN_OP_TENSOR_MUL><<<grid, kBlock, 0, stream>>>(ap, ca1, bp, ca2, m, cp, nvec, prop, cb);
-      break;
-    case CUDNN_OP_TENSOR_MIN:
-      binary_bcast<S, V, CUDNN_OP_TENSOR_MIN><<<grid, kBlock, 0, stream>>>(ap, ca1, bp, ca2, m, cp, nvec, prop, cb);
-      break;
-    case CUDNN_OP_TENSOR_MAX:
-      binary_bcast<S, V, CUDNN_OP_TENSOR_MAX><<<grid, kBlock, 0, stream>>>(ap, ca1, bp, ca2, m, cp, nvec, prop, cb);
-      break;
-    default: binary_bcast<S, V, kCopyB><<<grid, kBlock, 0, stream>>>(ap, ca1, bp, ca2, m, cp, nvec, prop, cb); break;
+    case CUDNN_OP_TENSOR_ADD: go(binary_bcast<S, V, CUDNN_OP_TENSOR_ADD>); break;
+    case CUDNN_OP_TENSOR_MUL: go(binary_bcast<S, V, CUDNN_OP_TENSOR_MUL>); break;
+    case CUDNN_OP_TENSOR_MIN: go(binary_bcast<S, V, CUDNN_OP_TENSOR_MIN>); break;
+    case CUDNN_OP_TENSOR_MAX: go(binary_bcast<S, V, CUDNN_OP_TENSOR_MAX>); break;
+    default: go(binary_bcast<S, V, kCopyB>); break;
   }
 }
 
@@ -288,9 +290,10 @@ cudnnStatus_t run(cudaStream_t stream, int device, int op, bool prop, bool dbl, 
       using S = decltype(tag);
       using C = decltype(Storage<S>::load(nullptr, 0));
       const int64_t items = vec ? n / (16 / sizeof(S)) + 1 : n;
-      binary_dense<S, C><<<grid_size(items, kBlock, device), kBlock, 0, stream>>>(
-          op, prop, static_cast<const S*>(a ? ap : nullptr), static_cast<C>(a1), static_cast<const S*>(bp),
-          static_cast<C>(a2), bmode, inner, cdim, bstride, static_cast<S*>(cp), n, vec, static_cast<C>(beta));
+      (void)launch_pdl(ops_pdl(device), binary_dense<S, C>, dim3(grid_size(items, kBlock, device)), dim3(kBlock), 0,
+                       stream, op, prop, static_cast<const S*>(a ? ap : nullptr), static_cast<C>(a1),
+                       static_cast<const S*>(bp), static_cast<C>(a2), bmode, inner, cdim, bstride,
+                       static_cast<S*>(cp), n, vec, static_cast<C>(beta));
     });
     if (known) {
       FD_CUDA_LAUNCHED();

@@ -17,6 +17,8 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/tensor_ops/tensor_ops.h"
 
 namespace fd::cuda {
@@ -103,6 +105,7 @@ __global__ void zero_lanes(BView yv, cudnnDataType_t yt, void* yp, int64_t outer
 // bases are 16-byte aligned.
 template <class S, class C>
 __global__ void blend_dense(const S* xp, S* yp, int64_t n, bool vec, C alpha, C beta) {
+  pdl_wait();  // launched as a dependent (ops_pdl.h): the previous kernel's writes first
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t t0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   int64_t done = 0;
@@ -129,6 +132,7 @@ __global__ void blend_dense(const S* xp, S* yp, int64_t n, bool vec, C alpha, C 
     if (beta != C(0)) r += beta * Storage<S>::load(yp, i);
     Storage<S>::store(yp, i, r);
   }
+  pdl_allow_dependents();
 }
 
 // Batched transpose: in[b][r][k] (rows x cols, packed) -> out[b][k][r]. 32 x 32 tiles through shared memory, one
@@ -581,8 +585,9 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
     const bool known = with_storage_type(y.dtype, [&](auto tag) {
       using S = decltype(tag);
       using C = decltype(Storage<S>::load(nullptr, 0));
-      blend_dense<S, C><<<grid_size(n / (vec ? 16 / sizeof(S) : 1) + 1, kBlock, device), kBlock, 0, stream>>>(
-          static_cast<const S*>(xp), static_cast<S*>(yp), n, vec, static_cast<C>(alpha), static_cast<C>(beta));
+      (void)launch_pdl(ops_pdl(device), blend_dense<S, C>, dim3(grid_size(n / (vec ? 16 / sizeof(S) : 1) + 1, kBlock,
+                       device)), dim3(kBlock), 0, stream, static_cast<const S*>(xp), static_cast<S*>(yp), n, vec,
+                       static_cast<C>(alpha), static_cast<C>(beta));
     });
     if (known) {
       FD_CUDA_LAUNCHED();

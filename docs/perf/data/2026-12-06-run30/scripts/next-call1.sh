@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # For the next session's first GPU call (not run yet). Two of run 30's last commits compiled here but never ran on a
 # GPU: ebdff50 (tma_kernel_runs: the depthwise TMA kernels launch only where their code comes from a 9.0+ PTX) and
-# 185de99 (halo_wgrad's cp.async wgmma kernel removed; the other kernels' SASS unchanged). This runs the whole gpu
-# suite (ConvGpuHaloWgrad covers the second), then checks that the depthwise TMA kernels still run (the A/B below must show the cp.async kernels
+# 185de99 (halo_wgrad's cp.async wgmma kernel removed; the other kernels' SASS unchanged); and the opt-in
+# FREEDNN_OPS_PDL (cross-call PDL for the elementwise op kernels, whose default launches now carry no-op waits). This
+# runs the whole gpu suite (ConvGpuHaloWgrad and OpsPdl cover them), then checks that the depthwise TMA kernels still run (the A/B below must show the cp.async kernels
 # slower, ~1.09x on these 56x56x144 layers; equal times mean tma_kernel_runs said no), then on an H200 the ResNet-50
 # f16 / bf16 / TF32 tables (issue 6's bars are H200 bars; no H200 came in runs 28-30), on an H100 the ops batch (not
 # run since run 28). Copy to .devrun/ with common.sh and run as `OUT=$OUT bash .devrun/next-call1.sh`.
@@ -35,6 +36,13 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
     echo "$cfg at $(el) s"
   done
 else
+  # FREEDNN_OPS_PDL=1 (written in run 30, opt-in) against plain launches on the ops batch's elementwise lines
+  grep -E "^(act|optensor|addtensor|transform) " tools/bench/batches/ops_resnet50.txt > /tmp/ew.txt
+  for cfg in "f16 nhwc" "f32 nchw"; do
+    set -- $cfg
+    BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_pdl_$1 REPS=2 MAX_MS=20 timeout 90 \
+      tools/gpu/ab.sh /tmp/ew.txt "" "FREEDNN_OPS_PDL=1" -- --dt=$1 --layout=$2 | tail -2
+  done
   PREBUILT=1 CONFIGS="f16:nhwc bf16:nhwc f32:nchw" MAX_MS=40 OUT=$OUT/ops timeout $(( 560 - $(el) )) \
     tools/gpu/h200_check.sh bench > $OUT/ops_log.txt 2>&1
   tail -3 $OUT/ops_log.txt
