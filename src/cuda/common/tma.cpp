@@ -71,9 +71,8 @@ cudnnStatus_t encode_tma_map(CUtensorMap* map, const void* base, cudnnDataType_t
   const CUtensorMapDataType type = dt == CUDNN_DATA_FLOAT      ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : dt == CUDNN_DATA_BFLOAT16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const CUresult r = fn(map, type,
-                        cuuint32_t(rank), const_cast<void*>(base), d, s, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = fn(map, type, cuuint32_t(rank), const_cast<void*>(base), d, s, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   FD_CHECK_SUPPORTED(r == CUDA_SUCCESS, "%s: cuTensorMapEncodeTiled refused the map (CUresult %d)", what, int(r));
   return CUDNN_STATUS_SUCCESS;
 }
