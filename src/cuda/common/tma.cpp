@@ -77,4 +77,14 @@ cudnnStatus_t encode_tma_map(CUtensorMap* map, const void* base, cudnnDataType_t
   return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnStatus_t encode_nhwc_map(CUtensorMap* map, const void* base, cudnnDataType_t dt, int64_t n, int64_t h, int64_t w,
+                              int64_t c, uint32_t box_c, uint32_t box_w, uint32_t box_h, CUtensorMapSwizzle swizzle,
+                              const char* what) {
+  const uint64_t es = dt == CUDNN_DATA_FLOAT ? 4 : 2;  // encode_tma_map refuses the other types
+  const uint64_t dims[4] = {uint64_t(c), uint64_t(w), uint64_t(h), uint64_t(n)};
+  const uint64_t strides[3] = {es * dims[0], es * dims[0] * dims[1], es * dims[0] * dims[1] * dims[2]};
+  const uint32_t box[4] = {box_c, box_w, box_h, 1};
+  return encode_tma_map(map, base, dt, 4, dims, strides, box, swizzle, what);
+}
+
 }  // namespace fd::cuda

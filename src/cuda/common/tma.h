@@ -20,6 +20,12 @@ cudnnStatus_t encode_tma_map(CUtensorMap* map, const void* base, cudnnDataType_t
                              const uint64_t* strides, const uint32_t* box, CUtensorMapSwizzle swizzle,
                              const char* what);
 
+// The same over a packed NHWC tensor (n images of h x w pixels of c channels; a filter as K x R x S x C likewise),
+// dims (c, w, h, n), one image per box: box_c channels x box_w columns x box_h rows, channels fastest.
+cudnnStatus_t encode_nhwc_map(CUtensorMap* map, const void* base, cudnnDataType_t dt, int64_t n, int64_t h, int64_t w,
+                              int64_t c, uint32_t box_c, uint32_t box_w, uint32_t box_h, CUtensorMapSwizzle swizzle,
+                              const char* what);
+
 // Whether `kernel` (a __global__ function whose TMA body is compiled for __CUDA_ARCH__ >= 900 only) runs that body on
 // `device`: a 9.0 or later device and code built from a PTX of 9.0 or later (not a compute_80 PTX the driver
 // compiled for the device, whose body is empty). Cached per kernel and device.

@@ -218,12 +218,10 @@ cudnnStatus_t launch_tma(const ConvProblem& p, const TileGeom& g, const ConvArgs
       !tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device))
     return CUDNN_STATUS_NOT_SUPPORTED;
   constexpr int rows = tile_rows<ST>();
-  const uint64_t es = sizeof(S);
   CUtensorMap map;
-  const uint64_t dims[4] = {uint64_t(g.C), uint64_t(g.SW), uint64_t(g.SH), uint64_t(p.mb)};
-  const uint64_t strides[3] = {es * g.C, es * g.C * g.SW, es * g.C * g.SW * g.SH};
-  const uint32_t box[4] = {uint32_t(g.cv * 8 / es), uint32_t(in_cols<ST>()), uint32_t(in_rows<ST>()), 1};
-  FD_TRY(encode_tma_map(&map, a.in, p.xdt, 4, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:depthwise"));
+  FD_TRY(encode_nhwc_map(&map, a.in, p.xdt, p.mb, g.SH, g.SW, g.C, uint32_t(g.cv * 8 / sizeof(S)),
+                         uint32_t(in_cols<ST>()), uint32_t(in_rows<ST>()), CU_TENSOR_MAP_SWIZZLE_NONE,
+                         "cuda:depthwise"));
   const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + rows - 1) / rows),
                   static_cast<unsigned>(p.mb));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);

@@ -280,12 +280,12 @@ TilePlan tile_plan(const ConvProblem& p, bool tma = false) {
   return b;
 }
 
-// Whether the TMA kernel takes p on `device`: FREEDNN_DW_WGRAD_TILE_TMA unless 0 (read at every call), the kernel's
-// sm_90 code on the device (tma_kernel_runs), an even cv and 16-byte map strides (C * element size).
+// Whether the TMA kernel takes p (b: its TMA plan) on `device`: FREEDNN_DW_WGRAD_TILE_TMA unless 0 (read at every
+// call), the kernel's sm_90 code on the device (tma_kernel_runs), an even cv and 16-byte map strides (C * element
+// size).
 template <class S>
-bool tma_wanted(const ConvProblem& p, int device) {
+bool tma_wanted(const ConvProblem& p, const TilePlan& b, int device) {
   if (fd::env_string("FREEDNN_DW_WGRAD_TILE_TMA") == "0") return false;
-  const TilePlan b = tile_plan(p, true);
   return b.g.cv % 2 == 0 && (p.ic * int64_t(sizeof(S))) % 16 == 0 &&
          b.smem <= int(device_info(device).smem_per_block_optin) &&
          tma_kernel_runs(reinterpret_cast<const void*>(&dw_wgrad_tile_tma_kernel<S>), device);
@@ -295,19 +295,14 @@ bool tma_wanted(const ConvProblem& p, int device) {
 // boxes.
 template <class S>
 cudnnStatus_t launch_tma(const ConvProblem& p, const TilePlan& b, const ConvArgs& a, float* partial) {
-  if (!tma_wanted<S>(p, a.handle->device)) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (!tma_wanted<S>(p, b, a.handle->device)) return CUDNN_STATUS_NOT_SUPPORTED;
   const TileGeom& g = b.g;
-  const uint64_t es = sizeof(S);
-  const uint32_t cols = uint32_t(g.cv * 8 / es);
+  const uint32_t cols = uint32_t(g.cv * 8 / sizeof(S));
   CUtensorMap dy_map, x_map;
-  const uint64_t dyd[4] = {uint64_t(g.C), uint64_t(g.Q), uint64_t(g.P), uint64_t(p.mb)};
-  const uint64_t dys[3] = {es * g.C, es * g.C * g.Q, es * g.C * g.Q * g.P};
-  const uint32_t dyb[4] = {cols, kTW, kTH, 1};
-  FD_TRY(encode_tma_map(&dy_map, a.in2, p.xdt, 4, dyd, dys, dyb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:depthwise dy"));
-  const uint64_t xd[4] = {uint64_t(g.C), uint64_t(g.W), uint64_t(g.H), uint64_t(p.mb)};
-  const uint64_t xs[3] = {es * g.C, es * g.C * g.W, es * g.C * g.W * g.H};
-  const uint32_t xb[4] = {cols, kInW, kTH + kK - 1, 1};
-  FD_TRY(encode_tma_map(&x_map, a.in, p.xdt, 4, xd, xs, xb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:depthwise x"));
+  FD_TRY(encode_nhwc_map(&dy_map, a.in2, p.xdt, p.mb, g.P, g.Q, g.C, cols, kTW, kTH, CU_TENSOR_MAP_SWIZZLE_NONE,
+                         "cuda:depthwise dy"));
+  FD_TRY(encode_nhwc_map(&x_map, a.in, p.xdt, p.mb, g.H, g.W, g.C, cols, kInW, kTH + kK - 1,
+                         CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:depthwise x"));
   FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(&dw_wgrad_tile_tma_kernel<S>), size_t(b.smem),
                             a.handle->device));
   const dim3 grid(static_cast<unsigned>(g.chunks), static_cast<unsigned>(b.slices));

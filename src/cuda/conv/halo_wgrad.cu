@@ -18,9 +18,10 @@
 // traffic per mma (each B fragment feeds four mma instead of two). The default on sm_90a builds and 9.0 devices
 // (FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces it off / on): the same tile on wgmma, one warpgroup, its tiles loaded by
 // TMA (halo_wgrad_tma_kernel below). A slice walks a contiguous run of the N x tiles_p x tiles_q pixel tiles, the
-// next three tiles' dy and halo loading (cp.async, or TMA) while the current one runs. The 8 blocks of a cluster (consecutive slices) add their 64 x 9 x 32
-// partial dw through distributed shared memory and leave one in the workspace in the layout of patch_dw_sum.cuh;
-// dw_sum adds the clusters' in a fixed order (deterministic), with alpha / beta and the flip of CUDNN_CONVOLUTION.
+// next three tiles' dy and halo loading (cp.async, or TMA) while the current one runs. The 8 blocks of a cluster
+// (consecutive slices) add their 64 x 9 x 32 partial dw through distributed shared memory and leave one in the
+// workspace in the layout of patch_dw_sum.cuh; dw_sum adds the clusters' in a fixed order (deterministic), with
+// alpha / beta and the flip of CUDNN_CONVOLUTION.
 // Bytes: x once with its halo (100 / 64), dy once per 32-channel block of x (C / 32 times, mostly L2 hits), the
 // partials (slices / 8 x 64 x 9 x C floats) written and read once.
 #include <cooperative_groups.h>
@@ -419,9 +420,6 @@ HaloGeom make_geom(const ConvProblem& p) {
 
 int64_t grid_columns(const ConvProblem& p) { return ((p.oc + kTileK - 1) / kTileK) * (p.ic / kTileC); }
 
-// Clusters of this kernel that fit on the device at once (cached per device): a grid beyond them runs a second
-// wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us for
-// a grid that fit). 0 when the query fails.
 // A variant's dynamic shared memory.
 template <int WM>
 constexpr int smem_bytes() {
@@ -434,14 +432,10 @@ template <class S>
 cudnnStatus_t tma_maps(const ConvProblem& p, const HaloGeom& g, const S* x, const S* dy, CUtensorMap* dy_map,
                        CUtensorMap* x_map) {
   const cudnnDataType_t dt = std::is_same_v<S, __nv_bfloat16> ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
-  const uint64_t dyd[4] = {uint64_t(g.K), uint64_t(g.Q), uint64_t(g.P), uint64_t(p.mb)};
-  const uint64_t dys[3] = {2ull * g.K, 2ull * g.K * g.Q, 2ull * g.K * g.Q * g.P};
-  const uint32_t dyb[4] = {kTileK, kTileQ, kTileP, 1};
-  FD_TRY(encode_tma_map(dy_map, dy, dt, 4, dyd, dys, dyb, CU_TENSOR_MAP_SWIZZLE_128B, "cuda:halo_wgrad dy"));
-  const uint64_t xd[4] = {uint64_t(g.C), uint64_t(g.W), uint64_t(g.H), uint64_t(p.mb)};
-  const uint64_t xst[3] = {2ull * g.C, 2ull * g.C * g.W, 2ull * g.C * g.W * g.H};
-  const uint32_t xb[4] = {8, kHaloQ, kHaloP, 1};
-  return encode_tma_map(x_map, x, dt, 4, xd, xst, xb, CU_TENSOR_MAP_SWIZZLE_NONE, "cuda:halo_wgrad x");
+  FD_TRY(encode_nhwc_map(dy_map, dy, dt, p.mb, g.P, g.Q, g.K, kTileK, kTileQ, kTileP, CU_TENSOR_MAP_SWIZZLE_128B,
+                         "cuda:halo_wgrad dy"));
+  return encode_nhwc_map(x_map, x, dt, p.mb, g.H, g.W, g.C, 8, kHaloQ, kHaloP, CU_TENSOR_MAP_SWIZZLE_NONE,
+                         "cuda:halo_wgrad x");
 }
 
 // A variant's kernel (block_threads' list).
@@ -453,6 +447,9 @@ const void* kernel_of() {
     return reinterpret_cast<const void*>(&halo_wgrad_kernel<S, WM>);
 }
 
+// Clusters of a variant's kernel that fit on the device at once (cached per device): a grid beyond them runs a
+// second wave, the whole kernel's length again for a few clusters (run 16: 136 slices x 2 took 81 us against 56 us
+// for a grid that fit). 0 when the query fails.
 template <class S, int WM>
 int resident_clusters(int device) {
   static std::mutex mutex;
@@ -577,8 +574,8 @@ class HaloWgrad final : public fd::conv::ConvImpl {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:halo_wgrad called without a handle");
     // The wgmma kernel where this build has sm_90a code and the device is a 9.0 (FREEDNN_HALO_WGRAD_WGMMA=0 / 1 forces
     // it off / on; run 30: 0.0414 ms on ResNet-50's 56x56x64 layer, where its cp.async form took 0.0603), or where
-    // the driver refuses its tensor maps the mma.sync kernel; FREEDNN_HALO_WGRAD_WARP_M=64 picks the mma.sync warps of 64 dy
-    // channels. Read at every call.
+    // the driver refuses its tensor maps the mma.sync kernel; FREEDNN_HALO_WGRAD_WARP_M=64 picks the mma.sync warps
+    // of 64 dy channels. Read at every call.
     const bool wgmma = wgmma_wanted(a.handle->device);
     const bool wide = fd::env_int("FREEDNN_HALO_WGRAD_WARP_M", 32) == 64;
     auto go = [&](auto tag) {
