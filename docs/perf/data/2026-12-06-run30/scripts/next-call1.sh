@@ -2,7 +2,8 @@
 # For the next session's first GPU call (not run yet). Two of run 30's last commits compiled here but never ran on a
 # GPU: ebdff50 (tma_kernel_runs: the depthwise TMA kernels launch only where their code comes from a 9.0+ PTX) and
 # 185de99 (halo_wgrad's cp.async wgmma kernel removed; the other kernels' SASS unchanged); and the opt-in
-# FREEDNN_OPS_PDL (cross-call PDL for the elementwise op kernels, whose default launches now carry no-op waits). This
+# FREEDNN_OPS_PDL (cross-call PDL for the elementwise op kernels, whose default launches now carry no-op waits); and
+# 630f372 (the TMA maps through one helper, encode_nhwc_map; device code unchanged). This
 # runs the whole gpu suite (ConvGpuHaloWgrad and OpsPdl cover them), then checks that the depthwise TMA kernels still run (the A/B below must show the cp.async kernels
 # slower, ~1.09x on these 56x56x144 layers; equal times mean tma_kernel_runs said no), then on an H200 the ResNet-50
 # f16 / bf16 / TF32 tables (issue 6's bars are H200 bars; no H200 came in runs 28-30), on an H100 the ops batch (not
