@@ -4,7 +4,11 @@
 // wait between them: with FREEDNN_OPS_PDL=1 (cuda/common/ops_pdl.h) every call's kernel is a programmatic dependent
 // of the one before, and a kernel that touched memory before its pdl_wait would read a stale value and lose a step.
 // Small integers throughout, so every step is exact and the check is equality. Runs on every backend (the CPU one
-// and the plain launches must give the same), with and without the knob.
+// and the plain launches must give the same), with and without the knob (on by default on 9.0 devices).
+// The second chain (batch norm, pooling, softmax, reduction) is not exact in integers: it runs with the knob off
+// (plain stream order, nothing to race) and on, and the two must agree to the bit (every kernel is deterministic).
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -68,6 +72,124 @@ TEST(OpsPdl, ChainedCallsSeeEachOthersWrites) {
     run_chain({8, 64, 14, 14}, true, 6);   // 16-byte vectors; the bias broadcast over channels-last
     run_chain({4, 24, 7, 9}, false, 6);    // NCHW planes of 63: the dense kernels' scalar tails
     run_chain({64, 256, 7, 7}, true, 3);   // ResNet-50-like, many blocks
+  }
+}
+
+// One step of the second chain, all tensors of dims in x's layout (channels-last when nhwc):
+//   B = bn_train(A)            (FREEDNN_BN_CLUSTER=1: the one-kernel cluster path where it applies)
+//   E = bn_backward(A, dy = B)
+//   C = maxpool3x3s1p1(E), G = maxpool_backward(y = C, dy = C, x = E)
+//   D = softmax_channel(C + G)  (C += G by cudnnAddTensor first)
+//   r = avg over n, h, w of D   (cudnnReduceTensor)
+//   A += r                      (cudnnAddTensor, broadcast)
+//   F = bn_infer(A) with the running statistics, A = A + F / 2 (cudnnOpTensor)
+struct Chain {
+  std::vector<ft::HostTensor> t;  // A B C D E F G, then r, scale, bias, running mean / var, saved mean / inv var, dscale, dbias
+};
+
+void run_norm_chain(cudnnDataType_t t, const std::vector<int>& dims, bool nhwc, int steps, uint64_t seed, Chain* out) {
+  std::mt19937_64 rng(seed);
+  ft::Handle h;
+  const cudnnDataType_t pt = t == CUDNN_DATA_DOUBLE ? t : CUDNN_DATA_FLOAT;
+  const std::vector<int> pdims = {1, dims[1], 1, 1};
+  Chain& c = *out;
+  for (int i = 0; i < 7; ++i) c.t.emplace_back(t, dims, nhwc);
+  c.t.emplace_back(t, pdims, nhwc);
+  for (int i = 0; i < 8; ++i) c.t.emplace_back(pt, pdims);
+  ft::HostTensor &A = c.t[0], &B = c.t[1], &C = c.t[2], &D = c.t[3], &E = c.t[4], &F = c.t[5], &G = c.t[6];
+  ft::HostTensor &r = c.t[7], &scale = c.t[8], &bias = c.t[9], &rmean = c.t[10], &rvar = c.t[11];
+  ft::HostTensor &smean = c.t[12], &sinv = c.t[13], &dscale = c.t[14], &dbias = c.t[15];
+  A.fill_uniform(rng, -2, 2);
+  scale.fill_uniform(rng, 0.5, 1.5);
+  bias.fill_uniform(rng, -0.5, 0.5);
+  rmean.fill_uniform(rng, -0.1, 0.1);
+  rvar.fill_uniform(rng, 0.5, 1.5);
+  for (int i = 1; i < 7; ++i) c.t[i].poison();
+  for (ft::HostTensor* p : {&r, &smean, &sinv, &dscale, &dbias}) p->poison();
+  ft::TensorDesc xd(A), rd(r), pd(scale);
+  cudnnPoolingDescriptor_t pool = nullptr;
+  FT_OK(cudnnCreatePoolingDescriptor(&pool));
+  FT_OK(cudnnSetPooling2dDescriptor(pool, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 1, 1));
+  cudnnReduceTensorDescriptor_t red = nullptr;
+  FT_OK(cudnnCreateReduceTensorDescriptor(&red));
+  FT_OK(cudnnSetReduceTensorDescriptor(red, CUDNN_REDUCE_TENSOR_AVG, pt, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
+  size_t ws_bytes = 0;
+  FT_OK(cudnnGetReductionWorkspaceSize(h, red, xd, rd, &ws_bytes));
+  void* ws = ws_bytes ? ft::alloc_visible(ws_bytes) : nullptr;
+  cudnnOpTensorDescriptor_t op = nullptr;
+  FT_OK(cudnnCreateOpTensorDescriptor(&op));
+  FT_OK(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_ADD, pt, CUDNN_NOT_PROPAGATE_NAN));
+  const double one_d = 1, zero_d = 0, half_d = 0.5;
+  const float one_f = 1, zero_f = 0, half_f = 0.5;
+  const bool dbl = t == CUDNN_DATA_DOUBLE;
+  const void* one = dbl ? static_cast<const void*>(&one_d) : &one_f;
+  const void* zero = dbl ? static_cast<const void*>(&zero_d) : &zero_f;
+  const void* half = dbl ? static_cast<const void*>(&half_d) : &half_f;
+  const cudnnBatchNormMode_t m = CUDNN_BATCHNORM_SPATIAL;
+  const double eps = 1e-5;
+  ft::ScopedEnv cluster("FREEDNN_BN_CLUSTER", "1");
+  for (int i = 0; i < steps; ++i) {
+    FT_OK(cudnnBatchNormalizationForwardTraining(h, m, one, zero, xd, A.data(), xd, B.data(), pd, scale.data(),
+                                                 bias.data(), 0.25, rmean.data(), rvar.data(), eps, smean.data(),
+                                                 sinv.data()));
+    FT_OK(cudnnBatchNormalizationBackward(h, m, one, zero, one, zero, xd, A.data(), xd, B.data(), xd, E.data(), pd,
+                                          scale.data(), dscale.data(), dbias.data(), eps, smean.data(), sinv.data()));
+    FT_OK(cudnnPoolingForward(h, pool, one, xd, E.data(), zero, xd, C.data()));
+    FT_OK(cudnnPoolingBackward(h, pool, one, xd, C.data(), xd, C.data(), xd, E.data(), zero, xd, G.data()));
+    FT_OK(cudnnAddTensor(h, one, xd, G.data(), one, xd, C.data()));
+    FT_OK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, one, xd, C.data(), zero, xd,
+                              D.data()));
+    FT_OK(cudnnReduceTensor(h, red, nullptr, 0, ws, ws_bytes, one, xd, D.data(), zero, rd, r.data()));
+    FT_OK(cudnnAddTensor(h, one, rd, r.data(), one, xd, A.data()));
+    FT_OK(cudnnBatchNormalizationForwardInference(h, m, one, zero, xd, A.data(), xd, F.data(), pd, scale.data(),
+                                                  bias.data(), rmean.data(), rvar.data(), eps));
+    FT_OK(cudnnOpTensor(h, op, one, xd, A.data(), half, xd, F.data(), zero, xd, A.data()));
+  }
+  ft::sync_device();
+  if (ws) ft::free_visible(ws);
+  cudnnDestroyOpTensorDescriptor(op);
+  cudnnDestroyReduceTensorDescriptor(red);
+  cudnnDestroyPoolingDescriptor(pool);
+}
+
+TEST(OpsPdl, NormPoolSoftmaxReduceChainMatchesPlainLaunches) {
+  const char* names[] = {"A", "B", "C", "D", "E", "F", "G", "r", "scale", "bias", "running mean", "running var",
+                         "saved mean", "saved inv var", "dscale", "dbias"};
+  struct Case {
+    cudnnDataType_t t;
+    std::vector<int> dims;
+    bool nhwc;
+  };
+  const Case cases[] = {
+      {CUDNN_DATA_HALF, {8, 512, 7, 7}, true},     // bn_cluster, infer_tiles, NHWC pooling, vector softmax rows
+      {CUDNN_DATA_BFLOAT16, {4, 256, 14, 14}, true},
+      {CUDNN_DATA_FLOAT, {4, 64, 14, 14}, false},  // planes: stats_planes, infer_planes, planar pooling, columns
+  };
+  const uint64_t seed = ft::seed();
+  for (const Case& k : cases) {
+    Chain plain, pdl;
+    {
+      ft::ScopedEnv off("FREEDNN_OPS_PDL", "0");
+      run_norm_chain(k.t, k.dims, k.nhwc, 3, seed, &plain);
+    }
+    {
+      ft::ScopedEnv on("FREEDNN_OPS_PDL", "1");
+      run_norm_chain(k.t, k.dims, k.nhwc, 3, seed, &pdl);
+    }
+    const std::string what = plain.t[0].str();
+    for (size_t i = 0; i < plain.t.size(); ++i) {
+      const std::vector<double> a = plain.t[i].values(), b = pdl.t[i].values();
+      ASSERT_EQ(a.size(), b.size());
+      int64_t bad = 0, nan = 0;
+      for (size_t j = 0; j < a.size(); ++j) {
+        if (std::isnan(a[j])) ++nan;
+        if (std::memcmp(&a[j], &b[j], sizeof(double)) != 0) ++bad;
+      }
+      EXPECT_EQ(nan, 0) << names[i] << " has NaN with plain launches, " << what;
+      EXPECT_EQ(bad, 0) << names[i] << ": " << bad << " of " << a.size() << " values differ between plain and PDL "
+                        << "launches, " << what;
+    }
   }
 }
 

@@ -23,6 +23,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
 #include "core/dtype.h"
 #include "cuda/common/dyn_tensor.cuh"
@@ -161,6 +162,7 @@ __global__ void __launch_bounds__(kBlock) stats_kernel(Geo g, BnMap xm, const S*
   using C = Comp<S>;
   __shared__ C sh[4][kBlock];
   pdl_allow_dependents();  // as stats_rows_w
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   const int tid = threadIdx.x;
   const int64_t splits = gridDim.y, split = blockIdx.y;
   int64_t k, e, step;
@@ -610,10 +612,9 @@ cudnnStatus_t run_channel_block(cudnnContext* h, const NormCall& c, const FinalA
   const S* dy = static_cast<const S*>(c.dy);
   const uint8_t* mask = bwd && c.has_activation() ? static_cast<const uint8_t*>(c.reserve) : nullptr;
   auto launch = [&](auto kern) {
-    kern<<<static_cast<unsigned>(g.s), kBlock, 0, h->stream>>>(fa, g, xm, g.inner / v, sn, sk, x, dy,
-                                                                static_cast<S*>(const_cast<void*>(out)),
-                                                                static_cast<S*>(const_cast<void*>(dz)), mask,
-                                                                c.alpha, c.beta);
+    (void)launch_pdl(ops_pdl(h->device), kern, dim3(static_cast<unsigned>(g.s)), dim3(kBlock), 0, h->stream, fa, g,
+                     xm, g.inner / v, sn, sk, x, dy, static_cast<S*>(const_cast<void*>(out)),
+                     static_cast<S*>(const_cast<void*>(dz)), mask, c.alpha, c.beta);
   };
   if (bwd) vec ? launch(channel_block<S, kV, true>) : launch(channel_block<S, 1, true>);
   else vec ? launch(channel_block<S, kV, false>) : launch(channel_block<S, 1, false>);
@@ -832,7 +833,8 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   if (rows) {
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(chunks));
     auto launch = [&](auto kern) {
-      kern<<<grid, kBlock, 0, st>>>(nrows, rs, fold, cw, x, dy, in_mask8, fa.mv, shift, per_split, partial);
+      (void)launch_pdl(ops_pdl(h->device), kern, grid, dim3(kBlock), 0, st, nrows, rs, fold, cw, x, dy, in_mask8, fa.mv,
+                       shift, per_split, partial);
     };
     if (rv > 1) bwd ? launch(stats_rows_w<S, kV, true>) : launch(stats_rows_w<S, kV, false>);
     else bwd ? launch(stats_rows_w<S, 1, true>) : launch(stats_rows_w<S, 1, false>);
@@ -844,16 +846,16 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     // mask bit of (n, k, j): x's offset, or the logical index
     const int64_t msn = mask_by_offset ? xm.sn : g.s * g.inner, msk = mask_by_offset ? xm.stat.strides[0] : g.inner;
     auto launch = [&](auto kern) {
-      kern<<<grid, kBlock, 0, st>>>(inner_v, m_v, g.s, xm.sn, xm.stat.strides[0], x, dsn, dsk, dy, in_mask8, msn, msk,
-                                    fa.mv, shift, per_split, partial);
+      (void)launch_pdl(ops_pdl(h->device), kern, grid, dim3(kBlock), 0, st, inner_v, m_v, g.s, xm.sn,
+                       xm.stat.strides[0], x, dsn, dsk, dy, in_mask8, msn, msk, fa.mv, shift, per_split, partial);
     };
     if (pv > 1) bwd ? launch(stats_planes<S, kV, true>) : launch(stats_planes<S, kV, false>);
     else bwd ? launch(stats_planes<S, 1, true>) : launch(stats_planes<S, 1, false>);
     FD_CUDA_LAUNCHED();
   } else if (need_stats) {
     const dim3 grid(static_cast<unsigned>(plan.blocks_k), static_cast<unsigned>(plan.splits));
-    stats_kernel<S><<<grid, kBlock, 0, st>>>(g, xm, x, dym, dy, in_mask, mask_by_offset, fa.mv, shift, bwd, plan.cols,
-                                             plan.per_split, partial);
+    (void)launch_pdl(ops_pdl(h->device), stats_kernel<S>, grid, dim3(kBlock), 0, st, g, xm, x, dym, dy, in_mask,
+                     mask_by_offset, fa.mv, shift, bwd, plan.cols, plan.per_split, partial);
     FD_CUDA_LAUNCHED();
   }
   // Inference with channel-indexed, aligned parameters computes its coefficients in the apply pass (below).

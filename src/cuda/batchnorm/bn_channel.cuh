@@ -35,6 +35,7 @@ template <class S, int V, bool bwd>
 __global__ void __launch_bounds__(kBlock) channel_block(FinalArgs<Comp<S>> fa, Geo g, BnMap xm, int64_t inner_v,
                                                         int64_t sn, int64_t sk, const S* x, const S* dy, S* out,
                                                         S* dz, const uint8_t* mask, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   constexpr int kU = 4;
   __shared__ C red[32];
@@ -131,6 +132,7 @@ __global__ void __launch_bounds__(kBlock) channel_block(FinalArgs<Comp<S>> fa, G
       bn_store<S, V>(yk + off[u], v[u], alpha, beta);
     }
   }
+  pdl_allow_dependents();
 }
 
 }  // namespace

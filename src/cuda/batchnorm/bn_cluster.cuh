@@ -27,6 +27,7 @@
 #include <tuple>
 
 #include "cuda/common/cp_async.cuh"
+#include "cuda/common/ops_pdl.h"
 
 namespace fd::cuda {
 namespace {
@@ -66,6 +67,7 @@ __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.w
 template <class S, int V, bool bwd>
 __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // thread block clusters (the host plans it on 9.0 only)
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   constexpr int kNt = bwd ? 2 : 1;  // tensors stashed
   constexpr int kNq = bwd ? 4 : 2;  // sums per statistic
@@ -209,6 +211,7 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
     walk(ns, cnt, false, apply_row);
     walk(0, ns, true, apply_row);
   }
+  pdl_allow_dependents();
   cluster_wait();  // no block leaves while another may still read its partials
 #endif
 }
@@ -220,8 +223,9 @@ const void* cluster_fn(bool bwd) {
              : reinterpret_cast<const void*>(bn_cluster<S, kV, false>);
 }
 
-// The launch of bn_cluster on `grid` with clusters of grid.x blocks along x; attr: storage for its one attribute.
-cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, cudaLaunchAttribute* attr) {
+// The launch of bn_cluster on `grid` with clusters of grid.x blocks along x, a programmatic dependent of the kernel
+// before it when pdl (ops_pdl.h); attr: storage for its two attributes.
+cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, bool pdl, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(kBlock);
@@ -231,8 +235,10 @@ cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, cudaL
   attr->val.clusterDim.x = grid.x;
   attr->val.clusterDim.y = 1;
   attr->val.clusterDim.z = 1;
+  attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = pdl ? 2 : 1;
   return cfg;
 }
 
@@ -249,8 +255,8 @@ int active_clusters(const void* fn, int g, size_t smem, int device) {
   }
   int n = 0;
   if (allow_dynamic_smem(fn, smem, device) == CUDNN_STATUS_SUCCESS) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = cluster_config(dim3(static_cast<unsigned>(g), 1), smem, nullptr, &attr);
+    cudaLaunchAttribute attr[2];
+    const cudaLaunchConfig_t cfg = cluster_config(dim3(static_cast<unsigned>(g), 1), smem, nullptr, false, attr);
     if (cudaOccupancyMaxActiveClusters(&n, fn, &cfg) != cudaSuccess) n = 0;
   }
   (void)cudaGetLastError();
@@ -313,12 +319,12 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
 
 // Launches bn_cluster (cudaLaunchKernelEx with the cluster dimension). *launched = false where the driver refused.
 template <class S>
-cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, bool bwd, cudaStream_t st,
+cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, bool bwd, cudaStream_t st, bool pdl,
                              bool* launched) {
   constexpr int kV = 16 / sizeof(S);
-  cudaLaunchAttribute attr;
+  cudaLaunchAttribute attr[2];
   const cudaLaunchConfig_t cfg =
-      cluster_config(dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks)), pl.smem, st, &attr);
+      cluster_config(dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks)), pl.smem, st, pdl, attr);
   const cudaError_t e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true>, a)
                             : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false>, a);
   *launched = e == cudaSuccess;
@@ -380,7 +386,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.out = static_cast<S*>(outp);
   a.alpha = c.alpha;
   a.beta = c.beta;
-  return launch_cluster<S>(a, pl, bwd, h->stream, launched);
+  return launch_cluster<S>(a, pl, bwd, h->stream, ops_pdl(h->device), launched);
 }
 
 }  // namespace

@@ -310,6 +310,7 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
   constexpr int kU = 4;
   __shared__ C red[32];
   pdl_allow_dependents();  // as stats_rows_w
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   const int64_t k = blockIdx.x, splits = gridDim.y, split = blockIdx.y;
   const S* xk = x + k * xsk;
   const S* dk = bwd ? dy + k * dsk : nullptr;

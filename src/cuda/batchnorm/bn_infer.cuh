@@ -77,6 +77,7 @@ template <class S, int V, int U, bool kZ>
 __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, kZ))
     infer_nhwc(int nvec, int cv, const S* __restrict__ x, const S* __restrict__ z, S* __restrict__ y,
                InferCoef<Comp<S>> ic, bool relu, bool keep_nan, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   extern __shared__ uint4 bn_infer_smem[];
   C* tab = reinterpret_cast<C*>(bn_infer_smem);  // A[n], then B[n]
@@ -109,6 +110,7 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, 
     i0 += U * stride;
     infer_load<S, V, U, kZ>(x, z, i0, stride, nvec, xr, zr);
   }
+  pdl_allow_dependents();
 }
 
 // Channels innermost, in tiles (FREEDNN_BN_INFER=8): block (chunk, split) takes tg consecutive channel groups (tg * V
@@ -120,6 +122,7 @@ template <class S, int V, int U, bool kZ>
 __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, kZ))
     infer_tiles(int64_t rows, int cv, int tg, int64_t per_split, const S* __restrict__ x, const S* __restrict__ z,
                 S* __restrict__ y, InferCoef<Comp<S>> ic, bool relu, bool keep_nan, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   extern __shared__ uint4 bn_infer_smem[];
   C* tab = reinterpret_cast<C*>(bn_infer_smem);  // A[n], then B[n]
@@ -153,6 +156,7 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), false, U, 
     i0 += U * step;
     infer_load<S, V, U, kZ>(x, z, i0, step, end, xr, zr);
   }
+  pdl_allow_dependents();
 }
 
 // Planes: element e's channel is (e / cs) % nc. Block b: vectors [b * per_block, ...) (per_block a multiple of
@@ -164,6 +168,7 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), true, U, k
     infer_planes(int nvec, int per_block, int cs, int nc, int dj, int dr, const S* __restrict__ x,
                  const S* __restrict__ z, S* __restrict__ y, InferCoef<Comp<S>> ic, bool relu, bool keep_nan,
                  double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   extern __shared__ uint4 bn_infer_smem[];
   C* tab = reinterpret_cast<C*>(bn_infer_smem);
@@ -214,6 +219,7 @@ __global__ void __launch_bounds__(kBlock, infer_min_blocks(sizeof(S), true, U, k
     i0 += U * kBlock;
     infer_load<S, V, U, kZ>(x, z, i0, kBlock, v1, xr, zr);
   }
+  pdl_allow_dependents();
 }
 
 // FREEDNN_BN_INFER (read at every call): 2 or 4, the vectors in flight per thread of the lean kernels; 8: channels-
@@ -260,8 +266,9 @@ cudnnStatus_t launch_infer(cudnnContext* h, const NormCall& c, const InferCoef<C
     splits = (rows + per_split - 1) / per_split;
     if (chunks > 65535 || splits > 65535) return CUDNN_STATUS_SUCCESS;
     if (int64_t(kBlock) * cv * kU + nvec >= (int64_t{1} << 31)) return CUDNN_STATUS_SUCCESS;  // 32-bit indices
-    infer_tiles<S, V, kU, kZ><<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(splits)), kBlock, smem,
-                                h->stream>>>(rows, cv, tg, per_split, x, z, y, ic, relu, keep_nan, c.alpha, c.beta);
+    (void)launch_pdl(ops_pdl(h->device), infer_tiles<S, V, kU, kZ>,
+                     dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(splits)), dim3(kBlock), smem, h->stream,
+                     rows, cv, tg, per_split, x, z, y, ic, relu, keep_nan, c.alpha, c.beta);
   } else if (cs == 1) {
     const int cv = nc / V;
     const size_t smem = 2 * sizeof(C) * static_cast<size_t>(std::min(cv, kBlock) * V);
@@ -270,8 +277,8 @@ cudnnStatus_t launch_infer(cudnnContext* h, const NormCall& c, const InferCoef<C
     int grid = resident_grid(k, nvec, int64_t(kBlock) * U, kBlock, smem, h->device) / m * m;
     if (grid == 0) grid = m;
     if (grid > di.sm_count * resident_blocks(k, kBlock, smem, h->device)) return CUDNN_STATUS_SUCCESS;
-    infer_nhwc<S, V, U, kZ><<<static_cast<unsigned>(grid), kBlock, smem, h->stream>>>(nvec, cv, x, z, y, ic, relu,
-                                                                                      keep_nan, c.alpha, c.beta);
+    (void)launch_pdl(ops_pdl(h->device), infer_nhwc<S, V, U, kZ>, dim3(static_cast<unsigned>(grid)), dim3(kBlock),
+                     smem, h->stream, nvec, cv, x, z, y, ic, relu, keep_nan, c.alpha, c.beta);
   } else {
     const void* k = reinterpret_cast<const void*>(infer_planes<S, V, U, kZ>);
     const int64_t wave = resident_grid(k, nvec, int64_t(kBlock) * U, kBlock, kInferTableMax, h->device);
@@ -281,9 +288,9 @@ cudnnStatus_t launch_infer(cudnnContext* h, const NormCall& c, const InferCoef<C
     const size_t smem = 2 * sizeof(C) * static_cast<size_t>(entries);
     if (smem > kInferTableMax) return CUDNN_STATUS_SUCCESS;
     const int64_t step = int64_t(kBlock) * V;
-    infer_planes<S, V, U, kZ><<<static_cast<unsigned>(grid), kBlock, smem, h->stream>>>(
-        nvec, static_cast<int>(per_block), cs, nc, static_cast<int>(step % cs), static_cast<int>(step / cs % nc), x, z,
-        y, ic, relu, keep_nan, c.alpha, c.beta);
+    (void)launch_pdl(ops_pdl(h->device), infer_planes<S, V, U, kZ>, dim3(static_cast<unsigned>(grid)), dim3(kBlock),
+                     smem, h->stream, nvec, static_cast<int>(per_block), cs, nc, static_cast<int>(step % cs),
+                     static_cast<int>(step / cs % nc), x, z, y, ic, relu, keep_nan, c.alpha, c.beta);
   }
   FD_CUDA_LAUNCHED();
   *done = true;

@@ -134,6 +134,7 @@ __global__ void __launch_bounds__(kBlock) stats_rows_w(int64_t rows, int64_t s, 
                                                        const Comp<S>* shift, int64_t per_split, Comp<S>* partial) {
   __shared__ Comp<S> red[kBlock * V];
   pdl_allow_dependents();  // the finalize (FREEDNN_BN_PDL) starts once this grid's last blocks do, and waits
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   Comp<S> K[V];
   rows_sums<S, V, bwd>(rows, s, fold, cw, x, dy, mask, mv, shift, per_split, partial, red, K);
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Programmatic dependent launch across API calls, for the memory-bound op kernels (the dense activation, op tensor /
-// add tensor and transform blend): FREEDNN_OPS_PDL=1 (opt-in, read at every call; compute capability 9.0 or later)
-// launches them as dependents of whatever kernel precedes them on the stream (pdl.cuh). Why: back to back, as in a
-// network's chain of small ops, the next call's launch then overlaps the end of the previous kernel; on ResNet-50's
-// 7x7 / 14x14 activations a launch gap is a tenth or more of the call (run 28: 70-81 % of the copy bandwidth).
+// Programmatic dependent launch across API calls, for the memory-bound op kernels (activation, op tensor / add tensor,
+// transform blend, batch norm's cluster and inference kernels, pooling, softmax, reductions): on compute capability
+// 9.0 or later they launch as dependents of whatever kernel precedes them on the stream (pdl.cuh), unless
+// FREEDNN_OPS_PDL=0 (read at every call). Why: back to back, as in a network's chain of small ops, the next call's
+// launch then overlaps the end of the previous kernel. Run 31 (H100): the activations took 0.87-0.94x the time at
+// 7x7 / 14x14, 0.96-0.99x on the larger tensors.
 // The kernels wait (pdl_wait) before touching global memory, so any predecessor's writes are visible to them, and
 // allow their own dependents only after their last access.
 #pragma once
@@ -14,7 +15,7 @@
 namespace fd::cuda {
 
 inline bool ops_pdl(int device) {
-  return fd::env_string("FREEDNN_OPS_PDL") == "1" && device_info(device).cc_major >= 9;
+  return fd::env_string("FREEDNN_OPS_PDL") != "0" && device_info(device).cc_major >= 9;
 }
 
 }  // namespace fd::cuda

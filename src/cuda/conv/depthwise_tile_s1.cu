@@ -49,7 +49,7 @@ constexpr int kK = 3;
 // per output were slower on the H200 (run 17, MobileNet-v2 f16, stride-1 layers): 32-row tiles 1.19-1.24x the time,
 // the block's filter staged once in shared memory as float 1.02-1.13x.
 constexpr int kTH = 16, kTW = 8;
-// Stride 2 (forward only; outputs of at most 14 x 14, FREEDNN_DW_TILE_S2=1 / 0 forces it on / off, dw_tile_s1_wanted):
+// Stride 2 (forward only; the TMA form on any size, the cp.async one on outputs of at most 14 x 14; dw_tile_s1_wanted):
 // 8 x 8 outputs from 17 x 17 source pixels (37 KB for 16 channel vectors), each thread's column walk loading two new
 // window rows per output row. Why: the forward walk that serves stride 2 is at 0.83-0.98 of PyTorch's path on
 // MobileNet-v2's stride-2 layers (run 17), where this tile layout gave the stride-1 layers 0.54-0.81x the walk's time.
@@ -212,11 +212,15 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
 // even, 16-byte map strides and source). NOT_SUPPORTED (nothing queued) otherwise, or where the driver refuses the
 // map: the caller then launches the cp.async kernel.
 template <class S, int ST>
+bool tma_form(const TileGeom& g, const ConvArgs& a) {
+  return fd::env_string("FREEDNN_DW_TILE_TMA") != "0" && g.cv % 2 == 0 && (g.C * sizeof(S)) % 16 == 0 &&
+         (reinterpret_cast<uintptr_t>(a.in) & 15u) == 0 &&
+         tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device);
+}
+
+template <class S, int ST>
 cudnnStatus_t launch_tma(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
-  if (fd::env_string("FREEDNN_DW_TILE_TMA") == "0" || g.cv % 2 != 0 || (g.C * sizeof(S)) % 16 != 0 ||
-      (reinterpret_cast<uintptr_t>(a.in) & 15u) != 0 ||
-      !tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device))
-    return CUDNN_STATUS_NOT_SUPPORTED;
+  if (!tma_form<S, ST>(g, a)) return CUDNN_STATUS_NOT_SUPPORTED;
   constexpr int rows = tile_rows<ST>();
   CUtensorMap map;
   FD_TRY(encode_nhwc_map(&map, a.in, p.xdt, p.mb, g.SH, g.SW, g.C, uint32_t(g.cv * 8 / sizeof(S)),
@@ -247,12 +251,23 @@ bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0
 
 }  // namespace
 
-bool dw_tile_s1_wanted(const ConvProblem& p) {
+bool dw_tile_s1_wanted(const ConvProblem& p, const ConvArgs& a) {
   if (fd::env_string("FREEDNN_DW_TILE") == "0") return false;
-  // Stride 2 on outputs of at most 14 x 14 (run 18, MobileNet-v2 f16: 0.79x the walk's time at 14 x 14, 0.94x at
-  // 7 x 7, but 1.20x at 56 x 56 and 1.34x at 28 x 28); FREEDNN_DW_TILE_S2=1 / 0 forces it on / off.
+  // Stride 2: the TMA kernel on every size (run 31, MobileNet-v2 f16 on an H100: 0.86x the walk's time at 56 x 56,
+  // 0.89x at 28 x 28, 1.00 at 14 x 14 and 7 x 7), the cp.async one on outputs of at most 14 x 14 (run 18, H200: 0.79x
+  // the walk's time at 14 x 14, 0.94x at 7 x 7, but 1.20x at 56 x 56 and 1.34x at 28 x 28); FREEDNN_DW_TILE_S2=1 / 0
+  // forces it on / off.
   const std::string s2 = fd::env_string("FREEDNN_DW_TILE_S2");
-  return p.sh == 1 || s2 == "1" || (s2 != "0" && p.oh * p.ow <= 14 * 14);
+  if (p.sh == 1 || s2 == "1") return true;
+  if (s2 == "0") return false;
+  if (p.oh * p.ow <= 14 * 14) return true;
+  const TileGeom g = tile_geom(p);
+  switch (p.xdt) {
+    case CUDNN_DATA_FLOAT: return tma_form<float, 2>(g, a);
+    case CUDNN_DATA_HALF: return tma_form<__half, 2>(g, a);
+    case CUDNN_DATA_BFLOAT16: return tma_form<__nv_bfloat16, 2>(g, a);
+    default: return false;
+  }
 }
 
 bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {

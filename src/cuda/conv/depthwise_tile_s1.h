@@ -8,9 +8,9 @@
 namespace fd::cuda::conv {
 
 // On unless FREEDNN_DW_TILE=0 (read at every call, so that a test or an A/B run can switch it): it measured faster
-// than the strip and walk kernels on every stride-1 layer of MobileNet-v2 (run 16). Stride 2 on outputs of at most
-// 14 x 14 (run 18), or wherever FREEDNN_DW_TILE_S2=1.
-bool dw_tile_s1_wanted(const fd::ConvProblem& p);
+// than the strip and walk kernels on every stride-1 layer of MobileNet-v2 (run 16). Stride 2 where its TMA form runs
+// (run 31) or on outputs of at most 14 x 14 (run 18), or wherever FREEDNN_DW_TILE_S2=1.
+bool dw_tile_s1_wanted(const fd::ConvProblem& p, const fd::conv::ConvArgs& a);
 // A forward or backward data it covers: packed NHWC x and y, f32 / f16 / bf16, C a multiple of 8 bytes of elements,
 // 3x3 filter at stride 1 (or a forward at stride 2), padding 0..2, no dilation, no fused epilogue, 32-bit offsets,
 // 8-byte aligned source and destination.

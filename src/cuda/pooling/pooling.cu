@@ -330,7 +330,7 @@ cudnnStatus_t pooling_forward(cudaStream_t stream, int device, const cudnnPoolin
     return plane_sum(stream, device, global);
   cudnnStatus_t fast = CUDNN_STATUS_SUCCESS;
   if (pooling2d_nhwc_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
-  if (pooling2d_planar_forward(stream, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
+  if (pooling2d_planar_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   if (pooling2d_forward(stream, device, p, alpha, xd, x, beta, yd, y, &fast)) return fast;
   bool known = false;
   auto launch = [&](auto tag) {

@@ -50,7 +50,7 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
 // 3x3 s2 p0, 3x3 s1 p1), float / double / half / bfloat16, from registers (pooling2d_planar.cu; the backward keeps one
 // argmax byte per output in the handle's scratch memory between its two kernels): false when it does not apply,
 // else the kernels are queued and *status set. Tried before pooling2d_*.
-bool pooling2d_planar_forward(cudaStream_t stream, const cudnnPoolingStruct& p, double alpha,
+bool pooling2d_planar_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
                               const cudnnTensorStruct& x_desc, const void* x, double beta,
                               const cudnnTensorStruct& y_desc, void* y, cudnnStatus_t* status);
 bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, double alpha,

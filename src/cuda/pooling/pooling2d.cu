@@ -20,6 +20,8 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_folds.cuh"
 #include "cuda/pooling/pooling.h"
 
@@ -141,6 +143,7 @@ struct MaxLane {
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) fwd2d(Geo2 g, Walk wk, T4 xt, const S* x, T4 yt, S* y,
                                                 int count, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
     int n, cg, oh, ow;
@@ -182,12 +185,14 @@ __global__ void __launch_bounds__(kBlock) fwd2d(Geo2 g, Walk wk, T4 xt, const S*
     }
     blend_store_vec<S, V>(y + yt.off(n, c, oh, ow), out, alpha, beta);
   }
+  pdl_allow_dependents();
 }
 
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) bwd2d(Geo2 g, Walk wk, T4 xt, const S* x, T4 dyt,
                                                 const S* dy, T4 dxt, S* dx, int count, double alpha,
                                                 double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
     int n, cg, ih, iw;
@@ -242,6 +247,7 @@ __global__ void __launch_bounds__(kBlock) bwd2d(Geo2 g, Walk wk, T4 xt, const S*
     }
     blend_store_vec<S, V>(dx + dxt.off(n, c, ih, iw), acc, alpha, beta);
   }
+  pdl_allow_dependents();
 }
 
 // ---- Shared-memory tiled kernels (the main path) ----
@@ -368,6 +374,7 @@ __device__ __forceinline__ void for_each_in_tile(bool c_inner, int nr, int nc, i
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) fwd_tile(Geo2 g, TPlan t, T4 xt, const S* x, T4 yt, S* y, double alpha,
                                                    double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   extern __shared__ uint4 smem4[];
   S* sx = reinterpret_cast<S*>(reinterpret_cast<char*>(smem4) + t.x_off);
@@ -436,11 +443,13 @@ __global__ void __launch_bounds__(kBlock) fwd_tile(Geo2 g, TPlan t, T4 xt, const
     };
     for_each_in_tile(t.c_inner, nh, nw, nj, one);
   }
+  pdl_allow_dependents();
 }
 
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const S* x, T4 dyt, const S* dy, T4 dxt,
                                                    S* dx, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   extern __shared__ uint4 smem4[];
   int* sarg = reinterpret_cast<int*>(smem4);
@@ -556,6 +565,7 @@ __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const
     };
     for_each_in_tile(t.c_inner, nh, nw, nj, gather_one);
   }
+  pdl_allow_dependents();
 }
 
 // Backward of average pooling whose only window is the whole plane (no padding, window = H x W, a 1 x 1 output):
@@ -564,6 +574,7 @@ __global__ void __launch_bounds__(kBlock) bwd_tile(Geo2 g, TPlan t, T4 xt, const
 template <class S, int V>
 __global__ void __launch_bounds__(kBlock) bwd_global_avg(int nvec, Divider d_cv, int cvecs, Divider d_img, int dysn,
                                                          const S* dy, S* dx, int divisor, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += gridDim.x * blockDim.x) {
     const int cv = i - static_cast<int>(d_cv.div(i)) * cvecs;
@@ -574,6 +585,7 @@ __global__ void __launch_bounds__(kBlock) bwd_global_avg(int nvec, Divider d_cv,
     for (int k = 0; k < V; ++k) d[k] = d[k] / static_cast<C>(divisor);
     blend_store_vec<S, V>(dx + int64_t(i) * V, d, alpha, beta);
   }
+  pdl_allow_dependents();
 }
 
 Geo2 make_geo2(const cudnnPoolingStruct& p, const cudnnTensorStruct& x, const cudnnTensorStruct& y) {
@@ -807,19 +819,16 @@ bool pooling2d_forward(cudaStream_t stream, int device, const cudnnPoolingStruct
     if (!force_direct() && plan_fwd(g, xd, vec, v, sizeof(S), &t)) {
       auto kern = vec ? fwd_tile<S, kV> : fwd_tile<S, 1>;
       const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
-      kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), alpha, beta);
+      (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(kBlock), t.smem, stream, g, t, xt,
+                       static_cast<const S*>(x), yt, static_cast<S*>(y), alpha, beta);
       *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
       return;
     }
     const Walk wk = make_walk(vec || c_inner(yd), yd.dims[0], yd.dims[1] / v, yd.dims[2], yd.dims[3]);
     const int count = static_cast<int>(yd.element_count() / v);
     const int grid = grid_size(count, kBlock, device);
-    if (vec)
-      fwd2d<S, kV><<<grid, kBlock, 0, stream>>>(g, wk, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), count,
-                                               alpha, beta);
-    else
-      fwd2d<S, 1><<<grid, kBlock, 0, stream>>>(g, wk, xt, static_cast<const S*>(x), yt, static_cast<S*>(y), count,
-                                              alpha, beta);
+    (void)launch_pdl(ops_pdl(device), vec ? fwd2d<S, kV> : fwd2d<S, 1>, dim3(grid), dim3(kBlock), 0, stream, g, wk, xt,
+                     static_cast<const S*>(x), yt, static_cast<S*>(y), count, alpha, beta);
     *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   });
 }
@@ -841,9 +850,9 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
       const int nvec = static_cast<int>(dxd.element_count() / kV);
       const int img = cvecs * g.in_h * g.in_w;
       const int grid = grid_size(nvec, kBlock, device);
-      bwd_global_avg<S, kV><<<grid, kBlock, 0, stream>>>(nvec, Divider(cvecs, nvec), cvecs, Divider(img, nvec),
-                                                         static_cast<int>(dyd.strides[0]), static_cast<const S*>(dy),
-                                                         static_cast<S*>(dx), g.in_h * g.in_w, alpha, beta);
+      (void)launch_pdl(ops_pdl(device), bwd_global_avg<S, kV>, dim3(grid), dim3(kBlock), 0, stream, nvec,
+                       Divider(cvecs, nvec), cvecs, Divider(img, nvec), static_cast<int>(dyd.strides[0]),
+                       static_cast<const S*>(dy), static_cast<S*>(dx), g.in_h * g.in_w, alpha, beta);
       *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
       return;
     }
@@ -853,20 +862,17 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
     if (!force_direct() && plan_bwd(g, xd, dyd, vec, v, sizeof(S), &t)) {
       auto kern = vec ? bwd_tile<S, kV> : bwd_tile<S, 1>;
       const int grid = tile_grid(reinterpret_cast<const void*>(kern), t, device);
-      kern<<<grid, kBlock, t.smem, stream>>>(g, t, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt,
-                                             static_cast<S*>(dx), alpha, beta);
+      (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(kBlock), t.smem, stream, g, t, xt,
+                       static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt, static_cast<S*>(dx), alpha, beta);
       *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
       return;
     }
     const Walk wk = make_walk(vec || c_inner(dxd), dxd.dims[0], dxd.dims[1] / v, dxd.dims[2], dxd.dims[3]);
     const int count = static_cast<int>(dxd.element_count() / v);
     const int grid = grid_size(count, kBlock, device);
-    if (vec)
-      bwd2d<S, kV><<<grid, kBlock, 0, stream>>>(g, wk, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy),
-                                               dxt, static_cast<S*>(dx), count, alpha, beta);
-    else
-      bwd2d<S, 1><<<grid, kBlock, 0, stream>>>(g, wk, xt, static_cast<const S*>(x), dyt, static_cast<const S*>(dy),
-                                              dxt, static_cast<S*>(dx), count, alpha, beta);
+    (void)launch_pdl(ops_pdl(device), vec ? bwd2d<S, kV> : bwd2d<S, 1>, dim3(grid), dim3(kBlock), 0, stream, g, wk, xt,
+                     static_cast<const S*>(x), dyt, static_cast<const S*>(dy), dxt, static_cast<S*>(dx), count, alpha,
+                     beta);
     *status = FD_LAUNCH_STATUS(CUDNN_STATUS_SUCCESS);
   });
 }

@@ -45,6 +45,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_nhwc.cuh"
 #include "cuda/pooling/pool_windows.cuh"
@@ -65,6 +66,7 @@ template <class S, int K, int St, int P, bool kProp, bool kArg>
 __global__ void __launch_bounds__(kThreads) nhwc_max_rows(Geo g, Items it, Str xt, const S* __restrict__ x, Str yt,
                                                           S* __restrict__ y, uint8_t* __restrict__ codes,
                                                           double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   if (kArg) pdl_allow_dependents();  // the gather (FREEDNN_POOL_PDL) starts with this grid's last blocks, and waits
   constexpr int V = 16 / static_cast<int>(sizeof(S));
@@ -170,6 +172,7 @@ __global__ void __launch_bounds__(kThreads) nhwc_max_rows(Geo g, Items it, Str x
       }
     }
   }
+  if (!kArg) pdl_allow_dependents();
 }
 
 // dx from the argmax codes: one thread per kGatherRows(St) x St block of dx and channel vector; items are
@@ -251,6 +254,7 @@ __global__ void __launch_bounds__(kThreads) global_avg_bwd(int count, int R, int
                                                            Divider d_rc, int dysn, int dysc, bool dy_linear,
                                                            const S* __restrict__ dy, S* __restrict__ dx,
                                                            double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using T = Comp<S>;
   const int nvec = (count + V - 1) / V;
   const T div = static_cast<T>(R);
@@ -307,6 +311,7 @@ __global__ void __launch_bounds__(kThreads) global_avg_bwd(int count, int R, int
       for (int k = 0; k < V && e0 + k < count; ++k) blend_store_vec<S, 1>(dx + e0 + k, &out[k], alpha, beta);
     }
   }
+  pdl_allow_dependents();
 }
 
 // ---- host side ----
@@ -353,8 +358,8 @@ bool pooling2d_nhwc_forward(cudaStream_t stream, int device, const cudnnPoolingS
       const int grid = grid_size(total, kThreads, device);
       auto kern = p.nan_opt == CUDNN_PROPAGATE_NAN ? nhwc_max_rows<S, F::K, F::St, F::P, true, false>
                                                    : nhwc_max_rows<S, F::K, F::St, F::P, false, false>;
-      kern<<<grid, kThreads, 0, stream>>>(make_geo(p, xd, yd), it, str_of(xd), static_cast<const S*>(x), str_of(yd),
-                                          static_cast<S*>(y), nullptr, alpha, beta);
+      (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(kThreads), 0, stream, make_geo(p, xd, yd), it,
+                       str_of(xd), static_cast<const S*>(x), str_of(yd), static_cast<S*>(y), nullptr, alpha, beta);
       launched = true;
     });
   });
@@ -390,8 +395,8 @@ bool pooling2d_nhwc_backward(cudnnContext* h, const cudnnPoolingStruct& p, doubl
       const Items it1 = make_items(dyd.dims[0], cdiv64(dyd.dims[2], kRows), dyd.dims[3], cvecs);
       auto arg_kern = p.nan_opt == CUDNN_PROPAGATE_NAN ? nhwc_max_rows<S, F::K, F::St, F::P, true, true>
                                                        : nhwc_max_rows<S, F::K, F::St, F::P, false, true>;
-      arg_kern<<<grid_size(total1, kThreads, h->device), kThreads, 0, h->stream>>>(
-          g, it1, str_of(xd), static_cast<const S*>(x), Str{}, nullptr, codes, 1.0, 0.0);
+      (void)launch_pdl(ops_pdl(h->device), arg_kern, dim3(grid_size(total1, kThreads, h->device)), dim3(kThreads), 0,
+                       h->stream, g, it1, str_of(xd), static_cast<const S*>(x), Str{}, nullptr, codes, 1.0, 0.0);
       const Items it2 = make_items(dxd.dims[0], cdiv64(dxd.dims[2], R), cdiv64(dxd.dims[3], F::St), cvecs);
       // (a launch error reaches FD_CUDA_LAUNCHED below through cudaGetLastError)
       (void)launch_pdl(pool_pdl(h->device), nhwc_max_gather<S, F::K, F::St, F::P>,
@@ -448,7 +453,8 @@ bool pooling_global_avg_backward(cudaStream_t stream, int device, const cudnnPoo
     const int sn = static_cast<int>(dysn), sc = static_cast<int>(dysc);
     const bool lin = N == 1 || dysn == C * dysc;
     auto launch = [&](auto kern) {
-      kern<<<grid, kThreads, 0, stream>>>(cnt, r, c, d_r, d_c, d_rc, sn, sc, lin, dyp, dxp, alpha, beta);
+      (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(kThreads), 0, stream, cnt, r, c, d_r, d_c, d_rc, sn, sc,
+                       lin, dyp, dxp, alpha, beta);
     };
     if (planar) {
       if (vec) launch(global_avg_bwd<S, V, true>);

@@ -37,6 +37,8 @@
 #include "core/log.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_nhwc.cuh"
 #include "cuda/pooling/pool_windows.cuh"
 
@@ -182,6 +184,7 @@ template <class S, bool kProp>
 __global__ void __launch_bounds__(kThreads, 2)
     max3s2_bwd_strips(Strips a, const S* __restrict__ x, const S* __restrict__ dy, S* __restrict__ dx, double alpha,
                       double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int D = kAhead;
   constexpr int V = 16 / static_cast<int>(sizeof(S));
   extern __shared__ uint4 sm[];
@@ -312,6 +315,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
   }
+  pdl_allow_dependents();
 }
 
 }  // namespace
@@ -370,8 +374,8 @@ bool pooling2d_nhwc_backward_onepass(cudnnContext* h, const cudnnPoolingStruct& 
       a.strips = static_cast<int>(cdiv64(a.OH, a.rows));
       const int64_t blocks = images * a.strips;
       if (blocks >= (int64_t{1} << 31)) return;
-      kern<<<static_cast<unsigned>(blocks), kThreads, smem, h->stream>>>(
-          a, static_cast<const S*>(x), static_cast<const S*>(dy), static_cast<S*>(dx), alpha, beta);
+      (void)launch_pdl(ops_pdl(h->device), kern, dim3(static_cast<unsigned>(blocks)), dim3(kThreads), smem, h->stream,
+                       a, static_cast<const S*>(x), static_cast<const S*>(dy), static_cast<S*>(dx), alpha, beta);
       launched = true;
       // one pass; each strip boundary reads three x rows and one dy row twice
       const double halo = static_cast<double>(images) * (a.strips - 1) * (3.0 * a.xrow + a.orow) * 16.0;

@@ -38,6 +38,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
 #include "cuda/pooling/pool_folds.cuh"
 #include "cuda/pooling/pool_windows.cuh"
@@ -121,6 +122,7 @@ __global__ void __launch_bounds__(kThreads) max_rows(Planar pg, Items it, Stride
                                                      bool x_vec, Strides yt, S* __restrict__ y, bool y_vec,
                                                      uint8_t* __restrict__ codes, int code_ld, double alpha,
                                                      double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   if (kArg) pdl_allow_dependents();  // the gather (FREEDNN_POOL_PDL) starts with this grid's last blocks, and waits
   constexpr int B = 16 / static_cast<int>(sizeof(S));  // body columns per thread: one 16-byte vector
@@ -267,6 +269,7 @@ __global__ void __launch_bounds__(kThreads) max_rows(Planar pg, Items it, Stride
       }
     }
   }
+  if (!kArg) pdl_allow_dependents();
 }
 
 // dx from the argmax codes: one thread per rows_in(St) x B block of dx. dx_vec: dx 16-byte aligned with unit column
@@ -391,7 +394,7 @@ int64_t rows_items(const cudnnTensorStruct& od, int ko) {
 
 }  // namespace
 
-bool pooling2d_planar_forward(cudaStream_t stream, const cudnnPoolingStruct& p, double alpha,
+bool pooling2d_planar_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
                               const cudnnTensorStruct& xd, const void* x, double beta, const cudnnTensorStruct& yd,
                               void* y, cudnnStatus_t* status) {
   if (!planar_ok(p, xd, yd)) return false;
@@ -410,8 +413,9 @@ bool pooling2d_planar_forward(cudaStream_t stream, const cudnnPoolingStruct& p, 
                                   cdiv64(yd.dims[3], KO));
       const bool x_vec = rows_vec(xd, x, B, sizeof(S)), y_vec = rows_vec(yd, y, KO, sizeof(S));
       const int grid = static_cast<int>(cdiv64(total, kThreads));
-      max_rows<S, F::K, F::St, F::P, false><<<grid, kThreads, 0, stream>>>(
-          pg, it, xt, static_cast<const S*>(x), x_vec, yt, static_cast<S*>(y), y_vec, nullptr, 0, alpha, beta);
+      (void)launch_pdl(ops_pdl(device), max_rows<S, F::K, F::St, F::P, false>, dim3(grid), dim3(kThreads), 0, stream,
+                       pg, it, xt, static_cast<const S*>(x), x_vec, yt, static_cast<S*>(y), y_vec, nullptr, 0, alpha,
+                       beta);
       launched = true;
     });
   });
@@ -450,9 +454,10 @@ bool pooling2d_planar_backward(cudnnContext* h, const cudnnPoolingStruct& p, dou
       const Items it1 = make_items(dyd.dims[0] * dyd.dims[1], dyd.dims[1], cdiv64(dyd.dims[2], kRowsOut),
                                    cdiv64(dyd.dims[3], KO));
       const bool x_vec = rows_vec(xd, x, B, sizeof(S));
-      max_rows<S, F::K, F::St, F::P, true><<<static_cast<int>(cdiv64(total1, kThreads)), kThreads, 0, h->stream>>>(
-          pg, it1, xt, static_cast<const S*>(x), x_vec, Strides{}, nullptr, false, codes, static_cast<int>(code_ld),
-          1.0, 0.0);
+      (void)launch_pdl(ops_pdl(h->device), max_rows<S, F::K, F::St, F::P, true>,
+                       dim3(static_cast<unsigned>(cdiv64(total1, kThreads))), dim3(kThreads), 0, h->stream, pg, it1, xt,
+                       static_cast<const S*>(x), x_vec, Strides{}, nullptr, false, codes, static_cast<int>(code_ld),
+                       1.0, 0.0);
       const Items it2 = make_items(dxd.dims[0] * dxd.dims[1], dxd.dims[1], cdiv64(dxd.dims[2], rows_in(F::St)),
                                    cdiv64(dxd.dims[3], B));
       const bool dx_vec = rows_vec(dxd, dx, B, sizeof(S));

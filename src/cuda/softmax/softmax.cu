@@ -22,6 +22,8 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/word.cuh"
 
 namespace fd::cuda {
@@ -150,6 +152,7 @@ __device__ __forceinline__ void load_row(const Params& p, const Tens& t, int64_t
 
 template <class C>
 __global__ void softmax_warp_rows(Params p, C alpha, C beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   const int lane = threadIdx.x & 31;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x >> 5);
   const bool need_max = !p.bwd && p.algo != CUDNN_SOFTMAX_FAST;
@@ -181,6 +184,7 @@ __global__ void softmax_warp_rows(Params p, C alpha, C beta) {
                                 result(p, va[t], vb[t], mx, sum), alpha, beta);
     }
   }
+  pdl_allow_dependents();
 }
 
 // Contiguous rows (element j of row g at row_base(g) + j in every tensor, every row base a multiple of V, the
@@ -190,6 +194,7 @@ __global__ void softmax_warp_rows(Params p, C alpha, C beta) {
 // its instruction fetch). CHANNEL mode with a unit channel stride (NHWC, or H*W == 1) and packed INSTANCE rows.
 template <class S, int V>
 __global__ void __launch_bounds__(256) softmax_vec_rows(Params p, double alpha, double beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   constexpr int K = 32 / V;
   static_assert(V * sizeof(S) == 16, "16-byte vectors");
@@ -250,6 +255,7 @@ __global__ void __launch_bounds__(256) softmax_vec_rows(Params p, double alpha, 
       blend_store_vec<S, V>(po + q * V, r, alpha, beta);
     }
   }
+  pdl_allow_dependents();
 }
 
 // Forward softmax of contiguous rows, the latency path (64 rows of 1000 classes: a few hundred KB, so the time is
@@ -273,6 +279,7 @@ struct FwdRows {
 
 template <class S, int K, int V>
 __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   using W = word_t<V * sizeof(S)>;  // 16 bytes, or 8 (16-bit types, 4 per vector)
   __shared__ C red[2][8];  // per warp: the max (0) and the sum (1)
@@ -343,6 +350,7 @@ __global__ void __launch_bounds__(256) softmax_fwd_rows(FwdRows p) {
       *reinterpret_cast<W*>(dst) = *reinterpret_cast<const W*>(out);
     }
   }
+  pdl_allow_dependents();
 }
 
 // Backward softmax of contiguous rows, the forward's latency path for y, dy and dx: row g at g * yrs, g * dyrs and
@@ -365,6 +373,7 @@ struct BwdRows {
 
 template <class S, int K, int V>
 __global__ void __launch_bounds__(256) softmax_bwd_rows(BwdRows p) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   using W = word_t<V * sizeof(S)>;
   __shared__ C red[8];  // per warp: the partial sum
@@ -418,12 +427,14 @@ __global__ void __launch_bounds__(256) softmax_bwd_rows(BwdRows p) {
       xr[tid + k * T] = *reinterpret_cast<const W*>(rx[k]);
     }
   }
+  pdl_allow_dependents();
 }
 
 // One block per row; with `cached`, each thread keeps its elements in dynamic shared memory (L values of a, then
 // L of b), so global memory is read once.
 template <class C>
 __global__ void softmax_block_rows(Params p, C alpha, C beta, bool cached) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   extern __shared__ unsigned char smem_raw[];
   C* ca = reinterpret_cast<C*>(smem_raw);
   C* cb = ca + p.L;
@@ -460,6 +471,7 @@ __global__ void softmax_block_rows(Params p, C alpha, C beta, bool cached) {
       blend_dyn<C>(p.t, const_cast<void*>(p.o.p), elem(p, p.o, bo, g, j), result(p, va, vb, mx, sum), alpha, beta);
     }
   }
+  pdl_allow_dependents();
 }
 
 // CHANNEL mode, spatial positions adjacent in memory in every tensor (offset = n * ns + c * cs + s). Block
@@ -467,6 +479,7 @@ __global__ void softmax_block_rows(Params p, C alpha, C beta, bool cached) {
 // ([channel][32], per tensor).
 template <class C>
 __global__ void softmax_columns(Params p, C alpha, C beta, bool cached) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   extern __shared__ unsigned char smem_raw[];
   C* ca = reinterpret_cast<C*>(smem_raw);
   C* cb = ca + p.C * 32;
@@ -528,6 +541,7 @@ __global__ void softmax_columns(Params p, C alpha, C beta, bool cached) {
         blend_dyn<C>(p.t, const_cast<void*>(p.o.p), bo + c * p.o.cs, result(p, va, vb, mx, sum), alpha, beta);
       }
   }
+  pdl_allow_dependents();
 }
 
 Tens make_tens(const cudnnTensorStruct& d, const void* ptr) {
@@ -588,7 +602,8 @@ void launch_vec_rows(cudaStream_t stream, int device, const Params& p, double al
   // warp per SM) instead of sharing 8 SMs' issue slots.
   const int sms = std::max(1, device_info(device).sm_count);
   const int block = 32 * static_cast<int>(std::clamp<int64_t>((p.G + sms - 1) / sms, 1, 8));
-  softmax_vec_rows<S, kV><<<grid_size(p.G * 32, block, device), block, 0, stream>>>(p, alpha, beta);
+  (void)launch_pdl(ops_pdl(device), softmax_vec_rows<S, kV>, dim3(grid_size(p.G * 32, block, device)), dim3(block), 0,
+                   stream, p, alpha, beta);
 }
 
 template <class C>
@@ -619,13 +634,15 @@ cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cud
     const size_t dyn = cached ? bytes : 0;
     FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(softmax_columns<C>), dyn, device));
     const int grid = resident_grid(reinterpret_cast<const void*>(softmax_columns<C>), tiles, 1, 256, dyn, device);
-    softmax_columns<C><<<std::max(1, grid), dim3(32, 8), dyn, stream>>>(p, alpha, beta, cached);
+    (void)launch_pdl(ops_pdl(device), softmax_columns<C>, dim3(std::max(1, grid)), dim3(32, 8), dyn, stream, p, alpha,
+                     beta, cached);
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
   }
   if (p.L <= kWarpRow) {
     constexpr int kBlock = 256;
-    softmax_warp_rows<C><<<grid_size(p.G * 32, kBlock, device), kBlock, 0, stream>>>(p, alpha, beta);
+    (void)launch_pdl(ops_pdl(device), softmax_warp_rows<C>, dim3(grid_size(p.G * 32, kBlock, device)), dim3(kBlock), 0,
+                     stream, p, alpha, beta);
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
   }
@@ -634,7 +651,8 @@ cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cud
   const size_t dyn = cached ? bytes : 0;
   FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(softmax_block_rows<C>), dyn, device));
   const int grid = static_cast<int>(std::min<int64_t>(p.G, int64_t(info.sm_count) * 4));
-  softmax_block_rows<C><<<std::max(1, grid), 1024, dyn, stream>>>(p, alpha, beta, cached);
+  (void)launch_pdl(ops_pdl(device), softmax_block_rows<C>, dim3(std::max(1, grid)), dim3(1024), dyn, stream, p, alpha,
+                   beta, cached);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
@@ -731,7 +749,7 @@ cudnnStatus_t launch_rows(cudaStream_t stream, int device, cudnnDataType_t t, co
     if constexpr (sizeof(S) == 2) {
       if (rp.V == 4) kern = rp.K == 1 ? Pick::template get<S, 1, 4>() : Pick::template get<S, 2, 4>();
     }
-    kern<<<grid, rp.T, 0, stream>>>(p);
+    (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(rp.T), 0, stream, p);
   };
   switch (t) {
     case CUDNN_DATA_FLOAT: go(float{}); break;

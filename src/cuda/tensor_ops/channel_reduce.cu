@@ -23,6 +23,8 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -177,6 +179,7 @@ template <class S, int V, class O>
 __global__ void __launch_bounds__(kBlock)
     planes_kernel(const S* __restrict__ a, int64_t C, int64_t LV, Divider dlv, int64_t tv, int64_t chunk,
                   int64_t parts, Comp<S>* __restrict__ partial, Fin<Comp<S>> fin) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using T = Comp<S>;
   using W = Vec<S, V>;
   constexpr int U = V == 1 ? 2 * kUnroll : kUnroll;
@@ -221,6 +224,7 @@ __global__ void __launch_bounds__(kBlock)
       else partial[c * parts + p] = acc;
     }
   }
+  pdl_allow_dependents();
 }
 
 // The fold of a columns block: thread (g, x) holds the V sums acc of row group g, vector column x; the G row groups
@@ -295,6 +299,7 @@ template <class S, int V, class O>
 __global__ void __launch_bounds__(kBlock)
     columns_kernel(const S* __restrict__ a, int64_t Q, int64_t R, int64_t IV, int bc, int G, int64_t ct_count,
                    int64_t chunk, int64_t parts, Comp<S>* __restrict__ partial, Fin<Comp<S>> fin) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using T = Comp<S>;
   constexpr int U = V == 1 ? 2 * kUnroll : kUnroll;
   __shared__ T red[kBlock * V];  // [G][width]
@@ -321,6 +326,7 @@ __global__ void __launch_bounds__(kBlock)
       else partial[(j0 + o) * parts + p] = v;
     });
   }
+  pdl_allow_dependents();
 }
 
 // partial is [M][parts]: tp = a power of two <= min(parts, kBlock) adjacent threads read the parts of one output
@@ -381,6 +387,7 @@ template <class S, int V, class O>
 __global__ void __launch_bounds__(kBlock)
     columns_wave(const S* __restrict__ a, int64_t Q, int64_t R, int64_t IV, int bc, int G, int64_t ct_count,
                  int64_t parts, Comp<S>* __restrict__ partial, Fin<Comp<S>> fin, bool fused, int tp) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using T = Comp<S>;
   constexpr int U = V == 1 ? 2 * kWaveUnroll : kWaveUnroll;
   __shared__ T red[kBlock * V];
@@ -406,6 +413,7 @@ __global__ void __launch_bounds__(kBlock)
   if (!fused) return;
   cooperative_groups::this_grid().sync();  // every partial written and visible
   combine_tiles<O>(partial, Q * I, parts, tp, fin, red, blockIdx.x, gridDim.x);
+  pdl_allow_dependents();
 }
 
 bool float_storage(cudnnDataType_t t) {
@@ -515,8 +523,8 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
       parts = cdiv(tv, chunk);
       const void* k = reinterpret_cast<const void*>(planes_kernel<S, V, O>);
       const int64_t grid = std::min(pl.c * parts, sms * resident_blocks(k, kBlock, 0, device));
-      planes_kernel<S, V, O><<<static_cast<int>(grid), kBlock, 0, stream>>>(a, pl.c, lv, Divider(lv, tv), tv, chunk,
-                                                                            parts, partial, fin);
+      (void)launch_pdl(ops_pdl(device), planes_kernel<S, V, O>, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0,
+                       stream, a, pl.c, lv, Divider(lv, tv), tv, chunk, parts, partial, fin);
     } else {
       const int64_t iv = pl.i / V;
       const int bc = static_cast<int>(std::min<int64_t>(iv, kBlock)), G = kBlock / bc;
@@ -531,8 +539,8 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
         if (variant == 2 && parts > 1)
           FD_TRY((launch_fused<S, V, O>(stream, grid, a, pl, iv, bc, G, ct, parts, partial, fin, &launched)));
         if (launched) return CUDNN_STATUS_SUCCESS;
-        columns_wave<S, V, O><<<static_cast<int>(grid), kBlock, 0, stream>>>(a, pl.q, pl.r, iv, bc, G, ct, parts,
-                                                                            partial, fin, false, 1);
+        (void)launch_pdl(ops_pdl(device), columns_wave<S, V, O>, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0,
+                         stream, a, pl.q, pl.r, iv, bc, G, ct, parts, partial, fin, false, 1);
         FD_CUDA_LAUNCHED();
         return parts > 1 ? combine(parts) : CUDNN_STATUS_SUCCESS;
       }
@@ -540,8 +548,8 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
       parts = cdiv(pl.r, chunk);
       const void* k = reinterpret_cast<const void*>(columns_kernel<S, V, O>);
       const int64_t grid = std::min(ct * pl.q * parts, sms * resident_blocks(k, kBlock, 0, device));
-      columns_kernel<S, V, O><<<static_cast<int>(grid), kBlock, 0, stream>>>(a, pl.q, pl.r, iv, bc, G, ct, chunk,
-                                                                             parts, partial, fin);
+      (void)launch_pdl(ops_pdl(device), columns_kernel<S, V, O>, dim3(static_cast<unsigned>(grid)), dim3(kBlock), 0,
+                       stream, a, pl.q, pl.r, iv, bc, G, ct, chunk, parts, partial, fin);
     }
     FD_CUDA_LAUNCHED();
     return parts > 1 ? combine(parts) : CUDNN_STATUS_SUCCESS;

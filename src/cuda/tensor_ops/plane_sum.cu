@@ -9,6 +9,8 @@
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
 #include "cuda/common/index.cuh"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 
 namespace fd::cuda {
 namespace {
@@ -42,6 +44,7 @@ struct Out {
 template <class S>
 __global__ void __launch_bounds__(kBlock) plane_sum_rows(const S* x, int64_t Q, int K, int plog, int64_t tiles,
                                                          int64_t divisor, Out o) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   constexpr int kE = 16 / sizeof(S);
   extern __shared__ uint4 smem4[];
@@ -85,6 +88,7 @@ __global__ void __launch_bounds__(kBlock) plane_sum_rows(const S* x, int64_t Q, 
     for (int off = P >> 1; off > 0; off >>= 1) sum += __shfl_xor_sync(0xFFFFFFFFu, sum, off);
     if (g < nq && l == 0) o.put<C>(q0 + g, 0, sum / static_cast<C>(divisor));
   }
+  pdl_allow_dependents();
 }
 
 // I > 1: x as [Q][R][IV] 16-byte vectors of V elements. A tile is (q, kCols consecutive vector columns); thread
@@ -94,6 +98,7 @@ __global__ void __launch_bounds__(kBlock) plane_sum_rows(const S* x, int64_t Q, 
 template <class S>
 __global__ void __launch_bounds__(kBlock) plane_sum_cols(const S* x, int64_t R, int64_t IV, int64_t cgroups,
                                                          int64_t tiles, int64_t divisor, Out o) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using C = Comp<S>;
   constexpr int V = 16 / sizeof(S);
   __shared__ C red[kGroups][kCols * V];
@@ -134,6 +139,7 @@ __global__ void __launch_bounds__(kBlock) plane_sum_cols(const S* x, int64_t R, 
       o.put<C>(q, (j0 + c) * V + (t - c * V), sum / static_cast<C>(divisor));
     }
   }
+  pdl_allow_dependents();
 }
 
 bool float_type(cudnnDataType_t t) {
@@ -212,12 +218,13 @@ cudnnStatus_t plane_sum(cudaStream_t stream, int device, const PlaneSumArgs& a) 
     if (p.rows) {
       const void* k = reinterpret_cast<const void*>(plane_sum_rows<S>);
       const int grid = resident_grid(k, p.tiles, 1, kBlock, p.smem, device);
-      plane_sum_rows<S><<<grid, kBlock, p.smem, stream>>>(x, a.Q, static_cast<int>(a.R), p.plog, p.tiles,
-                                                          a.divisor, o);
+      (void)launch_pdl(ops_pdl(device), plane_sum_rows<S>, dim3(grid), dim3(kBlock), p.smem, stream, x, a.Q,
+                       static_cast<int>(a.R), p.plog, p.tiles, a.divisor, o);
     } else {
       const void* k = reinterpret_cast<const void*>(plane_sum_cols<S>);
       const int grid = resident_grid(k, p.tiles, 1, kBlock, 0, device);
-      plane_sum_cols<S><<<grid, kBlock, 0, stream>>>(x, a.R, p.IV, p.cgroups, p.tiles, a.divisor, o);
+      (void)launch_pdl(ops_pdl(device), plane_sum_cols<S>, dim3(grid), dim3(kBlock), 0, stream, x, a.R, p.IV,
+                       p.cgroups, p.tiles, a.divisor, o);
     }
   });
   FD_CUDA_LAUNCHED();
