@@ -7,6 +7,7 @@
 // and the plain launches must give the same), with and without the knob (on by default on 9.0 devices).
 // The second chain (batch norm, pooling, softmax, reduction) is not exact in integers: it runs with the knob off
 // (plain stream order, nothing to race) and on, and the two must agree to the bit (every kernel is deterministic).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -84,7 +85,8 @@ TEST(OpsPdl, ChainedCallsSeeEachOthersWrites) {
 //   A += r                      (cudnnAddTensor, broadcast)
 //   F = bn_infer(A) with the running statistics, A = A + F / 2 (cudnnOpTensor)
 struct Chain {
-  std::vector<ft::HostTensor> t;  // A B C D E F G, then r, scale, bias, running mean / var, saved mean / inv var, dscale, dbias
+  // A B C D E F G, then r, scale, bias, running mean / var, saved mean / inv var, dscale, dbias
+  std::vector<ft::HostTensor> t;
 };
 
 void run_norm_chain(cudnnDataType_t t, const std::vector<int>& dims, bool nhwc, int steps, uint64_t seed, Chain* out) {
@@ -190,6 +192,105 @@ TEST(OpsPdl, NormPoolSoftmaxReduceChainMatchesPlainLaunches) {
       EXPECT_EQ(bad, 0) << names[i] << ": " << bad << " of " << a.size() << " values differ between plain and PDL "
                         << "launches, " << what;
     }
+  }
+}
+
+// Depthwise convolutions back to back (FREEDNN_ONLY_IMPL=cuda:depthwise, f16 NHWC, 3x3, pad 1): per step
+//   y1 = fwd(x, stride 1) / 4  y2 = fwd(y1, stride 2) / 4  dx = bwd_data(dy = y2, stride 2) / 4  x += dx
+//   dw1 = bwd_filter(x, dy = y1, stride 1) / 1024  dw2 = bwd_filter(y1, dy = y2, stride 2) / 1024
+//   w += (dw1 + dw2) / 16
+// (scaled so that nothing grows out of half's range over the steps)
+// each reading what a kernel before it wrote (the backward filters' second kernel reads the first's partials).
+// With the knob off and on, the results must agree to the bit.
+void run_depthwise_chain(int steps, uint64_t seed, std::vector<ft::HostTensor>* out) {
+  std::mt19937_64 rng(seed);
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_HALF;
+  const int n = 4, c = 64, hw = 28;
+  std::vector<ft::HostTensor>& v = *out;
+  v.emplace_back(t, std::vector<int>{n, c, hw, hw}, true);           // x
+  v.emplace_back(t, std::vector<int>{n, c, hw, hw}, true);           // y1
+  v.emplace_back(t, std::vector<int>{n, c, hw / 2, hw / 2}, true);   // y2
+  v.emplace_back(t, std::vector<int>{n, c, hw, hw}, true);           // dx
+  v.emplace_back(t, std::vector<int>{c, 1, 3, 3}, true);             // w
+  v.emplace_back(t, std::vector<int>{c, 1, 3, 3}, true);             // dw1
+  v.emplace_back(t, std::vector<int>{c, 1, 3, 3}, true);             // dw2
+  ft::HostTensor &x = v[0], &y1 = v[1], &y2 = v[2], &dx = v[3], &w = v[4], &dw1 = v[5], &dw2 = v[6];
+  x.fill_uniform(rng, -1, 1);
+  w.fill_uniform(rng, -0.5, 0.5);
+  for (int i = 1; i < 7; ++i)
+    if (i != 4) v[i].poison();
+  ft::TensorDesc xd(x), y1d(y1), y2d(y2), wtd(w);
+  cudnnFilterDescriptor_t wd = nullptr;
+  FT_OK(cudnnCreateFilterDescriptor(&wd));
+  FT_OK(cudnnSetFilter4dDescriptor(wd, t, CUDNN_TENSOR_NHWC, c, 1, 3, 3));
+  cudnnConvolutionDescriptor_t cv[2] = {nullptr, nullptr};
+  for (int s = 0; s < 2; ++s) {
+    FT_OK(cudnnCreateConvolutionDescriptor(&cv[s]));
+    FT_OK(cudnnSetConvolution2dDescriptor(cv[s], 1, 1, s + 1, s + 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    FT_OK(cudnnSetConvolutionGroupCount(cv[s], c));
+  }
+  const auto fa = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  const auto da = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
+  const auto wa = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0;
+  size_t ws_bytes = 0, b = 0;
+  FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, xd, wd, cv[0], y1d, fa, &b));
+  ws_bytes = std::max(ws_bytes, b);
+  FT_OK(cudnnGetConvolutionForwardWorkspaceSize(h, y1d, wd, cv[1], y2d, fa, &b));
+  ws_bytes = std::max(ws_bytes, b);
+  FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, wd, y2d, cv[1], y1d, da, &b));
+  ws_bytes = std::max(ws_bytes, b);
+  FT_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, xd, y1d, cv[0], wd, wa, &b));
+  ws_bytes = std::max(ws_bytes, b);
+  FT_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, y1d, y2d, cv[1], wd, wa, &b));
+  ws_bytes = std::max(ws_bytes, b);
+  void* ws = ws_bytes ? ft::alloc_visible(ws_bytes) : nullptr;
+  const float one = 1, zero = 0, quarter = 0.25f, tiny = 1.0f / 1024, small = 1.0f / 16;
+  for (int i = 0; i < steps; ++i) {
+    FT_OK(cudnnConvolutionForward(h, &quarter, xd, x.data(), wd, w.data(), cv[0], fa, ws, ws_bytes, &zero, y1d,
+                                  y1.data()));
+    FT_OK(cudnnConvolutionForward(h, &quarter, y1d, y1.data(), wd, w.data(), cv[1], fa, ws, ws_bytes, &zero, y2d,
+                                  y2.data()));
+    FT_OK(cudnnConvolutionBackwardData(h, &quarter, wd, w.data(), y2d, y2.data(), cv[1], da, ws, ws_bytes, &zero, y1d,
+                                       dx.data()));
+    FT_OK(cudnnAddTensor(h, &one, xd, dx.data(), &one, xd, x.data()));
+    FT_OK(cudnnConvolutionBackwardFilter(h, &tiny, xd, x.data(), y1d, y1.data(), cv[0], wa, ws, ws_bytes, &zero, wd,
+                                         dw1.data()));
+    FT_OK(cudnnConvolutionBackwardFilter(h, &tiny, y1d, y1.data(), y2d, y2.data(), cv[1], wa, ws, ws_bytes, &zero, wd,
+                                         dw2.data()));
+    FT_OK(cudnnAddTensor(h, &small, wtd, dw1.data(), &one, wtd, w.data()));
+    FT_OK(cudnnAddTensor(h, &small, wtd, dw2.data(), &one, wtd, w.data()));
+  }
+  ft::sync_device();
+  if (ws) ft::free_visible(ws);
+  for (auto& d : cv) cudnnDestroyConvolutionDescriptor(d);
+  cudnnDestroyFilterDescriptor(wd);
+}
+
+TEST(OpsPdl, DepthwiseChainMatchesPlainLaunches) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only (the chain is forced onto cuda:depthwise)";
+  const char* names[] = {"x", "y1", "y2", "dx", "w", "dw1", "dw2"};
+  const uint64_t seed = ft::seed();
+  std::vector<ft::HostTensor> plain, pdl;
+  {
+    ft::ScopedEnv only("FREEDNN_ONLY_IMPL", "cuda:depthwise"), off("FREEDNN_OPS_PDL", "0");
+    run_depthwise_chain(3, seed, &plain);
+  }
+  {
+    ft::ScopedEnv only("FREEDNN_ONLY_IMPL", "cuda:depthwise"), on("FREEDNN_OPS_PDL", "1");
+    run_depthwise_chain(3, seed, &pdl);
+  }
+  ASSERT_EQ(plain.size(), pdl.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    const std::vector<double> a = plain[i].values(), b = pdl[i].values();
+    int64_t bad = 0, nan = 0;
+    for (size_t j = 0; j < a.size(); ++j) {
+      if (std::isnan(a[j])) ++nan;
+      if (std::memcmp(&a[j], &b[j], sizeof(double)) != 0) ++bad;
+    }
+    EXPECT_EQ(nan, 0) << names[i] << " has NaN with plain launches";
+    EXPECT_EQ(bad, 0) << names[i] << ": " << bad << " of " << a.size()
+                      << " values differ between plain and PDL launches";
   }
 }
 

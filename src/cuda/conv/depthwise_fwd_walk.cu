@@ -35,6 +35,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/raw_words.cuh"
@@ -79,6 +81,7 @@ template <class S, int STR, int D>
 __global__ void __launch_bounds__(threads_for(D), blocks_for(D))
     dw_fwd_walk_kernel(WalkGeom g, const S* __restrict__ x, const S* __restrict__ w, S* __restrict__ y, float alpha,
                        float beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 8 / sizeof(S), kCarry = kK - STR;
   const int item = blockIdx.y * blockDim.y + threadIdx.y;
   if (item >= g.items) return;  // no barrier below
@@ -155,6 +158,7 @@ __global__ void __launch_bounds__(threads_for(D), blocks_for(D))
     if constexpr (D == 2) step(std::integral_constant<int, 1>{}, q + 1);
   }
   if (q < q1) step(std::integral_constant<int, 0>{}, q);  // D == 2: an odd step left
+  pdl_allow_dependents();
 }
 
 // FREEDNN_DW_FWD_PREFETCH=1|2 (read at every call): steps the loads run ahead; 1 by default.
@@ -189,14 +193,15 @@ void launch(const ConvProblem& p, const WalkPlan& b, const ConvArgs& a) {
   const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
   const bool ahead2 = b.depth == 2;
   cudaStream_t st = a.handle->stream;
+  const bool pdl = ops_pdl(a.handle->device);
   if (p.sh == 1 && ahead2)
-    dw_fwd_walk_kernel<S, 1, 2><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
+    (void)launch_pdl(pdl, dw_fwd_walk_kernel<S, 1, 2>, grid, block, 0, st, b.g, x, w, y, alpha, beta);
   else if (p.sh == 1)
-    dw_fwd_walk_kernel<S, 1, 1><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
+    (void)launch_pdl(pdl, dw_fwd_walk_kernel<S, 1, 1>, grid, block, 0, st, b.g, x, w, y, alpha, beta);
   else if (ahead2)
-    dw_fwd_walk_kernel<S, 2, 2><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
+    (void)launch_pdl(pdl, dw_fwd_walk_kernel<S, 2, 2>, grid, block, 0, st, b.g, x, w, y, alpha, beta);
   else
-    dw_fwd_walk_kernel<S, 2, 1><<<grid, block, 0, st>>>(b.g, x, w, y, alpha, beta);
+    (void)launch_pdl(pdl, dw_fwd_walk_kernel<S, 2, 1>, grid, block, 0, st, b.g, x, w, y, alpha, beta);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }

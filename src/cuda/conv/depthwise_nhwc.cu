@@ -30,6 +30,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 
@@ -128,6 +130,7 @@ template <class S, int K, int STR, int T>
 __global__ void __launch_bounds__(kThreads, min_blocks(T))
     dw_nhwc_fwd_kernel(FastGeom g, const S* __restrict__ src, View5 wv, const S* __restrict__ w, bool flip, S* dst,
                        float alpha, float beta, FusedDev f) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 16 / sizeof(S);
   constexpr int NC = (T - 1) * STR + K;  // source columns of a strip
   extern __shared__ float4 smem_f4[];
@@ -171,6 +174,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks(T))
     }
     write_strip<S, V, T>(dst, g, row, w0, c0, acc, alpha, beta, f);
   }
+  pdl_allow_dependents();
 }
 
 // The taps of one filter row for a stride-2 backward data strip whose first dx column i0 (even) has
@@ -199,6 +203,7 @@ template <class S, int K, int T>
 __global__ void __launch_bounds__(kThreads, min_blocks(T))
     dw_nhwc_bwd_s2_kernel(FastGeom g, const S* __restrict__ src, View5 wv, const S* __restrict__ w, bool flip, S* dst,
                           float alpha, float beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 16 / sizeof(S);
   static_assert(T % 2 == 0, "strips start at even dx columns");
   constexpr int NC = (T + K - 1) / 2 + 1;  // dy columns of a strip
@@ -241,6 +246,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks(T))
     }
     write_strip<S, V, T>(dst, g, row, w0, c0, acc, alpha, beta, FusedDev{});
   }
+  pdl_allow_dependents();
 }
 
 // --- host side ------------------------------------------------------------------------------------------------
@@ -305,13 +311,14 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
   if (transposed) {
     if constexpr (T % 2 == 0)  // strip_length() never gives it an odd T
-      dw_nhwc_bwd_s2_kernel<S, K, T><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta);
+      (void)launch_pdl(ops_pdl(h->device), dw_nhwc_bwd_s2_kernel<S, K, T>, grid, block, smem, h->stream, g, src, wv, w,
+                       flip, dst, alpha, beta);
   } else if (stride == 1) {
-    dw_nhwc_fwd_kernel<S, K, 1, T><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta,
-                                                                   fused_dev(a.fused));
+    (void)launch_pdl(ops_pdl(h->device), dw_nhwc_fwd_kernel<S, K, 1, T>, grid, block, smem, h->stream, g, src, wv, w,
+                     flip, dst, alpha, beta, fused_dev(a.fused));
   } else {
-    dw_nhwc_fwd_kernel<S, K, 2, T><<<grid, block, smem, h->stream>>>(g, src, wv, w, flip, dst, alpha, beta,
-                                                                   fused_dev(a.fused));
+    (void)launch_pdl(ops_pdl(h->device), dw_nhwc_fwd_kernel<S, K, 2, T>, grid, block, smem, h->stream, g, src, wv, w,
+                     flip, dst, alpha, beta, fused_dev(a.fused));
   }
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;

@@ -29,6 +29,8 @@
 #include "core/handle.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/tma.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
@@ -119,6 +121,7 @@ template <class S, int ST, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_tile_s1_kernel(TileGeom g, const S* __restrict__ src, const S* __restrict__ w, S* __restrict__ dst,
                       float alpha, float beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 8 / sizeof(S), kRows = tile_rows<ST>(), kInH = in_rows<ST>(), kInW = in_cols<ST>();
   __shared__ __align__(16) uint2 tile[kInH * kInW * kMaxVecs];  // [row][column][vector of the chunk]
   const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
@@ -140,6 +143,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   __syncthreads();
 
   tile_outputs<S, ST>(g, tile, wt, qc, v, p0, q0, n, c0, dst, alpha, beta);
+  pdl_allow_dependents();
 }
 
 // The same tile loaded by the tensor memory accelerator (sm_90 and later; FREEDNN_DW_TILE_TMA=0 keeps cp.async):
@@ -152,6 +156,7 @@ template <class S, int ST>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_tile_tma_kernel(TileGeom g, const __grid_constant__ CUtensorMap src_map, const S* __restrict__ w,
                        S* __restrict__ dst, float alpha, float beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int V = 8 / sizeof(S), kRows = tile_rows<ST>(), kInH = in_rows<ST>(), kInW = in_cols<ST>();
   __shared__ __align__(128) uint2 tile[kInH * kInW * kMaxVecs];  // [row][column][vector of the chunk]
@@ -178,6 +183,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
 #elif defined(__CUDA_ARCH__)
   __trap();  // no sm_90 code: tma_kernel_runs keeps the host from launching it
 #endif
+  pdl_allow_dependents();
 }
 
 TileGeom tile_geom(const ConvProblem& p) {
@@ -203,9 +209,9 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
   const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + rows - 1) / rows),
                   static_cast<unsigned>(p.mb));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  dw_tile_s1_kernel<S, ST, LEAN><<<grid, block, 0, a.handle->stream>>>(
-      g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
-      static_cast<float>(a.alpha), static_cast<float>(a.beta));
+  (void)launch_pdl(ops_pdl(a.handle->device), dw_tile_s1_kernel<S, ST, LEAN>, grid, block, 0, a.handle->stream, g,
+                   static_cast<const S*>(a.in), static_cast<const S*>(a.in2), static_cast<S*>(a.out),
+                   static_cast<float>(a.alpha), static_cast<float>(a.beta));
 }
 
 // The TMA kernel where it applies (FREEDNN_DW_TILE_TMA unless 0, read at every call; a 9.0 or later device, cv
@@ -229,9 +235,9 @@ cudnnStatus_t launch_tma(const ConvProblem& p, const TileGeom& g, const ConvArgs
   const dim3 grid(static_cast<unsigned>(g.chunks * g.tiles_w), static_cast<unsigned>((g.DH + rows - 1) / rows),
                   static_cast<unsigned>(p.mb));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  dw_tile_tma_kernel<S, ST><<<grid, block, 0, a.handle->stream>>>(g, map, static_cast<const S*>(a.in2),
-                                                                  static_cast<S*>(a.out), static_cast<float>(a.alpha),
-                                                                  static_cast<float>(a.beta));
+  (void)launch_pdl(ops_pdl(a.handle->device), dw_tile_tma_kernel<S, ST>, grid, block, 0, a.handle->stream, g, map,
+                   static_cast<const S*>(a.in2), static_cast<S*>(a.out), static_cast<float>(a.alpha),
+                   static_cast<float>(a.beta));
   return CUDNN_STATUS_SUCCESS;
 }
 

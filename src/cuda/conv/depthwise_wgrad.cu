@@ -41,6 +41,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/depthwise_wgrad_rows.h"
@@ -142,6 +144,7 @@ template <class S, class E, int V, int U>
 __global__ void __launch_bounds__(kThreads) dw_wgrad_nhwc_kernel(WGeom g, const S* __restrict__ x,
                                                                  const S* __restrict__ dy, E* __restrict__ partial,
                                                                  int64_t len) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ E red[kThreads * kTaps * V];  // [lane][tap][channel of the block]
   const int tx = threadIdx.x, ty = threadIdx.y, cb = blockDim.x * V;
   const int64_t cbase = int64_t{blockIdx.x} * cb, c0 = cbase + tx * V;
@@ -211,6 +214,7 @@ __global__ void __launch_bounds__(kThreads) dw_wgrad_nhwc_kernel(WGeom g, const 
     for (int y = 0; y < static_cast<int>(blockDim.y); ++y) s += red[(y * kTaps + j) * cb + cc];
     partial[(int64_t{blockIdx.y} * ks + t0 + j) * g.C + cbase + cc] = s;
   }
+  pdl_allow_dependents();
 }
 
 template <class E>
@@ -226,6 +230,7 @@ __global__ void __launch_bounds__(kThreads) dw_wgrad_plane_kernel(WGeom g, View5
                                                                   View5 yv, const S* __restrict__ dy,
                                                                   E* __restrict__ partial, int64_t slices,
                                                                   int64_t len) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ E red[kTaps][kThreads / 32];
   const int64_t b = blockIdx.x, c = b / slices, q = b - c * slices;
   const int ks = g.kh * g.kw, t0 = blockIdx.y * kTaps;
@@ -274,6 +279,7 @@ __global__ void __launch_bounds__(kThreads) dw_wgrad_plane_kernel(WGeom g, View5
     for (int k = 0; k < kThreads / 32; ++k) s += red[j][k];
     partial[(q * ks + t0 + j) * g.C + c] = s;
   }
+  pdl_allow_dependents();
 }
 
 // dw[c][tap] = alpha * (sum over slices of partial[slice][effective tap][c]) + beta * dw. Block (32, kRedLanes):
@@ -285,6 +291,7 @@ template <class S, class E>
 __global__ void __launch_bounds__(32 * kRedLanes) dw_wgrad_reduce_kernel(const E* __restrict__ partial,
                                                                          int64_t slices, int64_t C, int kh, int kw,
                                                                          bool flip, View5 wv, S* dw, E alpha, E beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ E red[kRedLanes][33];
   const int64_t ks = int64_t{kh} * kw, total = ks * C, i = int64_t{blockIdx.x} * 32 + threadIdx.x;
   E s = E(0);
@@ -309,6 +316,7 @@ __global__ void __launch_bounds__(32 * kRedLanes) dw_wgrad_reduce_kernel(const E
   const int64_t t = i / C, c = i - t * C;
   const int64_t e = flip ? ks - 1 - t : t, r = e / kw, sc = e % kw;
   write_out<S, E>(dw, wv.at(c, 0, 0, r, sc), acc, alpha, beta, FusedDev{}, c, 0, 0, r, sc);
+  pdl_allow_dependents();
 }
 
 // Pixels a lane loads per step in the NHWC kernel: 1, or 2 with FREEDNN_DW_WGRAD_UNROLL=2 (A/B runs).
@@ -325,6 +333,7 @@ bool aligned_to(const void* a, const void* b, size_t bytes) {
 template <class S, class E>
 void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, E* partial) {
   cudaStream_t stream = a.handle->stream;
+  const bool pdl = ops_pdl(a.handle->device);
   WGeom g;
   g.N = p.mb, g.C = p.ic;
   g.SH = static_cast<int>(p.ih), g.SW = static_cast<int>(p.iw), g.DH = static_cast<int>(p.oh);
@@ -340,9 +349,9 @@ void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, 
       const dim3 grid(static_cast<unsigned>(k.groups), static_cast<unsigned>(b.slices), static_cast<unsigned>(b.ntg));
       const dim3 block(static_cast<unsigned>(k.bx), static_cast<unsigned>(k.by));
       if (pixels_per_step() == 1) {
-        dw_wgrad_nhwc_kernel<S, E, V, 1><<<grid, block, 0, stream>>>(g, x, dy, partial, b.len);
+        (void)launch_pdl(pdl, dw_wgrad_nhwc_kernel<S, E, V, 1>, grid, block, 0, stream, g, x, dy, partial, b.len);
       } else {
-        dw_wgrad_nhwc_kernel<S, E, V, 2><<<grid, block, 0, stream>>>(g, x, dy, partial, b.len);
+        (void)launch_pdl(pdl, dw_wgrad_nhwc_kernel<S, E, V, 2>, grid, block, 0, stream, g, x, dy, partial, b.len);
       }
     };
     constexpr int VM = static_cast<int>(16 / sizeof(E));
@@ -353,8 +362,8 @@ void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, 
     }
   } else {
     const dim3 grid(static_cast<unsigned>(g.C * b.slices), static_cast<unsigned>(b.ntg));
-    dw_wgrad_plane_kernel<S, E><<<grid, kThreads, 0, stream>>>(g, view5(*p.x), x, view5(*p.y), dy, partial,
-                                                               b.slices, b.len);
+    (void)launch_pdl(pdl, dw_wgrad_plane_kernel<S, E>, grid, dim3(kThreads), 0, stream, g, view5(*p.x), x,
+                     view5(*p.y), dy, partial, b.slices, b.len);
   }
 }
 
@@ -412,9 +421,11 @@ cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) {
     FD_CUDA_LAUNCHED();
   }
   const int64_t total = p.ksp() * p.ic;
-  dw_wgrad_reduce_kernel<S, E><<<static_cast<unsigned>(ceil_div(total, 32)), dim3(32, kRedLanes), 0, h->stream>>>(
-      partial, slices, p.ic, static_cast<int>(p.kh), static_cast<int>(p.kw), p.mode == CUDNN_CONVOLUTION,
-      view5(p.w->as_tensor), static_cast<S*>(a.out), static_cast<E>(a.alpha), static_cast<E>(a.beta));
+  // a dependent of the first level's kernel: its launch overlaps that kernel's tail, and it waits for its partials
+  (void)launch_pdl(ops_pdl(h->device), dw_wgrad_reduce_kernel<S, E>, dim3(static_cast<unsigned>(ceil_div(total, 32))),
+                   dim3(32, kRedLanes), 0, h->stream, static_cast<const E*>(partial), slices, p.ic,
+                   static_cast<int>(p.kh), static_cast<int>(p.kw), p.mode == CUDNN_CONVOLUTION,
+                   view5(p.w->as_tensor), static_cast<S*>(a.out), static_cast<E>(a.alpha), static_cast<E>(a.beta));
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }

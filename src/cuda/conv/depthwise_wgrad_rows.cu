@@ -41,6 +41,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/raw_words.cuh"
 
@@ -135,6 +137,7 @@ __device__ __forceinline__ void walk(const uint4* xr, const uint4* dr, int q0, i
 template <class S, int STR, int D>
 __global__ void __launch_bounds__(threads_for(D), kMinBlocks)
     dw_wgrad_rows_kernel(RowsGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 16 / sizeof(S);
   __shared__ float red[kMaxRed];  // [lane][tap][channel of the CTA]
   const int tx = threadIdx.x, r = threadIdx.y, tz = threadIdx.z, bx = blockDim.x, bz = blockDim.z;
@@ -170,6 +173,7 @@ __global__ void __launch_bounds__(threads_for(D), kMinBlocks)
     for (int l = 0; l < bz; ++l) sum += red[(l * kTaps + tap) * cb + cc];  // lane order: deterministic
     partial[(int64_t{blockIdx.y} * kTaps + tap) * g.C + cbase + cc] = sum;
   }
+  pdl_allow_dependents();
 }
 
 // Steps the loads run ahead: FREEDNN_DW_WGRAD_PREFETCH=1|2 (read at every call), else 1 for the wide stride-2
@@ -210,14 +214,15 @@ void launch(const ConvProblem& p, const RowsPlan& b, const ConvArgs& a, float* p
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
   cudaStream_t st = a.handle->stream;
+  const bool pdl = ops_pdl(a.handle->device);
   if (p.sh == 1 && b.depth == 2)
-    dw_wgrad_rows_kernel<S, 1, 2><<<grid, block, 0, st>>>(b.g, x, dy, partial);
+    (void)launch_pdl(pdl, dw_wgrad_rows_kernel<S, 1, 2>, grid, block, 0, st, b.g, x, dy, partial);
   else if (p.sh == 1)
-    dw_wgrad_rows_kernel<S, 1, 1><<<grid, block, 0, st>>>(b.g, x, dy, partial);
+    (void)launch_pdl(pdl, dw_wgrad_rows_kernel<S, 1, 1>, grid, block, 0, st, b.g, x, dy, partial);
   else if (b.depth == 2)
-    dw_wgrad_rows_kernel<S, 2, 2><<<grid, block, 0, st>>>(b.g, x, dy, partial);
+    (void)launch_pdl(pdl, dw_wgrad_rows_kernel<S, 2, 2>, grid, block, 0, st, b.g, x, dy, partial);
   else
-    dw_wgrad_rows_kernel<S, 2, 1><<<grid, block, 0, st>>>(b.g, x, dy, partial);
+    (void)launch_pdl(pdl, dw_wgrad_rows_kernel<S, 2, 1>, grid, block, 0, st, b.g, x, dy, partial);
 }
 
 bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; }

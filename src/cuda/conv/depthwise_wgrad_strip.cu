@@ -52,6 +52,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
 
@@ -257,6 +259,7 @@ struct Walk {
 template <class S, int V, int K, int STR, int T>
 __global__ void __launch_bounds__(kThreads, min_blocks(K, T))
     dw_wgrad_strip_kernel(StripGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int KK = K * K;
   __shared__ float red[kThreads * KK * V];  // [row][tap][channel of the CTA]
   const int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
@@ -298,6 +301,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks(K, T))
     for (int q = 0; q < rows; ++q) sum += red[(q * KK + tap) * cb + cc];
     partial[(int64_t{blockIdx.y} * KK + tap) * g.C + cbase + cc] = sum;
   }
+  pdl_allow_dependents();
 }
 
 // --- host side ------------------------------------------------------------------------------------------------
@@ -392,8 +396,8 @@ template <class S, int V, int K, int STR, int T>
 void launch(const StripPlan& b, const ConvArgs& a, float* partial) {
   const dim3 grid(static_cast<unsigned>(b.groups), static_cast<unsigned>(b.slices));
   const dim3 block(static_cast<unsigned>(b.bx), static_cast<unsigned>(b.by));
-  dw_wgrad_strip_kernel<S, V, K, STR, T><<<grid, block, 0, a.handle->stream>>>(
-      b.g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), partial);
+  (void)launch_pdl(ops_pdl(a.handle->device), dw_wgrad_strip_kernel<S, V, K, STR, T>, grid, block, 0, a.handle->stream,
+                   b.g, static_cast<const S*>(a.in), static_cast<const S*>(a.in2), partial);
 }
 
 template <class S, int K, int STR, int T>

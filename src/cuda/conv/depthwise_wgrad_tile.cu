@@ -30,6 +30,8 @@
 #include "core/handle.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/tma.h"
 #include "cuda/conv/depthwise_fast.h"
 #include "cuda/conv/depthwise_tile.cuh"
@@ -141,6 +143,7 @@ __device__ __forceinline__ void store_column_sums(const TileGeom& g, float* red,
 template <class S, bool LEAN>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_wgrad_tile_kernel(TileGeom g, const S* __restrict__ x, const S* __restrict__ dy, float* __restrict__ partial) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
   extern __shared__ __align__(16) uint2 smem[];  // dy tile [row][column][vector], then the x tile likewise
   const int v = threadIdx.x, qc = threadIdx.y, cv = g.cv;
@@ -184,6 +187,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     __syncthreads();  // the tile is read before the next one is staged
   }
   store_column_sums<S>(g, reinterpret_cast<float*>(smem), qc, v, acc, partial);
+  pdl_allow_dependents();
 }
 
 // The same tiles loaded by the tensor memory accelerator (sm_90 and later; FREEDNN_DW_WGRAD_TILE_TMA=0 keeps the
@@ -202,6 +206,7 @@ template <class S>
 __global__ void __launch_bounds__(kMaxThreads, 4)
     dw_wgrad_tile_tma_kernel(TileGeom g, const __grid_constant__ CUtensorMap dy_map,
                              const __grid_constant__ CUtensorMap x_map, int stage_bytes, float* __restrict__ partial) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int V = 8 / sizeof(S), kInH = kTH + kK - 1;
   extern __shared__ __align__(16) uint2 smem[];  // aligned to 128 bytes below (TMA destinations)
@@ -253,6 +258,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
 #elif defined(__CUDA_ARCH__)
   __trap();  // no sm_90 code: tma_kernel_runs keeps the host from launching it
 #endif
+  pdl_allow_dependents();
 }
 
 // tma: the plan of the TMA kernel (kTmaStages tiles of shared memory per block: fewer blocks per SM, so fewer
@@ -307,8 +313,8 @@ cudnnStatus_t launch_tma(const ConvProblem& p, const TilePlan& b, const ConvArgs
                             a.handle->device));
   const dim3 grid(static_cast<unsigned>(g.chunks), static_cast<unsigned>(b.slices));
   const dim3 block(static_cast<unsigned>(g.cv), kTW);
-  dw_wgrad_tile_tma_kernel<S><<<grid, block, b.smem, a.handle->stream>>>(g, dy_map, x_map,
-                                                                         tma_stage_bytes(g.cv), partial);
+  (void)launch_pdl(ops_pdl(a.handle->device), dw_wgrad_tile_tma_kernel<S>, grid, block, b.smem, a.handle->stream, g,
+                   dy_map, x_map, tma_stage_bytes(g.cv), partial);
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -319,9 +325,11 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
   const auto* x = static_cast<const S*>(a.in);
   const auto* dy = static_cast<const S*>(a.in2);
   if (dw_tile_lean())
-    dw_wgrad_tile_kernel<S, true><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
+    (void)launch_pdl(ops_pdl(a.handle->device), dw_wgrad_tile_kernel<S, true>, grid, block, b.smem, a.handle->stream,
+                     b.g, x, dy, partial);
   else
-    dw_wgrad_tile_kernel<S, false><<<grid, block, b.smem, a.handle->stream>>>(b.g, x, dy, partial);
+    (void)launch_pdl(ops_pdl(a.handle->device), dw_wgrad_tile_kernel<S, false>, grid, block, b.smem, a.handle->stream,
+                     b.g, x, dy, partial);
 }
 
 bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
