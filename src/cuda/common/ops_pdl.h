@@ -18,4 +18,10 @@ inline bool ops_pdl(int device) {
   return fd::env_string("FREEDNN_OPS_PDL") != "0" && device_info(device).cc_major >= 9;
 }
 
+// ops_pdl on the current device, for helpers handed a stream only (a call runs with its handle's device current).
+inline bool ops_pdl_current() {
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess && ops_pdl(device);
+}
+
 }  // namespace fd::cuda

@@ -40,6 +40,8 @@
 #include <type_traits>
 
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 
 namespace fd::cuda::conv {
@@ -77,6 +79,7 @@ __device__ __forceinline__ void split_hw(int64_t s, int64_t W, int64_t& h, int64
 template <class S, class I>
 __global__ void to_nhwc_tiled_kernel(View5 v, const S* src, int64_t N, int64_t C, int64_t H, int64_t W, int64_t Np,
                                      int64_t Cp, S* dst) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ S tile[kTile][kTile + 1];
   const int64_t hw = H * W, s0 = int64_t(blockIdx.x) * kTile, c0 = int64_t(blockIdx.y) * kTile;
   for (int64_t n = blockIdx.z; n < Np; n += gridDim.z) {
@@ -99,6 +102,7 @@ __global__ void to_nhwc_tiled_kernel(View5 v, const S* src, int64_t N, int64_t C
     }
     __syncthreads();
   }
+  pdl_allow_dependents();
 }
 
 // The same copy for sources whose channels are innermost, or whose padded rows are at most one 16-byte vector
@@ -107,6 +111,7 @@ __global__ void to_nhwc_tiled_kernel(View5 v, const S* src, int64_t N, int64_t C
 template <class S, class I>
 __global__ void to_nhwc_flat_kernel(View5 v, const S* src, int64_t N, int64_t C, int64_t H, int64_t W, int64_t Cp,
                                     int64_t total, S* dst) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 16 / sizeof(S);
   const int64_t vecs = (total + V - 1) / V;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < vecs; i += int64_t(gridDim.x) * blockDim.x) {
@@ -135,6 +140,7 @@ __global__ void to_nhwc_flat_kernel(View5 v, const S* src, int64_t N, int64_t C,
         if (e0 + j < total) dst[e0 + j] = e[j];
     }
   }
+  pdl_allow_dependents();
 }
 
 // ---- Packed NCHW <-> packed NHWC through 64 x 64 tiles with 16-byte accesses -------------------------------------
@@ -174,6 +180,7 @@ struct VecShape {
 template <class S>
 __global__ void __launch_bounds__(kVBlock) to_nhwc_vec_kernel(const S* src, int64_t N, int64_t C, int64_t HW,
                                                               int64_t Np, int64_t Cp, bool vec_in, S* dst) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using R = Raw<S>;
   constexpr int V = VecShape<S>::V, kVpr = VecShape<S>::kVpr, kPer = VecShape<S>::kPer;
   __shared__ uint32_t tile[kVT][kVT + 1];
@@ -219,6 +226,7 @@ __global__ void __launch_bounds__(kVBlock) to_nhwc_vec_kernel(const S* src, int6
     }
     __syncthreads();
   }
+  pdl_allow_dependents();
 }
 
 // dst (packed N x C x HW) = write_out of buf (packed N x HW x Cb, Cb a multiple of V, 16-byte aligned; its first C
@@ -231,6 +239,7 @@ template <class S, bool kFused>
 __global__ void __launch_bounds__(kVBlock, kFused ? 2 : 3)
     from_nhwc_vec_kernel(const S* buf, int64_t N, int64_t C, int64_t Cb, int64_t HW, int64_t W, bool vec_out,
                          bool z_div, S* dst, float alpha, float beta, FusedDev f) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using R = Raw<S>;
   FusedDev g;  // f, or (plain blend) a known-off epilogue: the blend-only instance keeps none of f in registers
   if constexpr (kFused) g = f;
@@ -298,6 +307,7 @@ __global__ void __launch_bounds__(kVBlock, kFused ? 2 : 3)
     }
     __syncthreads();
   }
+  pdl_allow_dependents();
 }
 
 // dst (N, C, H, W through its view) = blend of buf (packed NHWC with Cb >= C channels, the first C of them used):
@@ -305,6 +315,7 @@ __global__ void __launch_bounds__(kVBlock, kFused ? 2 : 3)
 template <class S, class I>
 __global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64_t Cb, int64_t H, int64_t W, View5 v,
                                        S* dst, float alpha, float beta, FusedDev f) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ S tile[kTile][kTile + 1];
   const int64_t hw = H * W, s0 = int64_t(blockIdx.x) * kTile, c0 = int64_t(blockIdx.y) * kTile;
   for (int64_t n = blockIdx.z; n < N; n += gridDim.z) {
@@ -323,6 +334,7 @@ __global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64
     }
     __syncthreads();
   }
+  pdl_allow_dependents();
 }
 
 // The same for outputs whose channels are innermost (NHWC order, any padding): one thread per output element in
@@ -331,12 +343,14 @@ __global__ void from_nhwc_tiled_kernel(const S* buf, int64_t N, int64_t C, int64
 template <class S, class I>
 __global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, int64_t Cb, int64_t H, int64_t W,
                                         View5 v, S* dst, float alpha, float beta, FusedDev f) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const I t = static_cast<I>(i) / static_cast<I>(C), t2 = t / static_cast<I>(W), n = t2 / static_cast<I>(H);
     const int64_t c = static_cast<I>(i) - t * static_cast<I>(C), w = t - t2 * static_cast<I>(W),
                   h = t2 - n * static_cast<I>(H);
     write_out<S, float>(dst, v.at(n, c, 0, h, w), widen(buf[int64_t(t) * Cb + c]), alpha, beta, f, n, c, 0, h, w);
   }
+  pdl_allow_dependents();
 }
 
 // The fused epilogue's last step on a packed NHWC y that already holds alpha1 * conv (+ alpha2 * z):
@@ -344,6 +358,7 @@ __global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, 
 template <class S, class I>
 __global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bias, int64_t bias_stride, bool relu,
                                      bool propagate_nan) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int V = 16 / sizeof(S);
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < vecs; i += int64_t(gridDim.x) * blockDim.x) {
     uint4 raw = reinterpret_cast<const uint4*>(y)[i];
@@ -361,6 +376,7 @@ __global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bia
     }
     reinterpret_cast<uint4*>(y)[i] = raw;
   }
+  pdl_allow_dependents();
 }
 
 // Calls f(uint32_t{}) when every index below `extent` fits in 31 bits, else f(int64_t{}).
@@ -391,6 +407,7 @@ cudnnStatus_t to_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const cudnnT
                       void* dst, int64_t Np, int64_t Cp) {
   const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3], HW = H * W;
   const bool channels_inner = C == 1 || t.strides[1] == 1;
+  const bool pdl = ops_pdl(dev);  // a dependent of the kernel before it (the previous call's, or the convolution's)
   with_tensor_core_storage(dt, [&](auto tag) {
     using S = decltype(tag);
     constexpr int64_t V = 16 / static_cast<int64_t>(sizeof(S));
@@ -398,17 +415,18 @@ cudnnStatus_t to_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const cudnnT
     if (channels_inner || Cp * static_cast<int64_t>(sizeof(S)) <= 16) {
       const int64_t total = Np * HW * Cp, vecs = ceil_div(total, V);
       with_index(total + V, [&](auto itag) {
-        to_nhwc_flat_kernel<S, decltype(itag)><<<grid_size(vecs, kBlock, dev), kBlock, 0, st>>>(
-            view5(t), static_cast<const S*>(src), N, C, H, W, Cp, total, static_cast<S*>(dst));
+        (void)launch_pdl(pdl, to_nhwc_flat_kernel<S, decltype(itag)>, dim3(grid_size(vecs, kBlock, dev)),
+                         dim3(kBlock), 0, st, view5(t), static_cast<const S*>(src), N, C, H, W, Cp, total,
+                         static_cast<S*>(dst));
       });
     } else if (packed_nchw(t) && Cp % V == 0 && aligned16(dst) && vec_grid(Np, Cp, HW, &vg)) {
       const bool vec_in = HW % V == 0 && aligned16(src);
-      to_nhwc_vec_kernel<S><<<vg, kVBlock, 0, st>>>(static_cast<const S*>(src), N, C, HW, Np, Cp, vec_in,
-                                                     static_cast<S*>(dst));
+      (void)launch_pdl(pdl, to_nhwc_vec_kernel<S>, vg, dim3(kVBlock), 0, st, static_cast<const S*>(src), N, C, HW, Np,
+                       Cp, vec_in, static_cast<S*>(dst));
     } else {
       with_index(HW, [&](auto itag) {
-        to_nhwc_tiled_kernel<S, decltype(itag)><<<tile_grid(Np, Cp, H, W), dim3(kTile, kRows), 0, st>>>(
-            view5(t), static_cast<const S*>(src), N, C, H, W, Np, Cp, static_cast<S*>(dst));
+        (void)launch_pdl(pdl, to_nhwc_tiled_kernel<S, decltype(itag)>, tile_grid(Np, Cp, H, W), dim3(kTile, kRows), 0,
+                         st, view5(t), static_cast<const S*>(src), N, C, H, W, Np, Cp, static_cast<S*>(dst));
       });
     }
   });
@@ -422,6 +440,7 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
   FusedDev f = fused_dev(fused);
   const int64_t N = t.dims[0], C = t.dims[1], H = t.dims[2], W = t.dims[3], HW = H * W;
   const bool channels_inner = C == 1 || t.strides[1] == 1;
+  const bool pdl = ops_pdl(dev);  // a dependent of the kernel before it (the previous call's, or the convolution's)
   with_tensor_core_storage(dt, [&](auto tag) {
     using S = decltype(tag);
     constexpr int64_t V = 16 / static_cast<int64_t>(sizeof(S));
@@ -429,8 +448,9 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
     if (channels_inner) {
       const int64_t total = N * C * H * W;
       with_index(total, [&](auto itag) {
-        from_nhwc_linear_kernel<S, decltype(itag)><<<grid_size(total, kBlock, dev), kBlock, 0, st>>>(
-            static_cast<const S*>(buf), total, C, Cb, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
+        (void)launch_pdl(pdl, from_nhwc_linear_kernel<S, decltype(itag)>, dim3(grid_size(total, kBlock, dev)),
+                         dim3(kBlock), 0, st, static_cast<const S*>(buf), total, C, Cb, H, W, view5(t),
+                         static_cast<S*>(dst), alpha, beta, f);
       });
     } else if (packed_nchw(t) && buf != dst && Cb % V == 0 && aligned16(buf) && fits32(HW) &&
                vec_grid(N, C, HW, &vg)) {
@@ -448,12 +468,13 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
         }
       }
       auto* kernel = f.on ? from_nhwc_vec_kernel<S, true> : from_nhwc_vec_kernel<S, false>;
-      kernel<<<vg, kVBlock, 0, st>>>(static_cast<const S*>(buf), N, C, Cb, HW, W, vec_out, z_div, static_cast<S*>(dst),
-                                     alpha, beta, f);
+      (void)launch_pdl(pdl, kernel, vg, dim3(kVBlock), 0, st, static_cast<const S*>(buf), N, C, Cb, HW, W, vec_out,
+                       z_div, static_cast<S*>(dst), alpha, beta, f);
     } else {
       with_index(HW, [&](auto itag) {
-        from_nhwc_tiled_kernel<S, decltype(itag)><<<tile_grid(N, C, H, W), dim3(kTile, kRows), 0, st>>>(
-            static_cast<const S*>(buf), N, C, Cb, H, W, view5(t), static_cast<S*>(dst), alpha, beta, f);
+        (void)launch_pdl(pdl, from_nhwc_tiled_kernel<S, decltype(itag)>, tile_grid(N, C, H, W), dim3(kTile, kRows), 0,
+                         st, static_cast<const S*>(buf), N, C, Cb, H, W, view5(t), static_cast<S*>(dst), alpha, beta,
+                         f);
       });
     }
   });
@@ -468,9 +489,9 @@ cudnnStatus_t bias_act_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, void* 
     using S = decltype(tag);
     const int64_t vecs = count * static_cast<int64_t>(sizeof(S)) / 16;
     with_index(count + 16, [&](auto itag) {
-      bias_act_nhwc_kernel<S, decltype(itag)><<<grid_size(vecs, kBlock, dev), kBlock, 0, st>>>(
-          static_cast<S*>(y), vecs, C, static_cast<const S*>(e.bias_data), e.bias->strides[1], f.relu,
-          f.propagate_nan);
+      (void)launch_pdl(ops_pdl(dev), bias_act_nhwc_kernel<S, decltype(itag)>, dim3(grid_size(vecs, kBlock, dev)),
+                       dim3(kBlock), 0, st, static_cast<S*>(y), vecs, C, static_cast<const S*>(e.bias_data),
+                       e.bias->strides[1], f.relu, f.propagate_nan);
     });
   });
   FD_CUDA_LAUNCHED();

@@ -21,6 +21,8 @@
 #include "core/env.h"
 #include "core/status.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/digits.cuh"
 
 namespace fd::cuda::conv::sm90 {
@@ -185,6 +187,7 @@ __device__ __forceinline__ void channel_tile(const ChwnArgs<uint16_t>& g, int lo
 // E: the element moved as bits (float, or a 16-bit type's uint16_t).
 template <class E>
 __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(const __grid_constant__ ChwnBatch<E> batch) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ E tile[kT][kT + 1];
   const int b = static_cast<int>(blockIdx.x);
   int j = 0;
@@ -232,6 +235,7 @@ __global__ void __launch_bounds__(kT * kRows) to_chwn_kernel(const __grid_consta
     }
     g.dst[row * g.Np + n] = tile[tx][ty + r * kRows];
   }
+  pdl_allow_dependents();
 }
 
 // The kernel's arguments for dst (packed Ap x U x V x Np elements) from src with element strides (sn, sa, su, sv)
@@ -305,7 +309,8 @@ cudnnStatus_t to_chwn_batch(cudaStream_t st, const ChwnCopy<E>* copies, int coun
       b.first[++b.count] = static_cast<int>(blocks);
     }
     if (b.count == 0) continue;
-    to_chwn_kernel<E><<<static_cast<unsigned>(blocks), dim3(kT, kRows), 0, st>>>(b);
+    (void)launch_pdl(ops_pdl_current(), to_chwn_kernel<E>, dim3(static_cast<unsigned>(blocks)), dim3(kT, kRows), 0, st,
+                     b);
     FD_CUDA_LAUNCHED();
   }
   return CUDNN_STATUS_SUCCESS;

@@ -15,6 +15,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/cutlass/nhwc_staging.h"
 #include "cuda/conv/cutlass/sm90/chwn_copy.h"
@@ -83,6 +85,7 @@ __device__ __forceinline__ float4 phase_vec(const DxArgs& g, int n, int s, int c
 // NCHW), else one element at a time through dx's strides (any layout). The blend reads dx only when beta != 0.
 template <int kSW, bool kVecOut>
 __global__ void __launch_bounds__(kT * kRows) dx_from_phases(DxArgs g) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ float tile[kT][kT + 1];  // [pixel][channel]
   const int s0 = static_cast<int>(blockIdx.x) * kT, c0 = static_cast<int>(blockIdx.y) * kT;
   const int t = threadIdx.x;
@@ -120,14 +123,14 @@ __global__ void __launch_bounds__(kT * kRows) dx_from_phases(DxArgs g) {
     }
     __syncthreads();
   }
+  pdl_allow_dependents();
 }
 
 template <int kSW>
 void launch_dx(const DxArgs& g, dim3 grid, cudaStream_t st, bool vec_out) {
-  if (vec_out)
-    dx_from_phases<kSW, true><<<grid, kT * kRows, 0, st>>>(g);
-  else
-    dx_from_phases<kSW, false><<<grid, kT * kRows, 0, st>>>(g);
+  // a dependent of the last phase's GEMM: its launch overlaps that kernel's end, and it waits for its results
+  (void)launch_pdl(ops_pdl_current(), vec_out ? dx_from_phases<kSW, true> : dx_from_phases<kSW, false>, grid,
+                   dim3(kT * kRows), 0, st, g);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/cutlass/sm90/sm90_impl.h"
@@ -47,6 +49,7 @@ size_t partial_bytes(const ConvProblem& p) {
 template <class S>
 __global__ void wgrad_split_finish_kernel(const float* __restrict__ part, int slices, int64_t stride, int64_t vecs,
                                           S* dw, float alpha, float beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < vecs; i += int64_t(gridDim.x) * blockDim.x) {
     float acc[kVec];
     const float* at = part + i * kVec;
@@ -62,6 +65,7 @@ __global__ void wgrad_split_finish_kernel(const float* __restrict__ part, int sl
     }
     blend_store_vec<S, kVec>(dw + i * kVec, acc, alpha, beta);
   }
+  pdl_allow_dependents();
 }
 
 // The pass adding the partial dw of the splits (in order) into dw, on the handle's stream.
@@ -73,11 +77,11 @@ cudnnStatus_t finish_splits(const ConvProblem& p, const fd::conv::ConvArgs& a, c
   const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
   const auto* part = reinterpret_cast<const float*>(parts);
   if (p.xdt == CUDNN_DATA_HALF)
-    wgrad_split_finish_kernel<__half><<<grid, kBlock, 0, h->stream>>>(part, sp.slices, stride, vecs,
-                                                                      static_cast<__half*>(a.out), alpha, beta);
+    (void)launch_pdl(ops_pdl(h->device), wgrad_split_finish_kernel<__half>, dim3(grid), dim3(kBlock), 0, h->stream, part,
+                     sp.slices, stride, vecs, static_cast<__half*>(a.out), alpha, beta);
   else
-    wgrad_split_finish_kernel<__nv_bfloat16><<<grid, kBlock, 0, h->stream>>>(
-        part, sp.slices, stride, vecs, static_cast<__nv_bfloat16*>(a.out), alpha, beta);
+    (void)launch_pdl(ops_pdl(h->device), wgrad_split_finish_kernel<__nv_bfloat16>, dim3(grid), dim3(kBlock), 0,
+                     h->stream, part, sp.slices, stride, vecs, static_cast<__nv_bfloat16*>(a.out), alpha, beta);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }

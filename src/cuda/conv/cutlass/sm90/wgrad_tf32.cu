@@ -13,6 +13,8 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/common/digits.cuh"
 #include "cuda/common/aux_streams.h"
 #include "cuda/conv/cutlass/sm90/chwn_copy.h"
@@ -73,6 +75,7 @@ __device__ __forceinline__ void finish_split(const FinishArgs& g, int64_t i, int
 // One 32 (i) x 32 (k) tile: the partials read along k (their rows), dw written along i. Slices summed in order 0..,
 // so the result does not depend on the streams' timing. dw is read only when beta != 0.
 __global__ void __launch_bounds__(kT * kRows) tf32_wgrad_finish_kernel(FinishArgs g) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   __shared__ float tile[kT][kT + 1];
   const int64_t I = g.C * g.R * g.S;
   const int64_t i0 = int64_t(blockIdx.x) * kT, k0 = int64_t(blockIdx.y) * kT;
@@ -106,6 +109,7 @@ __global__ void __launch_bounds__(kT * kRows) tf32_wgrad_finish_kernel(FinishArg
     const float v = g.alpha * tile[tx][ty + j * kRows];
     *o = g.beta != 0.0f ? v + g.beta * *o : v;
   }
+  pdl_allow_dependents();
 }
 
 // ---- the plan -------------------------------------------------------------------------------------------------
@@ -302,7 +306,7 @@ cudnnStatus_t run_tf32_wgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   }
   f.alpha = static_cast<float>(a.alpha), f.beta = static_cast<float>(a.beta);
   const dim3 grid(static_cast<unsigned>(ceil_div(I, kT)), static_cast<unsigned>(ceil_div(p.oc, kT)));
-  tf32_wgrad_finish_kernel<<<grid, dim3(kT, kRows), 0, st>>>(f);
+  (void)launch_pdl(ops_pdl(h->device), tf32_wgrad_finish_kernel, grid, dim3(kT, kRows), 0, st, f);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
