@@ -33,6 +33,8 @@
 #include "core/handle.h"
 #include "cuda/common/cublas_util.h"
 #include "cuda/common/cuda_util.h"
+#include "cuda/common/ops_pdl.h"
+#include "cuda/common/pdl.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
 
@@ -171,6 +173,7 @@ __device__ __forceinline__ void madd(E& acc, double c, E v) {
 template <int M, class S, class E>
 __global__ void filter_transform_kernel(View5 wv, const S* w, int64_t cout, int64_t cin_g, int64_t cout_g,
                                         bool transpose, bool rot, E* U) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
   const int64_t total = cout * cin_g;
@@ -202,12 +205,14 @@ __global__ void filter_transform_kernel(View5 wv, const S* w, int64_t cout, int6
         U[(r * A + c) * total + i] = u;
       }
   }
+  pdl_allow_dependents();
 }
 
 // V[e][c][t] = (B^T d B)[e] for the a x a patch d at (m ty - pad_h, m tx - pad_w) of image n0 + img (0 outside).
 template <int M, class S, class E>
 __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t cin, int64_t hin, int64_t win,
                                        int64_t pad_h, int64_t pad_w, int64_t th, int64_t tw, int64_t T, E* V) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
   const int64_t total = cin * T;
@@ -242,12 +247,14 @@ __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t
         V[((a * A + b) * cin + c) * T + t] = o;
       }
   }
+  pdl_allow_dependents();
 }
 
 // Output tile t of channel k: A^T M A (m x m), written where inside hout x wout.
 template <int M, class S, class E>
 __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, int64_t hout, int64_t wout, int64_t th,
                                         int64_t tw, int64_t T, View5 ov, S* out, E alpha, E beta, FusedDev f) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
   const int64_t total = cout * T;
@@ -277,12 +284,14 @@ __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, i
         if (oh < hout && ow < wout) write_out<S, E>(out, ov.at(n, k, 0, oh, ow), y, alpha, beta, f, n, k, 0, oh, ow);
       }
   }
+  pdl_allow_dependents();
 }
 
 // Z[e][k][t] = (A dy_t A^T)[e] for the m x m dy tile t of channel k (0 outside hout x wout).
 template <int M, class S, class E>
 __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t cout, int64_t hout, int64_t wout,
                                     int64_t th, int64_t tw, int64_t T, E* Z) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
   const int64_t total = cout * T;
@@ -316,12 +325,14 @@ __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t co
         Z[((a * A + b) * cout + k) * T + t] = z;
       }
   }
+  pdl_allow_dependents();
 }
 
 // dw[k][c] = G^T P[k][c] G (3x3), flipped back for CUDNN_CONVOLUTION, blended into w.
 template <int M, class S, class E>
 __global__ void filter_grad_kernel(const E* P, int64_t cout, int64_t cin_g, bool flip, View5 wv, S* w, E alpha,
                                    E beta) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
   const int64_t total = cout * cin_g;
@@ -351,6 +362,7 @@ __global__ void filter_grad_kernel(const E* P, int64_t cout, int64_t cin_g, bool
         write_out<S, E>(w, wv.at(k, c, 0, fa, fb), o, alpha, beta, none, k, c, 0, fa, fb);
       }
   }
+  pdl_allow_dependents();
 }
 
 // --- host side ----------------------------------------------------------------------------------------------
@@ -396,6 +408,7 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   gemm.ct = dbl ? CUBLAS_COMPUTE_64F : tf32_allowed(p) ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   gemm.batch = (Mt + 2) * (Mt + 2);
   auto grid = [&](int64_t n) { return grid_size(n, kBlock, dev); };
+  const bool pdl = ops_pdl(dev);  // each transform a dependent of the kernel before it (a GEMM's, or the last call's)
   const E alpha = static_cast<E>(a.alpha), beta = static_cast<E>(a.beta);
   const View5 xv = view5(*p.x), yv = view5(*p.y), wv = view5(p.w->as_tensor);
   const int64_t tiles = s.th * s.tw;
@@ -406,21 +419,21 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
     const View5 iv = fwd ? xv : yv, ov = fwd ? yv : xv;
     const S* in = static_cast<const S*>(a.in);
     S* out = static_cast<S*>(a.out);
-    filter_transform_kernel<Mt, S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(
-        wv, static_cast<const S*>(a.in2), s.cout, cin_g, cout_g, s.transpose, s.rot, U);
+    (void)launch_pdl(pdl, filter_transform_kernel<Mt, S, E>, dim3(grid(s.cout * cin_g)), dim3(kBlock), 0, st, wv,
+                     static_cast<const S*>(a.in2), s.cout, cin_g, cout_g, s.transpose, s.rot, U);
     FD_CUDA_LAUNCHED();
     const FusedDev f = fwd ? fused_dev(a.fused) : FusedDev{};
     for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
       const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
-      input_transform_kernel<Mt, S, E><<<grid(s.cin * T), kBlock, 0, st>>>(iv, in, n0, s.cin, s.hin, s.win, s.pad_h,
-                                                                       s.pad_w, s.th, s.tw, T, V);
+      (void)launch_pdl(pdl, input_transform_kernel<Mt, S, E>, dim3(grid(s.cin * T)), dim3(kBlock), 0, st, iv, in, n0,
+                       s.cin, s.hin, s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
       FD_CUDA_LAUNCHED();
       // M_e (T x cout_g, per group) = V_e (T x cin_g) * U_e (cin_g x cout_g)
       for (int64_t g = 0; g < G; ++g)
         FD_TRY(gemm(CUBLAS_OP_N, T, cout_g, cin_g, V + g * cin_g * T, T, s.cin * T, U + g * cout_g * cin_g, cin_g,
                     s.cout * cin_g, E(0), M + g * cout_g * T, T, s.cout * T));
-      output_transform_kernel<Mt, S, E><<<grid(s.cout * T), kBlock, 0, st>>>(M, n0, s.cout, s.hout, s.wout, s.th, s.tw,
-                                                                         T, ov, out, alpha, beta, f);
+      (void)launch_pdl(pdl, output_transform_kernel<Mt, S, E>, dim3(grid(s.cout * T)), dim3(kBlock), 0, st,
+                       static_cast<const E*>(M), n0, s.cout, s.hout, s.wout, s.th, s.tw, T, ov, out, alpha, beta, f);
       FD_CUDA_LAUNCHED();
     }
     return CUDNN_STATUS_SUCCESS;
@@ -428,19 +441,20 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   // backward filter: s is the forward shape (x in, dy = the output tiles)
   for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
     const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
-    input_transform_kernel<Mt, S, E><<<grid(s.cin * T), kBlock, 0, st>>>(xv, static_cast<const S*>(a.in), n0, s.cin, s.hin,
-                                                                     s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
+    (void)launch_pdl(pdl, input_transform_kernel<Mt, S, E>, dim3(grid(s.cin * T)), dim3(kBlock), 0, st, xv,
+                     static_cast<const S*>(a.in), n0, s.cin, s.hin, s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
     FD_CUDA_LAUNCHED();
-    dy_transform_kernel<Mt, S, E><<<grid(s.cout * T), kBlock, 0, st>>>(yv, static_cast<const S*>(a.in2), n0, s.cout,
-                                                                   s.hout, s.wout, s.th, s.tw, T, M);
+    (void)launch_pdl(pdl, dy_transform_kernel<Mt, S, E>, dim3(grid(s.cout * T)), dim3(kBlock), 0, st, yv,
+                     static_cast<const S*>(a.in2), n0, s.cout, s.hout, s.wout, s.th, s.tw, T, M);
     FD_CUDA_LAUNCHED();
     // P_e (cin_g x cout_g, per group) (+)= V_e^T (cin_g x T) * Z_e (T x cout_g)
     for (int64_t g = 0; g < G; ++g)
       FD_TRY(gemm(CUBLAS_OP_T, cin_g, cout_g, T, V + g * cin_g * T, T, s.cin * T, M + g * cout_g * T, T, s.cout * T,
                   E(n0 == 0 ? 0 : 1), U + g * cout_g * cin_g, cin_g, s.cout * cin_g));
   }
-  filter_grad_kernel<Mt, S, E><<<grid(s.cout * cin_g), kBlock, 0, st>>>(U, s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv,
-                                                                    static_cast<S*>(a.out), alpha, beta);
+  (void)launch_pdl(pdl, filter_grad_kernel<Mt, S, E>, dim3(grid(s.cout * cin_g)), dim3(kBlock), 0, st,
+                   static_cast<const E*>(U), s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv, static_cast<S*>(a.out),
+                   alpha, beta);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
