@@ -749,6 +749,7 @@ cudnnStatus_t launch_rows(cudaStream_t stream, int device, cudnnDataType_t t, co
     if constexpr (sizeof(S) == 2) {
       if (rp.V == 4) kern = rp.K == 1 ? Pick::template get<S, 1, 4>() : Pick::template get<S, 2, 4>();
     }
+    // launch_pdl kernels: softmax_fwd_rows, softmax_bwd_rows (tools/check_pdl.py)
     (void)launch_pdl(ops_pdl(device), kern, dim3(grid), dim3(rp.T), 0, stream, p);
   };
   switch (t) {
