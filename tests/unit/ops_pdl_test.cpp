@@ -76,6 +76,24 @@ TEST(OpsPdl, ChainedCallsSeeEachOthersWrites) {
   }
 }
 
+// Tensor i of `plain` (knob off) and of `pdl` (knob on) hold the same bits, and the plain run no NaN.
+void expect_same_bits(const char* const* names, const std::vector<ft::HostTensor>& plain,
+                      const std::vector<ft::HostTensor>& pdl, const std::string& what) {
+  ASSERT_EQ(plain.size(), pdl.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    const std::vector<double> a = plain[i].values(), b = pdl[i].values();
+    ASSERT_EQ(a.size(), b.size());
+    int64_t bad = 0, nan = 0;
+    for (size_t j = 0; j < a.size(); ++j) {
+      if (std::isnan(a[j])) ++nan;
+      if (std::memcmp(&a[j], &b[j], sizeof(double)) != 0) ++bad;
+    }
+    EXPECT_EQ(nan, 0) << names[i] << " has NaN with plain launches, " << what;
+    EXPECT_EQ(bad, 0) << names[i] << ": " << bad << " of " << a.size()
+                      << " values differ between plain and PDL launches, " << what;
+  }
+}
+
 // One step of the second chain, all tensors of dims in x's layout (channels-last when nhwc):
 //   B = bn_train(A)            (FREEDNN_BN_CLUSTER=1: the one-kernel cluster path where it applies)
 //   E = bn_backward(A, dy = B)
@@ -179,19 +197,7 @@ TEST(OpsPdl, NormPoolSoftmaxReduceChainMatchesPlainLaunches) {
       ft::ScopedEnv on("FREEDNN_OPS_PDL", "1");
       run_norm_chain(k.t, k.dims, k.nhwc, 3, seed, &pdl);
     }
-    const std::string what = plain.t[0].str();
-    for (size_t i = 0; i < plain.t.size(); ++i) {
-      const std::vector<double> a = plain.t[i].values(), b = pdl.t[i].values();
-      ASSERT_EQ(a.size(), b.size());
-      int64_t bad = 0, nan = 0;
-      for (size_t j = 0; j < a.size(); ++j) {
-        if (std::isnan(a[j])) ++nan;
-        if (std::memcmp(&a[j], &b[j], sizeof(double)) != 0) ++bad;
-      }
-      EXPECT_EQ(nan, 0) << names[i] << " has NaN with plain launches, " << what;
-      EXPECT_EQ(bad, 0) << names[i] << ": " << bad << " of " << a.size() << " values differ between plain and PDL "
-                        << "launches, " << what;
-    }
+    expect_same_bits(names, plain.t, pdl.t, plain.t[0].str());
   }
 }
 
@@ -280,18 +286,7 @@ TEST(OpsPdl, DepthwiseChainMatchesPlainLaunches) {
     ft::ScopedEnv only("FREEDNN_ONLY_IMPL", "cuda:depthwise"), on("FREEDNN_OPS_PDL", "1");
     run_depthwise_chain(3, seed, &pdl);
   }
-  ASSERT_EQ(plain.size(), pdl.size());
-  for (size_t i = 0; i < plain.size(); ++i) {
-    const std::vector<double> a = plain[i].values(), b = pdl[i].values();
-    int64_t bad = 0, nan = 0;
-    for (size_t j = 0; j < a.size(); ++j) {
-      if (std::isnan(a[j])) ++nan;
-      if (std::memcmp(&a[j], &b[j], sizeof(double)) != 0) ++bad;
-    }
-    EXPECT_EQ(nan, 0) << names[i] << " has NaN with plain launches";
-    EXPECT_EQ(bad, 0) << names[i] << ": " << bad << " of " << a.size()
-                      << " values differ between plain and PDL launches";
-  }
+  expect_same_bits(names, plain, pdl, plain[0].str());
 }
 
 }  // namespace
