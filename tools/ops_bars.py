@@ -11,7 +11,7 @@ Per file (one data type and layout), and over every file together:
   - bandwidth: each case's passes move their bytes at --bw or more of the copy bandwidth measured in the same run
     (bw_frac_moved: bytes_moved over our time, over the run's copy bandwidth).
 Prints each bar's verdict and the cases that miss it, and for reference how many cases reach --bw of a copy of the
-same bytes (copy_same_frac); exits 0 when every bar holds, 1 otherwise.
+same bytes (copy_same_frac) and the cases below --bw of it; exits 0 when every bar holds, 1 otherwise.
 """
 import argparse
 import json
@@ -58,6 +58,8 @@ def check(name, cases, bw_bar, gm_bar):
     if same:
         n_ok = sum(1 for f, _ in same if f >= bw_bar)
         print(f"  (same-size copy: {n_ok} of {len(same)} at >= {bw_bar:.0%} of its speed, bytes as the pass model counts)")
+        for f, c in sorted(((f, c) for f, c in same if f < bw_bar), key=lambda x: x[0]):
+            print(f"           {f:.1%} of a same-size copy  {short(c['problem'])}")
     return bool(ok_time and ok_gm and ok_bw)
 
 
