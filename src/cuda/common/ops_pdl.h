@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
-// Programmatic dependent launch across API calls, for the memory-bound op kernels (activation, op tensor / add tensor,
-// transform blend, batch norm's cluster and inference kernels, pooling, softmax, reductions): on compute capability
-// 9.0 or later they launch as dependents of whatever kernel precedes them on the stream (pdl.cuh), unless
-// FREEDNN_OPS_PDL=0 (read at every call). Why: back to back, as in a network's chain of small ops, the next call's
-// launch then overlaps the end of the previous kernel. Run 31 (H100): the activations took 0.87-0.94x the time at
-// 7x7 / 14x14, 0.96-0.99x on the larger tensors.
-// The kernels wait (pdl_wait) before touching global memory, so any predecessor's writes are visible to them, and
-// allow their own dependents only after their last access.
+// Programmatic dependent launch across API calls, for the memory-bound kernels (activation, op tensor / add tensor,
+// transform blend, batch norm, pooling, softmax, reductions, the depthwise convolutions, the convolutions' layout
+// copies and finishing passes; docs/tuning-knobs.md lists them): on compute capability 9.0 or later they launch as
+// dependents of whatever kernel precedes them on the stream (pdl.cuh), unless FREEDNN_OPS_PDL=0 (read at every call).
+// Why: back to back, as in a network's chain of small ops, the next call's launch then overlaps the end of the
+// previous kernel (run 31, H100: plain launches took 1.06-1.09x the time on the ops batch's non-elementwise lines and
+// on MobileNet-v2's depthwise layers). The kernels wait (pdl_wait) before touching global memory, so any
+// predecessor's writes are visible to them, and allow their own dependents only after their last access
+// (tools/check_pdl.py checks the waits).
 #pragma once
 #include "core/env.h"
 #include "cuda/common/cuda_util.h"
