@@ -214,9 +214,8 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
                    static_cast<float>(a.alpha), static_cast<float>(a.beta));
 }
 
-// The TMA kernel where it applies (FREEDNN_DW_TILE_TMA unless 0, read at every call; a 9.0 or later device, cv
-// even, 16-byte map strides and source). NOT_SUPPORTED (nothing queued) otherwise, or where the driver refuses the
-// map: the caller then launches the cp.async kernel.
+// Whether the TMA kernel applies: FREEDNN_DW_TILE_TMA unless 0 (read at every call), a 9.0 or later device running
+// its sm_90 code, cv even, 16-byte map strides and source.
 template <class S, int ST>
 bool tma_form(const TileGeom& g, const ConvArgs& a) {
   return fd::env_string("FREEDNN_DW_TILE_TMA") != "0" && g.cv % 2 == 0 && (g.C * sizeof(S)) % 16 == 0 &&
@@ -224,6 +223,8 @@ bool tma_form(const TileGeom& g, const ConvArgs& a) {
          tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device);
 }
 
+// The TMA kernel where tma_form says so; NOT_SUPPORTED (nothing queued) otherwise, or where the driver refuses the
+// map: the caller then launches the cp.async kernel.
 template <class S, int ST>
 cudnnStatus_t launch_tma(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
   if (!tma_form<S, ST>(g, a)) return CUDNN_STATUS_NOT_SUPPORTED;
