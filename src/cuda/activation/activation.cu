@@ -8,6 +8,7 @@
 #include "cuda/activation/activation.h"
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
@@ -167,8 +168,6 @@ __global__ void act_generic(Act a, cudnnDataType_t t, Operand y, Operand dy, Ope
     blend_dyn<C>(t, out, ov.offset(i), r, alpha, beta);
   }
 }
-
-bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 cudnnStatus_t run(cudaStream_t stream, int device, const Act& a, const cudnnTensorStruct* yd, const void* y,
                   const cudnnTensorStruct* dyd, const void* dy, const cudnnTensorStruct* xd, const void* x,

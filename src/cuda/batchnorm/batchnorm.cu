@@ -20,6 +20,7 @@
 #include "core/handle.h"
 #include "core/log.h"
 #include "cuda/batchnorm/batchnorm.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
@@ -547,8 +548,6 @@ namespace fd::cuda {
 namespace {
 
 size_t align_up(size_t v) { return (v + 255) / 256 * 256; }
-
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // Vector columns per stats_rows_w block (256 bytes of a row): wide enough for whole 32-byte sectors, narrow enough
 // that many channels give several chunks. Blocks = splits * chunks is a wave either way, and the partial sums are

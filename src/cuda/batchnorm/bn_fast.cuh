@@ -19,6 +19,7 @@
 // Every reduction has a fixed order (per thread, then per block in thread order, then per statistic in split
 // order): results are deterministic.
 #pragma once
+#include "cuda/common/aligned.h"
 
 namespace fd::cuda {
 namespace {
@@ -133,7 +134,7 @@ EwPlan plan_ew(const cudnnTensorStruct& x, int64_t C, int64_t cs, const cudnnTen
   if (C <= 1) cs = count;
   bool aligned = true;
   for (int i = 0; i <= n; ++i)
-    if (ptrs[i] != nullptr && reinterpret_cast<uintptr_t>(ptrs[i]) % 16 != 0) aligned = false;
+    if (!aligned16(ptrs[i])) aligned = false;
   const int v = aligned && count % vmax == 0 ? vmax : 1;
   p.v = v;
   p.nvec = count / v;
@@ -380,7 +381,7 @@ __global__ void __launch_bounds__(kBlock) stats_planes(int64_t inner_v, int64_t 
 bool planes_ok(const cudnnTensorStruct& d, const BnMap& m, int64_t inner, const void* p, int v) {
   if (d.vect() != 1 || m.in.innermost_stride() != 1 || m.in.nd != 1) return false;
   if (v == 1) return true;
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && inner % v == 0 && (d.dims[0] == 1 || m.sn % v == 0) &&
+  return aligned16(p) && inner % v == 0 && (d.dims[0] == 1 || m.sn % v == 0) &&
          m.stat.strides[0] % v == 0;
 }
 

@@ -26,6 +26,7 @@
 
 #include "core/dtype.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/depthwise_fast.h"
@@ -287,10 +288,6 @@ __global__ void __launch_bounds__(256) nhwc_kernel(DwGeom g, const S* __restrict
 
 // --- host side ----------------------------------------------------------------------------------------------
 
-bool aligned_to(const void* a, const void* b, size_t bytes) {
-  return ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & (bytes - 1)) == 0;
-}
-
 template <class S, int V>
 cudnnStatus_t launch_nhwc(const ConvProblem& p, const ConvArgs& a, const DwGeom& g) {
   using E = ComputeOf<S>;
@@ -320,7 +317,7 @@ cudnnStatus_t run_fwd_bwd_data(const ConvProblem& p, const ConvArgs& a) {
   if (dw_fwd_walk_wanted(p) && dw_fwd_walk_covers(p, a)) return dw_fwd_walk_run(p, a);
   if (dw_nhwc_fast_covers(p) && dw_nhwc_fast_aligned(a)) return dw_nhwc_fast_run(p, a);
   if (use_nhwc(p)) {
-    if (nominal_v(p) == VM && aligned_to(a.in, a.out, 16)) return launch_nhwc<S, VM>(p, a, g);
+    if (nominal_v(p) == VM && aligned16(a.in) && aligned16(a.out)) return launch_nhwc<S, VM>(p, a, g);
     return launch_nhwc<S, 1>(p, a, g);
   }
   const PlaneTiling t = plane_tiling(p);

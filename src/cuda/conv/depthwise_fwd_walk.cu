@@ -34,6 +34,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -203,8 +204,6 @@ void launch(const ConvProblem& p, const WalkPlan& b, const ConvArgs& a) {
   else
     (void)launch_pdl(pdl, dw_fwd_walk_kernel<S, 2, 1>, grid, block, 0, st, b.g, x, w, y, alpha, beta);
 }
-
-bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
 
 }  // namespace
 

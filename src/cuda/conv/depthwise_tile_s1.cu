@@ -27,6 +27,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
@@ -219,7 +220,7 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
 template <class S, int ST>
 bool tma_form(const TileGeom& g, const ConvArgs& a) {
   return fd::env_string("FREEDNN_DW_TILE_TMA") != "0" && g.cv % 2 == 0 && (g.C * sizeof(S)) % 16 == 0 &&
-         (reinterpret_cast<uintptr_t>(a.in) & 15u) == 0 &&
+         aligned16(a.in) &&
          tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device);
 }
 
@@ -253,8 +254,6 @@ cudnnStatus_t launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a)
     lean ? launch<S, 1, true>(p, g, a) : launch<S, 1, false>(p, g, a);
   return CUDNN_STATUS_SUCCESS;
 }
-
-bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
 
 }  // namespace
 

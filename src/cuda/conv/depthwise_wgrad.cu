@@ -40,6 +40,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -325,10 +326,6 @@ int pixels_per_step() {
   return u;
 }
 
-bool aligned_to(const void* a, const void* b, size_t bytes) {
-  return ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & (bytes - 1)) == 0;
-}
-
 // The per-pixel NHWC kernel or the plane kernel (any strides): partial sums of plan(p)'s slices.
 template <class S, class E>
 void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, E* partial) {
@@ -355,7 +352,7 @@ void launch_first_level(const ConvProblem& p, const ConvArgs& a, const Plan& b, 
       }
     };
     constexpr int VM = static_cast<int>(16 / sizeof(E));
-    if (b.v == VM && aligned_to(x, dy, VM * sizeof(S))) {
+    if (b.v == VM && aligned_to(x, VM * sizeof(S)) && aligned_to(dy, VM * sizeof(S))) {
       launch(std::integral_constant<int, VM>{});
     } else {
       launch(std::integral_constant<int, 1>{});

@@ -40,6 +40,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -224,8 +225,6 @@ void launch(const ConvProblem& p, const RowsPlan& b, const ConvArgs& a, float* p
   else
     (void)launch_pdl(pdl, dw_wgrad_rows_kernel<S, 2, 1>, grid, block, 0, st, b.g, x, dy, partial);
 }
-
-bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; }
 
 }  // namespace
 

@@ -51,6 +51,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -422,10 +423,6 @@ void launch_s(const ConvProblem& p, const StripPlan& b, const ConvArgs& a, float
   launch_t<S, 5, 1>(b, a, partial);
 }
 
-bool aligned_to(const void* a, const void* b, size_t bytes) {
-  return ((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b)) & (bytes - 1)) == 0;
-}
-
 }  // namespace
 
 bool dw_wgrad_strip_covers(const ConvProblem& p) {
@@ -447,7 +444,7 @@ size_t dw_wgrad_strip_partial_bytes(const ConvProblem& p) {
 cudnnStatus_t dw_wgrad_strip_launch(const ConvProblem& p, const ConvArgs& a, float* partial, int64_t& slices) {
   const int vm = max_vec(p);
   const size_t es = dtype_size(p.xdt);
-  const int v = p.ic % vm == 0 && aligned_to(a.in, a.in2, vm * es) ? vm : 1;
+  const int v = p.ic % vm == 0 && aligned_to(a.in, vm * es) && aligned_to(a.in2, vm * es) ? vm : 1;
   const StripPlan b = strip_plan(p, v);
   switch (p.xdt) {
     case CUDNN_DATA_FLOAT: launch_s<float>(p, b, a, partial); break;

@@ -28,6 +28,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
@@ -331,9 +332,6 @@ void launch(const TilePlan& b, const ConvArgs& a, float* partial) {
     (void)launch_pdl(ops_pdl(a.handle->device), dw_wgrad_tile_kernel<S, false>, grid, block, b.smem, a.handle->stream,
                      b.g, x, dy, partial);
 }
-
-bool aligned8(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 7u) == 0; }
-bool aligned16(const void* q) { return (reinterpret_cast<uintptr_t>(q) & 15u) == 0; }
 
 }  // namespace
 

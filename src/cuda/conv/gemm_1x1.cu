@@ -31,6 +31,7 @@
 #include "core/dtype.h"
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cublas_util.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
@@ -402,7 +403,7 @@ bool scatter_vec(cudnnContext* h, const ConvProblem& p, const E* dxs, S* dx, int
     const int64_t rows = outer * id * m.ih, nv = len / V, total = rows * nv;
     const bool pix = run % V == 0;
     if (legacy || len % V != 0 || (!pix && run != 1) || total >= (int64_t{1} << 31) ||
-        reinterpret_cast<uintptr_t>(dx) % 16 != 0 || reinterpret_cast<uintptr_t>(dxs) % 16 != 0)
+        !aligned16(dx) || !aligned16(dxs))
       return false;
     ScatterDivs dv{Divider(nv, total), Divider(m.ih, rows), Divider(id, rows / m.ih), Divider(run, len),
                    Divider(m.sw, m.iw)};

@@ -37,6 +37,7 @@
 
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/tma.h"
@@ -481,7 +482,7 @@ template <class S, int WM>
 cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   cudnnContext* h = a.handle;
   const char* id = "cuda:halo_wgrad";
-  FD_CHECK_SUPPORTED(reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.in2) % 16 == 0,
+  FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.in2),
                      "%s needs 16-byte aligned x and dy (16-byte cp.async)", id);
   HaloGeom g = make_geom(p);
   const DeviceInfo& di = device_info(h->device);
@@ -498,7 +499,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   // FREEDNN_HALO_WGRAD_MAX_SLICES: fewer slices, so more tiles each (the tests walk the stages round several times).
   if (const int cap = fd::env_int("FREEDNN_HALO_WGRAD_MAX_SLICES", 0); cap > 0)
     slices = std::min<int64_t>(slices, std::max(1, cap / kCluster) * kCluster);
-  FD_CHECK(a.workspace != nullptr && slices >= 1 && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
+  FD_CHECK(a.workspace != nullptr && slices >= 1 && aligned16(a.workspace),
            CUDNN_STATUS_BAD_PARAM, "%s needs at least %zu bytes of 16-byte aligned workspace (got %zu)", id,
            per_cluster, a.workspace_size);
   g.per_slice = int((g.tiles + slices - 1) / slices);

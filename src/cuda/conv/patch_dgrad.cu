@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/conv_kernels.cuh"
@@ -296,7 +297,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   FD_CHECK_SUPPORTED(make_geom(p, sizeof(S), &g, &why), "cuda:patch_dgrad: %s", why);
   const int64_t V = 16 / int64_t(sizeof(S));
   g.dy_vec = g.dyv.st[1] == 1 && g.K % V == 0 && g.dyv.st[0] % V == 0 && g.dyv.st[3] % V == 0 &&
-             g.dyv.st[4] % V == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0;
+             g.dyv.st[4] % V == 0 && aligned16(a.in);
   const int64_t entries = packed_entries(g);
   FD_CHECK(a.workspace != nullptr && a.workspace_size >= size_t(entries) * sizeof(uint2) &&
                reinterpret_cast<uintptr_t>(a.workspace) % alignof(uint2) == 0,

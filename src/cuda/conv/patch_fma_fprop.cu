@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/conv_kernels.cuh"
@@ -150,7 +151,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const char* why = "";
   FD_CHECK_SUPPORTED(make_geom(p, &g, &why), "cuda:patch_fma_fprop: %s", why);
   g.y_vec = a.fused == nullptr && g.yv.st[1] == 1 && g.K % 8 == 0 && g.yv.st[0] % 4 == 0 && g.yv.st[3] % 4 == 0 &&
-            g.yv.st[4] % 4 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
+            g.yv.st[4] % 4 == 0 && aligned16(a.out);
   cudnnContext* h = a.handle;
   const size_t smem = smem_bytes(g);
   const void* kernel = reinterpret_cast<const void*>(&patch_fma_fprop_kernel);

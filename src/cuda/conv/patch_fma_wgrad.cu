@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
@@ -171,13 +172,13 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const char* why = "";
   FD_CHECK_SUPPORTED(make_geom(p, &g, &why), "cuda:patch_fma_wgrad: %s", why);
   g.dy_vec = g.dyv.st[1] == 1 && g.K % 4 == 0 && g.dyv.st[0] % 4 == 0 && g.dyv.st[3] % 4 == 0 &&
-             g.dyv.st[4] % 4 == 0 && reinterpret_cast<uintptr_t>(a.in2) % 16 == 0;
+             g.dyv.st[4] % 4 == 0 && aligned16(a.in2);
   cudnnContext* h = a.handle;
   const int64_t tiles = g.N * g.tiles_p * g.tiles_q;
   const size_t per_block = dw_partial_bytes_per_block(g.K, g.kg);
   const int64_t blocks = std::min<int64_t>(dw_partial_blocks(tiles, device_info(h->device).sm_count),
                                            int64_t(a.workspace_size / per_block));
-  FD_CHECK(a.workspace != nullptr && blocks >= 1 && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
+  FD_CHECK(a.workspace != nullptr && blocks >= 1 && aligned16(a.workspace),
            CUDNN_STATUS_BAD_PARAM,
            "cuda:patch_fma_wgrad needs at least %zu bytes of 16-byte aligned workspace (got %zu)", per_block,
            a.workspace_size);

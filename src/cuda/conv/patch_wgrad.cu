@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/conv_kernels.cuh"
@@ -249,14 +250,14 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   FD_CHECK_SUPPORTED(make_geom(p, sizeof(S), &g, &why), "cuda:patch_wgrad: %s", why);
   const int64_t V = 16 / int64_t(sizeof(S));
   g.dy_vec = g.dyv.st[1] == 1 && g.K % V == 0 && g.dyv.st[0] % V == 0 && g.dyv.st[3] % V == 0 &&
-             g.dyv.st[4] % V == 0 && reinterpret_cast<uintptr_t>(a.in2) % 16 == 0;
+             g.dyv.st[4] % V == 0 && aligned16(a.in2);
   cudnnContext* h = a.handle;
   // The workspace query sized the partials for this device's SM count; a smaller workspace means fewer blocks.
   const size_t per_block = dw_partial_bytes_per_block(g.K, g.ld());
   const int64_t tiles = g.N * g.tiles_p * g.tiles_q;
   const int64_t blocks = std::min<int64_t>(dw_partial_blocks(tiles, device_info(h->device).sm_count),
                                            int64_t(a.workspace_size / per_block));
-  FD_CHECK(a.workspace != nullptr && blocks >= 1 && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
+  FD_CHECK(a.workspace != nullptr && blocks >= 1 && aligned16(a.workspace),
            CUDNN_STATUS_BAD_PARAM, "cuda:patch_wgrad needs at least %zu bytes of 16-byte aligned workspace (got %zu)",
            per_block, a.workspace_size);
   auto* partial = static_cast<float*>(a.workspace);

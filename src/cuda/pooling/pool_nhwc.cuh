@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
 #include "cuda/pooling/pool_folds.cuh"
@@ -141,7 +142,7 @@ __device__ __forceinline__ void row_arg(const C (&v)[K][V], bool rv, const bool 
 // pool_tensor_fits, no empty dimension, and 16-byte vectors of v channels: unit channel stride, C % v == 0, the
 // other strides multiples of v, the pointer 16-byte aligned.
 bool nhwc_vec(const cudnnTensorStruct& d, const void* p, int v) {
-  if (!pool_tensor_fits(d) || reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  if (!pool_tensor_fits(d) || !aligned16(p)) return false;
   for (int i = 0; i < 4; ++i)
     if (d.dims[i] < 1) return false;
   if (d.dims[1] % v != 0 || d.strides[1] != 1) return false;

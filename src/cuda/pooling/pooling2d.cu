@@ -17,6 +17,7 @@
 
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
@@ -606,7 +607,6 @@ Geo2 make_geo2(const cudnnPoolingStruct& p, const cudnnTensorStruct& x, const cu
   return g;
 }
 
-
 bool geo_fits(const Geo2& g) {
   const int64_t lim = int64_t{1} << 30;
   return int64_t(g.out_h) * g.str_h + g.win_h + g.pad_h < lim && int64_t(g.out_w) * g.str_w + g.win_w + g.pad_w < lim &&
@@ -633,7 +633,7 @@ bool nhwc_packed(const cudnnTensorStruct& d) {
 
 // 16-byte vectors of V elements along C.
 bool vec_ok(const cudnnTensorStruct& d, const void* p, int V) {
-  if (V <= 1 || reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  if (V <= 1 || !aligned16(p)) return false;
   if (d.dims[1] % V != 0 || d.strides[1] != 1) return false;
   for (int i : {0, 2, 3})
     if (d.dims[i] > 1 && d.strides[i] % V != 0) return false;

@@ -42,6 +42,7 @@
 
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
@@ -437,11 +438,11 @@ bool pooling_global_avg_backward(cudaStream_t stream, int device, const cudnnPoo
   with_float_storage(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);
     constexpr int V = 16 / static_cast<int>(sizeof(S));
-    const bool vec = reinterpret_cast<uintptr_t>(dx) % 16 == 0;
+    const bool vec = aligned16(dx);
     // channels-last with 16-byte vectors of channels in dy too: pooling2d.cu's broadcast reads dy as vectors
     // (measured faster there: f16 64x2048x7x7 0.0075 ms against 0.0113 ms by element)
     if (!planar && vec && dxd.nb_dims == 4 && C % V == 0 && dysc == 1 && (N == 1 || dysn % V == 0) &&
-        reinterpret_cast<uintptr_t>(dy) % 16 == 0)
+        aligned16(dy))
       return;
     launched = true;
     const int64_t nvec = vec ? cdiv64(count, V) : count;

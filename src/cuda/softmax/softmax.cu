@@ -19,6 +19,7 @@
 
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
@@ -584,7 +585,7 @@ bool vec_rows_ok(const Params& p, const cudnnTensorStruct* const* descs, const v
   if (!p.channel && !p.contig) return false;
   for (int i = 0; i < ndesc; ++i) {
     const cudnnTensorStruct& d = *descs[i];
-    if (d.vect() != 1 || reinterpret_cast<uintptr_t>(ptrs[i]) % 16 != 0) return false;
+    if (d.vect() != 1 || !aligned16(ptrs[i])) return false;
     if (p.channel && d.nb_dims > 1 && d.dims[1] > 1 && d.strides[1] != 1) return false;
     for (int k = 0; k < d.nb_dims; ++k) {
       if (d.dims[k] == 1 || (k == 1 && p.channel)) continue;

@@ -10,6 +10,7 @@
 // kernel (runtime storage types, any broadcast, vector layouts) serves the rest.
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
@@ -104,8 +105,6 @@ __global__ void binary_dense(int op, bool prop, const S* ap, C a1, const S* bp, 
   }
   pdl_allow_dependents();
 }
-
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // Broadcast B (a per-channel bias or a single value) over A and C of one packed layout, one float-family storage
 // type: vector i of C (V = 16 / sizeof(S) elements at offsets i*V ..) takes its B values from its channels:

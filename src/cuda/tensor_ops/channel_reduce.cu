@@ -20,6 +20,7 @@
 
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/index.cuh"
@@ -505,7 +506,7 @@ cudnnStatus_t run(cudaStream_t stream, int device, const ChannelPlan& pl, const 
   using T = Comp<S>;
   constexpr int kV = 16 / sizeof(S);
   const int64_t sms = std::max(1, device_info(device).sm_count);
-  const bool vec = reinterpret_cast<uintptr_t>(a) % 16 == 0 && (pl.planes ? pl.l : pl.i) % kV == 0;
+  const bool vec = aligned16(a) && (pl.planes ? pl.l : pl.i) % kV == 0;
   auto combine = [&](int64_t parts) -> cudnnStatus_t {
     const int tp = combine_tp(parts);
     const int64_t tiles = cdiv(pl.outputs, kBlock / tp);
@@ -653,7 +654,7 @@ bool channel_can_run(const ChannelPlan& plan, const cudnnTensorStruct& a, const 
   if (reinterpret_cast<uintptr_t>(ap) % dtype_size(a.dtype) != 0) return false;
   const size_t need = channel_workspace(plan);
   if (need == 0) return true;
-  return workspace != nullptr && workspace_bytes >= need && reinterpret_cast<uintptr_t>(workspace) % 16 == 0;
+  return workspace != nullptr && workspace_bytes >= need && aligned16(workspace);
 }
 
 cudnnStatus_t channel_reduce(cudaStream_t stream, int device, const ChannelPlan& plan,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
@@ -172,7 +173,7 @@ bool make_plan(const PlaneSumArgs& a, int device, Plan* p) {
     return false;  // rows over ~1.5 K elements (f32): the callers' other paths
   }
   const int64_t V = 16 / es;
-  if (a.I % V != 0 || reinterpret_cast<uintptr_t>(a.x) % 16 != 0) return false;
+  if (a.I % V != 0 || !aligned16(a.x)) return false;
   p->IV = a.I / V;
   p->cgroups = (p->IV + kCols - 1) / kCols;
   p->tiles = a.Q * p->cgroups;

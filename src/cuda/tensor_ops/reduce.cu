@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/dyn_tensor.cuh"
 #include "cuda/tensor_ops/channel_reduce.h"
@@ -436,7 +437,7 @@ cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTe
   Plan p = make_plan(device, a, c);
   if (p.M == 0 || p.K == 0) return CUDNN_STATUS_SUCCESS;
   if (p.kind == Kind::split &&
-      (workspace == nullptr || workspace_bytes < split_bytes(p) || reinterpret_cast<uintptr_t>(workspace) % 16)) {
+      (workspace == nullptr || workspace_bytes < split_bytes(p) || !aligned16(workspace))) {
     p.kind = Kind::per_block;  // not enough workspace: one block per output
     p.parts = 1;
     p.chunk = p.rows ? p.K / p.L : p.K;

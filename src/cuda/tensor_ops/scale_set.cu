@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/dtype.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
@@ -50,7 +51,7 @@ __global__ void scale_dyn(BView y, cudnnDataType_t t, void* yp, int64_t n, doubl
 }
 
 bool packed16(const cudnnTensorStruct& d, const void* p) {
-  return make_view(d).row_major_packed && (reinterpret_cast<uintptr_t>(p) % 16 == 0) &&
+  return make_view(d).row_major_packed && aligned16(p) &&
          (d.size_in_bytes() % 16 == 0);
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/device_tensor.cuh"
 #include "cuda/common/dyn_tensor.cuh"
@@ -581,7 +582,7 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
       if (xp != yp) FD_CUDA_CHECK(cudaMemcpyAsync(yp, xp, y.size_in_bytes(), cudaMemcpyDefault, stream));
       return CUDNN_STATUS_SUCCESS;
     }
-    const bool vec = reinterpret_cast<uintptr_t>(xp) % 16 == 0 && reinterpret_cast<uintptr_t>(yp) % 16 == 0;
+    const bool vec = aligned16(xp) && aligned16(yp);
     const bool known = with_storage_type(y.dtype, [&](auto tag) {
       using S = decltype(tag);
       using C = decltype(Storage<S>::load(nullptr, 0));
@@ -606,8 +607,8 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
       const size_t esize = dtype_size(y.dtype);
       const int64_t vw = esize >= 1 && esize <= 8 ? static_cast<int64_t>(16 / esize) : 0;
       const int64_t vt_r = (rows + kVTile - 1) / kVTile, vt_c = (cols + kVTile - 1) / kVTile;
-      const bool vec_ok = vw > 0 && rows % vw == 0 && cols % vw == 0 && reinterpret_cast<uintptr_t>(xp) % 16 == 0 &&
-                          reinterpret_cast<uintptr_t>(yp) % 16 == 0;
+      const bool vec_ok = vw > 0 && rows % vw == 0 && cols % vw == 0 && aligned16(xp) &&
+                          aligned16(yp);
       // Raw copies on transpose_variant's kernel (read at every call so that tests can switch them).
       const int variant = vec_ok && alpha == 1.0 && beta == 0.0 ? transpose_variant(to_nhwc, esize) : 0;
       if (variant != 0) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/tensor_desc.h"
+#include "cuda/common/aligned.h"
 #include "dispatch/conv_registry.h"
 
 namespace fd::cuda::conv {
@@ -27,8 +28,6 @@ inline bool packed_nhwc(const cudnnTensorStruct& t) {
     if (t.dims[i] > 1 && t.strides[i] != want[i]) return false;
   return true;
 }
-
-inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
 // dst (packed, Np >= N images of H x W x Cp >= C channels) = t's tensor src (N, C, H, W through its strides), zeros
 // in the padding (channels c >= C; images n >= N, the zero filters of a padded K). dst 16-byte aligned.

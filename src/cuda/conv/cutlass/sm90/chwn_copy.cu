@@ -20,6 +20,7 @@
 
 #include "core/env.h"
 #include "core/status.h"
+#include "cuda/common/aligned.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -267,16 +268,16 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   // timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7 planes
   const bool base_ok = plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) &&
                        g.P >= 16 && g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 &&
-                       reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && g.sa % 4 == 0 &&
-                       reinterpret_cast<uintptr_t>(g.src) % 16 == 0;
+                       aligned16(g.dst) && g.sa % 4 == 0 &&
+                       aligned16(g.src);
   const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0;
   g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag_or("FREEDNN_CHWN_FLAT", true);
   // channel tiles: 16-bit, contiguous along a, everything on the 8-element (16-byte) grid; FREEDNN_CHWN_CHANNEL=0
   // (read at every call) keeps such copies on the 32 x 32 tiles (A/B)
   const auto grid8 = [](int64_t x) { return x % 8 == 0; };
   g.channel = sizeof(E) == 2 && g.sa == 1 && grid8(g.A) && grid8(g.Ap) && grid8(g.N) && grid8(g.Np) && grid8(g.sn) &&
-              grid8(g.su) && grid8(g.sv) && reinterpret_cast<uintptr_t>(g.src) % 16 == 0 &&
-              reinterpret_cast<uintptr_t>(g.dst) % 16 == 0 && fd::env_flag_or("FREEDNN_CHWN_CHANNEL", true);
+              grid8(g.su) && grid8(g.sv) && aligned16(g.src) &&
+              aligned16(g.dst) && fd::env_flag_or("FREEDNN_CHWN_CHANNEL", true);
   if (g.channel) {
     g.tiles_a = static_cast<int>(ceil_div(g.Ap, kCh));
     g.tiles_n = static_cast<int>(ceil_div(g.Np, kCh));

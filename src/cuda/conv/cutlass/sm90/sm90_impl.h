@@ -45,7 +45,7 @@
 
 namespace fd::cuda::conv::sm90 {
 
-using fd::cuda::conv::aligned16;
+using fd::cuda::aligned16;
 using fd::cuda::conv::packed_nhwc;
 
 // Which operands of a forward go through packed NHWC / KRSC copies in the workspace, channels zero-padded to c / k
