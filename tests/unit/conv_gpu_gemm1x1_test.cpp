@@ -2,8 +2,9 @@
 // Copyright 2026 The freednn Authors
 // cuda:gemm_1x1 forced by id (GPU test mode only): random 1x1 problems in NCHW and NHWC, every float type,
 // stride 1 and 2, 2-D and 3-D, alpha/beta, the three directions against the double reference; the NCHW
-// backward filter with several rounds of partial-sum slots; TF32 (on cuBLASLt and on cuBLAS); the fused bias + ReLU forward (z apart and
-// z = y); and the problems it must decline.
+// backward filter with several rounds of partial-sum slots; TF32 (on cuBLASLt and on cuBLAS; the NCHW backward
+// filter as one wgmma GEMM on a Hopper); the fused bias + ReLU forward (z apart and z = y); and the problems it
+// must decline.
 #include "unit/conv_check.h"
 
 namespace {
@@ -181,6 +182,38 @@ TEST(ConvGpuGemm1x1, Tf32OnCublasLt) {
         const bool blend = ++i % 2 == 0;
         ft_conv_check::check_directions(h, p, kAlgos, rng, blend ? 0.75 : 1.0, blend ? 0.5 : 0.0, 3e-3, kId);
       }
+    }
+  }
+}
+
+// The NCHW TF32 backward filter on a Hopper: one wgmma GEMM over all images' pixels (wgrad1x1_tf32.cu) where the
+// pixels per image are a multiple of 4, else the slot GEMMs. Partial k / c tiles (K 200, C 72), an odd C (scalar
+// stores), 14x14 (the last k-step of an image half zeros), the stride-2 gather, many slices going round the three
+// stages, 3 x 3 tiles in one slice, and 7x7 (49 pixels: the GEMMs); with the kernel off (FREEDNN_WGRAD1X1_WGMMA=0)
+// too. Bitwise reruns: fixed slices added in order.
+TEST(ConvGpuGemm1x1, NchwTf32BackwardFilterOneGemm) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only(kId);
+  const std::vector<Shape> shapes = {
+      {"k200_c72_14x14", 4, 72, 200, 1, {14, 14}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"odd_c", 3, 75, 40, 1, {4, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"stride2", 2, 136, 64, 1, {8, 8}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"many_slices", 64, 64, 64, 1, {8, 8}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"tiles_3x3", 2, 264, 384, 1, {4, 4}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"7x7_gemms", 3, 64, 96, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+  };
+  int i = 0;
+  for (const char* knob : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_WGRAD1X1_WGMMA", knob);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(s.name + std::string(" FREEDNN_WGRAD1X1_WGMMA=") + knob);
+      Problem p(s, CUDNN_DATA_FLOAT, false, false, false, rng);
+      FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+      const bool blend = ++i % 3 == 0;
+      ft_conv_check::check_backward_filter_twice(h, p, kAlgos.bwd_filter, rng, blend ? 0.75 : 1.0,
+                                                 blend ? 0.5 : 0.0, 3e-3, "tf32 wgrad");
     }
   }
 }

@@ -8,7 +8,9 @@
 //                                            GEMM over the images, straight into the output with alpha/beta)
 //                                            bwd_filter dw = sum_n dy_n x_n^T: a strided-batched GEMM into
 //                                            `slots` partial sums in the workspace (slot j sums images j, j +
-//                                            slots, ... in order), then a kernel adds the slots in a fixed order.
+//                                            slots, ... in order), then a kernel adds the slots in a fixed order;
+//                                            in TF32 on a Hopper, one wgmma GEMM over all (n, s) instead
+//                                            (wgrad1x1_tf32.cu), its slices added by the same kernel.
 // Stride > 1 (the ResNet downsample layers): fwd and bwd_filter first gather the input pixels the convolution
 // reads (x[., o*s]) into a packed buffer in the workspace (contiguous runs copied with 16-byte moves where the
 // alignment allows); bwd_data computes the strided dx pixels into a float (double) workspace buffer and a
@@ -39,6 +41,7 @@
 #include "cuda/common/word.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
+#include "cuda/conv/wgrad1x1_tf32.h"
 
 namespace fd::cuda::conv {
 namespace {
@@ -116,9 +119,11 @@ int layout_of(const ConvProblem& p) {  // 1 nhwc, 0 nchw, -1 neither
 struct Plan {
   bool nhwc = false, strided = false;
   int64_t slots = 0;                  // NCHW bwd_filter with several images: dW partial-sum slots
+  int64_t tf32_slices = 0;            // NCHW TF32 bwd_filter: the Hopper kernel's slices (wgrad1x1_tf32.h), or 0
   size_t gather = 0, gather_bytes = 0;  // strided fwd / bwd_filter: packed gathered x (storage type)
   size_t dxs = 0, dxs_bytes = 0;        // strided bwd_data: strided dx pixels (compute type)
   size_t slot = 0, slot_bytes = 0;      // slots x K x C (compute type)
+  size_t tf32_bytes = 0;                // tf32_slices x K x C floats, in the slot buffer
   size_t total = 0;
 };
 
@@ -136,13 +141,17 @@ Plan plan(const ConvProblem& p) {
     l.slots = std::min(l.slots, kMaxBatch);
     l.slot_bytes = static_cast<size_t>(l.slots) * per;
   }
+  if (p.dir == ConvDir::bwd_filter && !l.nhwc && p.xdt == CUDNN_DATA_FLOAT && tf32_allowed(p)) {
+    l.tf32_slices = wgrad1x1_tf32_slices(p.mb, p.ic, p.oc, p.osp());
+    l.tf32_bytes = static_cast<size_t>(l.tf32_slices * p.oc * p.ic) * sizeof(float);
+  }
   size_t off = 0;
   l.gather = off;
   off += align_up(l.gather_bytes);
   l.dxs = off;
   off += align_up(l.dxs_bytes);
   l.slot = off;
-  off += align_up(l.slot_bytes);
+  off += align_up(std::max(l.slot_bytes, l.tf32_bytes));
   l.total = off == 0 ? 0 : off + kAlign;
   return l;
 }
@@ -586,6 +595,19 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
     FD_TRY(gemm(NN, TT, C, K, P, a.alpha, x, C, 0, a.in2, K, 0, a.beta, a.out, C, 0, 1));
     return CUDNN_STATUS_SUCCESS;
   }
+  if (l.tf32_slices > 0 && wgrad1x1_tf32_wanted(h->device) && aligned16(x) && aligned16(a.in2)) {
+    float* part = reinterpret_cast<float*>(ws + l.slot);
+    const cudnnStatus_t st = wgrad1x1_tf32_run(h->stream, static_cast<const float*>(x),
+                                               static_cast<const float*>(a.in2), N, C, K, S_, part);
+    if (st == CUDNN_STATUS_SUCCESS) {
+      reduce_slots_kernel<S, E><<<grid(K * C), kBlock, 0, h->stream>>>(
+          reinterpret_cast<const E*>(part), l.tf32_slices, K * C, static_cast<S*>(a.out), static_cast<E>(a.alpha),
+          static_cast<E>(a.beta));
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    }
+    if (st != CUDNN_STATUS_NOT_SUPPORTED) return st;  // NOT_SUPPORTED: nothing queued, the GEMMs below serve
+  }
   if (l.slots == 0) {  // one image
     FD_TRY(gemm(TT, NN, C, K, S_, a.alpha, x, S_, 0, a.in2, S_, 0, a.beta, a.out, C, 0, 1));
     return CUDNN_STATUS_SUCCESS;
@@ -662,7 +684,9 @@ class Gemm1x1 final : public fd::conv::ConvImpl {
     const Plan l = plan(p);
     const double ss = static_cast<double>(storage_size(p));
     double bytes = ss * static_cast<double>(p.mb * p.ic * p.isp() + p.oc * p.ic + p.mb * p.oc * p.osp());
-    bytes += 3.0 * static_cast<double>(l.gather_bytes) + 2.0 * static_cast<double>(l.slot_bytes);
+    // The partial sums: the Hopper TF32 kernel's where it serves (the estimate is the H200's), else the slots'.
+    const size_t partial = l.tf32_slices > 0 ? l.tf32_bytes : l.slot_bytes;
+    bytes += 3.0 * static_cast<double>(l.gather_bytes) + 2.0 * static_cast<double>(partial);
     double scatter = 0.0;  // strided backward data: scatter_kernel reads dxs and writes all of dx
     if (l.dxs_bytes > 0)   // at ~0.33 TB/s on the H200 (ResNet-50's stride-2 1x1 layers, runs 7 and 8: 0.14-0.37 ms)
       scatter = (static_cast<double>(l.dxs_bytes) + ss * static_cast<double>(p.mb * p.ic * p.isp())) / 0.33e12;

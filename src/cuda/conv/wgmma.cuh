@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // Hopper warpgroup MMA (wgmma.mma_async, sm_90a only) for hand-written kernels: shared-memory matrix descriptors of
-// the no-swizzle layout, the fences and group waits, and m64n32k16 with A from registers and B from shared memory
-// in N-major ("transposed") order. Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
+// the no-swizzle and 128-byte-swizzle layouts, the fences and group waits, m64n32k16 with A from registers and B from
+// shared memory in N-major ("transposed") order, and m64n128k8 TF32 with both operands K-major in shared memory. Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -18,6 +18,14 @@ namespace fd::cuda::conv {
 __device__ __forceinline__ uint64_t wgmma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo) {
   return uint64_t((smem_addr >> 4) & 0x3FFF) | (uint64_t((lbo >> 4) & 0x3FFF) << 16) |
          (uint64_t((sbo >> 4) & 0x3FFF) << 32);  // bits 62..63 = 0: no swizzle
+}
+
+// Descriptor of a K-major operand in the 128-byte swizzle, as TMA writes it with CU_TENSOR_MAP_SWIZZLE_128B: rows of
+// 128 bytes of k, groups of 8 rows 1024 bytes apart (sbo), the tile 1024-byte aligned. Within the row, a k-step
+// starts `32 * j` bytes further (the hardware applies the swizzle to the address it forms).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr) {
+  return uint64_t((smem_addr >> 4) & 0x3FFF) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) |
+         (uint64_t(1) << 62);  // layout type 1: 128-byte swizzle
 }
 
 // Orders this thread's register writes (A fragments, accumulators) before the wgmma that read them.
@@ -53,6 +61,24 @@ __device__ __forceinline__ void wgmma_m64n32k16_rs(float (&d)[16], const uint32_
   else
     FD_WGMMA_M64N32K16("bf16");
 #undef FD_WGMMA_M64N32K16
+}
+
+// d (64 x 128 floats over the warpgroup, the mma.m16n8 accumulator layout per warp and n8 block) += A (64 x 8) x B
+// (8 x 128), both float data read as TF32 (the low 13 mantissa bits ignored) from K-major shared-memory tiles.
+__device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], uint64_t a, uint64_t b) {
+#define FD_R8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                 "+f"(d[i + 6]), "+f"(d[i + 7])
+  asm volatile(
+      "{\n.reg .pred keep;\nsetp.ne.b32 keep, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, keep, 1, 1;\n}\n"
+      : FD_R8(0), FD_R8(8), FD_R8(16), FD_R8(24), FD_R8(32), FD_R8(40), FD_R8(48), FD_R8(56)
+      : "l"(a), "l"(b), "r"(1));
+#undef FD_R8
 }
 
 }  // namespace fd::cuda::conv
