@@ -187,10 +187,11 @@ TEST(ConvGpuGemm1x1, Tf32OnCublasLt) {
 }
 
 // The NCHW TF32 backward filter on a Hopper: one wgmma GEMM over all images' pixels (wgrad1x1_tf32.cu) where the
-// pixels per image are a multiple of 4, else the slot GEMMs. Partial k / c tiles (K 200, C 72), an odd C (scalar
-// stores), 14x14 (the last k-step of an image half zeros), the stride-2 gather, many slices going round the three
-// stages, 3 x 3 tiles in one slice, and 7x7 (49 pixels: the GEMMs); with the kernel off (FREEDNN_WGRAD1X1_WGMMA=0)
-// too. Bitwise reruns: fixed slices added in order.
+// pixels per image are a multiple of 4 and the slots' partial sums would be large, else the slot GEMMs. Partial k / c
+// tiles (K 200, C 72), an odd C (scalar stores), 14x14 (an image's last k-step mostly zeros), the stride-2 gather,
+// many slices going round the three stages, 3 x 3 tiles in one slice; 7x7 (49 pixels) and 32x32 with few channels
+// (small partials) on the GEMMs; with the kernel off (FREEDNN_WGRAD1X1_WGMMA=0) too. Bitwise reruns: fixed slices
+// added in order.
 TEST(ConvGpuGemm1x1, NchwTf32BackwardFilterOneGemm) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -203,6 +204,7 @@ TEST(ConvGpuGemm1x1, NchwTf32BackwardFilterOneGemm) {
       {"many_slices", 64, 64, 64, 1, {8, 8}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"tiles_3x3", 2, 264, 384, 1, {4, 4}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"7x7_gemms", 3, 64, 96, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"32x32_gemms", 2, 16, 24, 1, {32, 32}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
   };
   int i = 0;
   for (const char* knob : {"1", "0"}) {
