@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run 32 call 3: wgrad1x1_tf32 on two warpgroups along k where K > 128 (x rows read from L2 half as often); its
-# tests and memcheck, an A/B of two warpgroups / one (FREEDNN_WGRAD1X1_WM=1) / the slot GEMMs, then the TF32 table.
+# tests and memcheck, an A/B of two warpgroups / one (FREEDNN_WGRAD1X1_WM=1) / the slot GEMMs, then the 1x1
+# backward filters against NVIDIA (Find against Find; their times replace call 2's table rows in tools/best_of.py).
 set -u
 mkdir -p $OUT; t0=$(date +%s); . .devrun/common.sh
 el() { echo $(( $(date +%s) - t0 )); }
@@ -16,9 +17,8 @@ BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_w1 MAX_MS=5 timeout 150 tools
   "" "FREEDNN_WGRAD1X1_WM=1" "FREEDNN_WGRAD1X1_WGMMA=0" -- --dt=f32 --layout=nchw --math=default \
   --impl=cuda:gemm_1x1 | tail -18
 echo "ab at $(el) s"
-left=$(( 300 - $(el) ))
-[ $left -gt 100 ] && PREBUILT=1 TORCH_TIMEOUT=70 CONV_TIMEOUT=140 CONV_CONFIGS="f32:nchw:default" \
-    OUT=$OUT/rn timeout $left tools/gpu/h200_check.sh conv > $OUT/rn_log_f32.txt 2>&1
-grep -v "^NVIDIA" $OUT/rn_log_f32.txt | tail -4; rm -f $OUT/rn/gpu-results.tgz
+timeout 60 $build/tools/bench/freednn-bench --mode=P --no-yardsticks --max-ms=8 --dt=f32 --layout=nchw \
+  --math=default --algo=any --vs=$nv/libcudnn.so.9 --batch=/tmp/w1.txt --json=$OUT/w1_vs.json > $OUT/w1_vs.txt 2>&1
+grep "^tests:" $OUT/w1_vs.txt
 echo "done at $(el) s"
 pack
