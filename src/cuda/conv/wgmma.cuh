@@ -2,7 +2,8 @@
 // Copyright 2026 The freednn Authors
 // Hopper warpgroup MMA (wgmma.mma_async, sm_90a only) for hand-written kernels: shared-memory matrix descriptors of
 // the no-swizzle and 128-byte-swizzle layouts, the fences and group waits, m64n32k16 with A from registers and B from
-// shared memory in N-major ("transposed") order, and m64n128k8 TF32 with both operands K-major in shared memory. Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
+// shared memory in N-major ("transposed") order, and m64n128k8 TF32 with both operands K-major in shared memory.
+// Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
