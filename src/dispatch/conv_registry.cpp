@@ -84,6 +84,8 @@ const std::vector<const ConvImpl*>& all_impls() {
       fd::cuda::conv::cutlass_sm90_dgrad_impl(),
       fd::cuda::conv::cutlass_sm90_wgrad_impl(),
 #endif
+      // After cutlass_sm90 until measured: Find picks it where it is faster (FREEDNN_ONLY_IMPL forces it).
+      fd::cuda::conv::nchw_tf32_impl(),
 #if FREEDNN_WITH_CUTLASS
       fd::cuda::conv::cutlass_sm80_fprop_impl(),
       fd::cuda::conv::cutlass_sm80_dgrad_impl(),
