@@ -29,7 +29,7 @@ bool kernel_here(cudnnHandle_t h, std::mt19937_64& rng) {
 // Tiles of 128 output pixels that span several images (7x7, 14x14), channel counts that are not whole 8-channel
 // groups, a partial 128-channel tile (K 200), several stages' worth of channels (the three stages reused), stride 2
 // (forward only), dilation, 5x5 (25 taps), a rectangular filter with uneven padding, 1x1 (eight channel groups per
-// stage), convolution mode (flipped taps), alpha / beta.
+// stage), convolution mode (flipped taps), alpha / beta; tiles of 128 and of 256 pixels (FREEDNN_NCHW_TF32_BM).
 TEST(ConvGpuNchwTf32, ForwardAndBackwardData) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -50,18 +50,21 @@ TEST(ConvGpuNchwTf32, ForwardAndBackwardData) {
       {"1x1_stride2", 2, 24, 20, 1, {9, 9}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
   };
   int i = 0;
-  for (const Shape& s : shapes) {
-    for (bool conv_mode : {false, true}) {
-      SCOPED_TRACE(s.name + (conv_mode ? " convolution" : " cross-correlation"));
-      Problem p(s, CUDNN_DATA_FLOAT, false, false, conv_mode, rng);
-      FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
-      const bool blend = ++i % 3 == 0;
-      const double alpha = blend ? 0.75 : 1.0, beta = blend ? -0.5 : 0.0;
-      ft_conv_check::check_forward(h, p, kFwd, rng, alpha, beta, kTol, kId);
-      if (s.stride[0] == 1 && s.stride[1] == 1)
-        ft_conv_check::check_backward_data(h, p, kBwdData, rng, alpha, beta, kTol, kId);
-      else
-        EXPECT_EQ(ft_conv::backward_data(h, p, kBwdData, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
+  for (const char* bm : {"128", "256"}) {
+    ft::ScopedEnv tiles("FREEDNN_NCHW_TF32_BM", bm);
+    for (const Shape& s : shapes) {
+      for (bool conv_mode : {false, true}) {
+        SCOPED_TRACE(s.name + (conv_mode ? " convolution" : " cross-correlation") + " FREEDNN_NCHW_TF32_BM=" + bm);
+        Problem p(s, CUDNN_DATA_FLOAT, false, false, conv_mode, rng);
+        FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+        const bool blend = ++i % 3 == 0;
+        const double alpha = blend ? 0.75 : 1.0, beta = blend ? -0.5 : 0.0;
+        ft_conv_check::check_forward(h, p, kFwd, rng, alpha, beta, kTol, kId);
+        if (s.stride[0] == 1 && s.stride[1] == 1)
+          ft_conv_check::check_backward_data(h, p, kBwdData, rng, alpha, beta, kTol, kId);
+        else
+          EXPECT_EQ(ft_conv::backward_data(h, p, kBwdData, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
+      }
     }
   }
 }

@@ -49,7 +49,7 @@ namespace nchw_tf32 {
 
 int64_t tile_span(const Geom& g, int64_t m0, int64_t* first_out) {
   const int64_t ohw = int64_t(g.oh) * g.ow, hw = int64_t(g.h) * g.w;
-  const int64_t first = m0, last = std::min<int64_t>(g.m, m0 + kBM) - 1;
+  const int64_t first = m0, last = std::min<int64_t>(g.m, m0 + g.bm) - 1;
   const int64_t nf = first / ohw, rf = first % ohw / g.ow, nl = last / ohw, rl = last % ohw / g.ow;
   const int64_t lo = std::clamp<int64_t>(rf * g.sh - g.ph, 0, g.h);
   const int64_t hi = std::clamp<int64_t>(rl * g.sh - g.ph + int64_t(g.r - 1) * g.dh + 1, 0, g.h);
@@ -63,22 +63,23 @@ bool plan(Geom* g, const char** why) {
   g->m = int64_t(g->n) * g->oh * g->ow;
   if (g->taps > kMaxTaps) return *why = "more than 25 filter taps", false;
   if (g->m < 1 || g->ci < 1 || g->ko < 1) return *why = "empty problem", false;
-  g->m_tiles = int((g->m + kBM - 1) / kBM);
+  g->m_tiles = int((g->m + g->bm - 1) / g->bm);
   g->k_tiles = (g->ko + kBN - 1) / kBN;
   g->ci_pad = (g->ci + 7) / 8 * 8;
   // The widest tile: spans repeat with the tiles' offset into an image (period ohw / gcd(ohw, 128) tiles), then the
   // last tile; a bound over whole images where the period is long.
-  const int64_t ohw = int64_t(g->oh) * g->ow, hw = int64_t(g->h) * g->w;
-  const int64_t period = ohw / std::gcd<int64_t>(ohw, kBM);
+  const int64_t ohw = int64_t(g->oh) * g->ow, hw = int64_t(g->h) * g->w, bm = g->bm;
+  const int64_t period = ohw / std::gcd<int64_t>(ohw, bm);
   int64_t span = 0;
   if (period <= 4096) {
-    for (int64_t t = 0; t < std::min<int64_t>(period, g->m_tiles); ++t) span = std::max(span, tile_span(*g, t * kBM, nullptr));
-    span = std::max(span, tile_span(*g, int64_t(g->m_tiles - 1) * kBM, nullptr));
+    for (int64_t t = 0; t < std::min<int64_t>(period, g->m_tiles); ++t)
+      span = std::max(span, tile_span(*g, t * bm, nullptr));
+    span = std::max(span, tile_span(*g, int64_t(g->m_tiles - 1) * bm, nullptr));
   } else {
-    span = std::min<int64_t>(int64_t(g->n) * hw, ((kBM - 1) / ohw + 2) * hw);
+    span = std::min<int64_t>(int64_t(g->n) * hw, ((bm - 1) / ohw + 2) * hw);
   }
   g->pitch = int((span + 23) / 32 * 32 + 8);  // >= span, = 8 mod 32
-  if (g->pitch > kMaxPitch) return *why = "a tile of 128 output pixels needs more than 1024 input pixels", false;
+  if (g->pitch > kMaxPitch) return *why = "a tile of output pixels needs more than 1024 input pixels", false;
   // 8-channel groups per stage: about eight wgmma per warpgroup per stage, as many as the shared memory holds.
   const auto stage = [&](int groups) { return (groups * (g->taps * 4096 + 32 * g->pitch) + 1023) / 1024 * 1024; };
   g->groups = std::max(1, std::min(8 / g->taps, (g->ci + 7) / 8));
@@ -99,7 +100,6 @@ using fd::ConvDir;
 using fd::ConvProblem;
 using fd::conv::ConvArgs;
 using nchw_tf32::Geom;
-using nchw_tf32::kBM;
 using nchw_tf32::kBN;
 using nchw_tf32::kStages;
 
@@ -139,6 +139,8 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// MW: m64 row blocks per warpgroup (a block tile of 128 MW output pixels; g.bm = 128 MW).
+template <int MW>
 __global__ void __launch_bounds__(kThreads, 1)
     nchw_tf32_kernel(Geom g, const __grid_constant__ CUtensorMap w_map, const float* __restrict__ x,
                      float* __restrict__ y) {
@@ -148,7 +150,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int tid = int(threadIdx.x), wg = tid / 128, warp = (tid % 128) / 32, lane = tid % 32;
   const int gq = lane / 4, tq = lane % 4;
   const int tile = int(blockIdx.x) / g.k_tiles, k0 = int(blockIdx.x) % g.k_tiles * kBN;
-  const int64_t m0 = int64_t(tile) * kBM;
+  constexpr int kRows = 128 * MW;
+  const int64_t m0 = int64_t(tile) * kRows;
   const uint32_t base = (shared_addr(smem) + 1023u) & ~1023u;
   const uint32_t bars = base + uint32_t(kStages * g.stage_bytes);
   const int64_t ohw = int64_t(g.oh) * g.ow, hw = int64_t(g.h) * g.w;
@@ -157,7 +160,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   int64_t q_lo = 0;
   int span = 0;
   {
-    const int64_t first = m0, last = (g.m < m0 + kBM ? g.m : m0 + kBM) - 1;
+    const int64_t first = m0, last = (g.m < m0 + kRows ? g.m : m0 + kRows) - 1;
     const int64_t nf = first / ohw, rf = first % ohw / g.ow, nl = last / ohw, rl = last % ohw / g.ow;
     int64_t lo = rf * g.sh - g.ph, hi = rl * g.sh - g.ph + int64_t(g.r - 1) * g.dh + 1;
     lo = lo < 0 ? 0 : lo > g.h ? g.h : lo;
@@ -173,14 +176,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int64_t q = q_lo + tid + kThreads * j;
     goff[j] = q / hw * g.ci * hw + q % hw;
   }
-  // This thread's two accumulator rows: the tile-relative offset of the input pixel under tap (0, 0) and a bit per
-  // tap that stays inside the image (none for rows past the last pixel). Output offsets for the epilogue.
-  int a_off[2];
-  uint32_t mask[2];
-  int64_t y_off[2];
+  // This thread's 2 MW accumulator rows (row i: m64 block i / 2, + 8 for odd i): the tile-relative offset of the
+  // input pixel under tap (0, 0) and a bit per tap that stays inside the image (none for rows past the last pixel).
+  // Output offsets for the epilogue.
+  int a_off[2 * MW];
+  uint32_t mask[2 * MW];
+  int64_t y_off[2 * MW];
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int64_t mo = m0 + 64 * wg + 16 * warp + gq + 8 * i;
+  for (int i = 0; i < 2 * MW; ++i) {
+    const int64_t mo = m0 + 64 * MW * wg + 64 * (i / 2) + 16 * warp + gq + 8 * (i % 2);
     const int64_t n = mo / ohw, rem = mo % ohw;
     const int oh = int(rem / g.ow), ow = int(rem % g.ow);
     const int ih0 = oh * g.sh - g.ph, iw0 = ow * g.sw - g.pw;
@@ -229,9 +233,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     cp_async_commit();
   }
 
-  float acc[64];
+  float acc[MW][64];
 #pragma unroll
-  for (int e = 0; e < 64; ++e) acc[e] = 0.f;
+  for (int b = 0; b < MW; ++b)
+#pragma unroll
+    for (int e = 0; e < 64; ++e) acc[b][e] = 0.f;
 
   for (int kc = 0; kc < g.chunks; ++kc) {
     const int slot = kc % kStages;
@@ -245,14 +251,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float* xg = xs + grp * 8 * g.pitch + tq * g.pitch;
       // shift: tap (r, s)'s offset r dh w + s dw, stepped along the taps (no divisions in the loop)
       for (int t = 0, s = 0, shift = 0; t < g.taps; ++t, ++step) {
-        uint32_t a[4];
-        const bool v0 = (mask[0] >> t) & 1u, v1 = (mask[1] >> t) & 1u;
-        a[0] = v0 ? __float_as_uint(xg[a_off[0] + shift]) : 0u;
-        a[1] = v1 ? __float_as_uint(xg[a_off[1] + shift]) : 0u;
-        a[2] = v0 ? __float_as_uint(xg[4 * g.pitch + a_off[0] + shift]) : 0u;
-        a[3] = v1 ? __float_as_uint(xg[4 * g.pitch + a_off[1] + shift]) : 0u;
+        uint32_t a[MW][4];
+#pragma unroll
+        for (int b = 0; b < MW; ++b) {
+          const bool v0 = (mask[2 * b] >> t) & 1u, v1 = (mask[2 * b + 1] >> t) & 1u;
+          a[b][0] = v0 ? __float_as_uint(xg[a_off[2 * b] + shift]) : 0u;
+          a[b][1] = v1 ? __float_as_uint(xg[a_off[2 * b + 1] + shift]) : 0u;
+          a[b][2] = v0 ? __float_as_uint(xg[4 * g.pitch + a_off[2 * b] + shift]) : 0u;
+          a[b][3] = v1 ? __float_as_uint(xg[4 * g.pitch + a_off[2 * b + 1] + shift]) : 0u;
+        }
         wgmma_fence();
-        wgmma_m64n128k8_tf32_rs(acc, a, wgmma_desc_sw32(buf + uint32_t((grp * g.taps + t) * 4096)));
+        const uint64_t desc = wgmma_desc_sw32(buf + uint32_t((grp * g.taps + t) * 4096));
+#pragma unroll
+        for (int b = 0; b < MW; ++b) wgmma_m64n128k8_tf32_rs(acc[b], a[b], desc);
         wgmma_commit();
         wgmma_wait<1>();  // the group before this one has completed (its A registers and stage are free)
         if (++s == g.s) {
@@ -273,9 +284,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmma_wait<0>();
   pdl_allow_dependents();
 
-  // acc[4 j + e]: row 64 wg + 16 warp + lane / 4 (+ 8 for e >= 2), column 8 j + 2 (lane % 4) (+ 1 for odd e).
+  // acc[b][4 j + e]: row 64 MW wg + 64 b + 16 warp + lane / 4 (+ 8 for e >= 2), column 8 j + 2 (lane % 4) (+ 1 for
+  // odd e).
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 2 * MW; ++i) {
     if (y_off[i] < 0) continue;
     float* yr = y + y_off[i];
 #pragma unroll
@@ -285,7 +297,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int k = k0 + 8 * j + 2 * tq + odd;
         if (k >= g.ko) continue;
         float* p = yr + int64_t(k) * ohw;
-        const float v = g.alpha * acc[4 * j + 2 * i + odd];
+        const float v = g.alpha * acc[i / 2][4 * j + 2 * (i % 2) + odd];
         *p = g.beta == 0.f ? v : v + g.beta * *p;
       }
   }
@@ -356,6 +368,18 @@ Geom make_geom(const ConvProblem& p) {
   return g;
 }
 
+// The plan of p: 128-pixel tiles, or 256 with FREEDNN_NCHW_TF32_BM=256 where they fit (read at every call; not yet
+// measured).
+bool plan_for(const ConvProblem& p, Geom* g, const char** why) {
+  *g = make_geom(p);
+  if (fd::env_int("FREEDNN_NCHW_TF32_BM", 128) == 256) {
+    g->bm = 256;
+    if (nchw_tf32::plan(g, why)) return true;
+    *g = make_geom(p);
+  }
+  return nchw_tf32::plan(g, why);
+}
+
 // The device runs the sm_90a kernel: an sm_90a build (FREEDNN_BUILD_SM90A) and a compute capability 9.0 device.
 bool device_ok(int device) {
 #if defined(FREEDNN_BUILD_SM90A)
@@ -388,24 +412,24 @@ class NchwTf32 final : public fd::conv::ConvImpl {
     // Opt-in until it has run on a GPU and been measured against cutlass_sm90 (Find would otherwise time it).
     if (fd::env_string("FREEDNN_NCHW_TF32") != "1")
       return {CUDNN_STATUS_NOT_SUPPORTED, "off unless FREEDNN_NCHW_TF32=1 (not yet measured on a GPU)"};
-    Geom g = make_geom(p);
+    Geom g;
     const char* why = nullptr;
-    if (!nchw_tf32::plan(&g, &why)) return {CUDNN_STATUS_NOT_SUPPORTED, why};
+    if (!plan_for(p, &g, &why)) return {CUDNN_STATUS_NOT_SUPPORTED, why};
     if (int64_t(g.m_tiles) * g.k_tiles > INT_MAX) return {CUDNN_STATUS_NOT_SUPPORTED, "too many tiles for the grid"};
     return {};
   }
   size_t workspace_size(const ConvProblem& p) const override {
     if (refusal(p) != nullptr) return 0;
-    Geom g = make_geom(p);
+    Geom g;
     const char* why = nullptr;
-    return nchw_tf32::plan(&g, &why) ? filter_bytes(g) : 0;
+    return plan_for(p, &g, &why) ? filter_bytes(g) : 0;
   }
   bool deterministic() const override { return true; }  // one block per output tile, a fixed reduction order
   cudnnMathType_t math_type(const ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
   double cost_estimate(const ConvProblem& p) const override {
     // Not yet measured: the flops at 300 TFLOP/s on whole 128 x 128 tiles, or x, y and the filter (twice) at 3 TB/s,
     // plus two launches. Find decides against the other implementations.
-    const double m = std::ceil(double(p.mb) * p.osp() / kBM) * kBM;
+    const double m = std::ceil(double(p.mb) * p.osp() / 128) * 128;
     const double n = std::ceil(double(p.dir == ConvDir::fwd ? p.oc : p.ic) / kBN) * kBN;
     const double flops = 2.0 * m * n * double(p.dir == ConvDir::fwd ? p.ic : p.oc) * p.ksp();
     const double bytes = 4.0 * (p.mb * (p.ic * p.isp() + p.oc * p.osp()) + 3.0 * p.oc * p.ic * p.ksp());
@@ -417,9 +441,9 @@ class NchwTf32 final : public fd::conv::ConvImpl {
     FD_CHECK_SUPPORTED(a.fused == nullptr, "%s has no fused bias / activation epilogue", id);
     cudnnContext* h = a.handle;
     FD_CHECK_SUPPORTED(device_ok(h->device), "%s needs an sm_90a build on a compute capability 9.0 device", id);
-    Geom g = make_geom(p);
+    Geom g;
     const char* why = nullptr;
-    FD_CHECK_SUPPORTED(nchw_tf32::plan(&g, &why), "%s: %s", id, why);
+    FD_CHECK_SUPPORTED(plan_for(p, &g, &why), "%s: %s", id, why);
     g.alpha = float(a.alpha), g.beta = float(a.beta);
     const size_t need = filter_bytes(g);
     FD_CHECK(a.workspace != nullptr && a.workspace_size >= need && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
@@ -441,11 +465,14 @@ class NchwTf32 final : public fd::conv::ConvImpl {
     (void)launch_pdl(pdl, transpose_filter_kernel, dim3(grid_size(wt_elems, 256, h->device)), dim3(256), 0, h->stream,
                      w, wt, g.ko, g.ci, g.ci_pad, g.taps, bwd, (p.mode == CUDNN_CONVOLUTION) != bwd);
     FD_CUDA_LAUNCHED();
-    FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(&nchw_tf32_kernel), size_t(g.smem_bytes), h->device));
     const unsigned blocks = unsigned(int64_t(g.m_tiles) * g.k_tiles);
-    (void)launch_pdl(pdl, nchw_tf32_kernel, dim3(blocks), dim3(kThreads), size_t(g.smem_bytes), h->stream, g, w_map,
-                     in, out);
-    FD_CUDA_LAUNCHED();
+    auto launch = [&](auto kernel) {
+      FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(kernel), size_t(g.smem_bytes), h->device));
+      (void)launch_pdl(pdl, kernel, dim3(blocks), dim3(kThreads), size_t(g.smem_bytes), h->stream, g, w_map, in, out);
+      FD_CUDA_LAUNCHED();
+      return CUDNN_STATUS_SUCCESS;
+    };
+    FD_TRY(g.bm == 256 ? launch(nchw_tf32_kernel<2>) : launch(nchw_tf32_kernel<1>));
     return CUDNN_STATUS_SUCCESS;
   }
 };
