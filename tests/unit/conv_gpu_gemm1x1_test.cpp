@@ -189,9 +189,9 @@ TEST(ConvGpuGemm1x1, Tf32OnCublasLt) {
 // The NCHW TF32 backward filter on a Hopper: one wgmma GEMM over all images' pixels (wgrad1x1_tf32.cu) where the
 // pixels per image are a multiple of 4 and the slots' partial sums would be large, else the slot GEMMs. Partial k / c
 // tiles (K 200, C 72), an odd C (scalar stores), 14x14 (an image's last k-step mostly zeros), the stride-2 gather,
-// many slices going round the three stages, 3 x 3 tiles in one slice; 7x7 (49 pixels) and 32x32 with few channels
-// (small partials) on the GEMMs; with the kernel off (FREEDNN_WGRAD1X1_WGMMA=0) too. Bitwise reruns: fixed slices
-// added in order.
+// many slices going round the stages, 3 x 3 tiles in one slice; 7x7 (49 pixels) and 32x32 with few channels (small
+// partials) on the GEMMs; K > 128 on two warpgroups (the default) and on one (FREEDNN_WGRAD1X1_WM=1); with the
+// kernel off (FREEDNN_WGRAD1X1_WGMMA=0) too. Bitwise reruns: fixed slices added in order.
 TEST(ConvGpuGemm1x1, NchwTf32BackwardFilterOneGemm) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -207,10 +207,13 @@ TEST(ConvGpuGemm1x1, NchwTf32BackwardFilterOneGemm) {
       {"32x32_gemms", 2, 16, 24, 1, {32, 32}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
   };
   int i = 0;
-  for (const char* knob : {"1", "0"}) {
-    ft::ScopedEnv env("FREEDNN_WGRAD1X1_WGMMA", knob);
+  // The kernel as chosen (two warpgroups where K > 128), on one warpgroup (FREEDNN_WGRAD1X1_WM=1), and off.
+  const char* variants[3][2] = {{"1", nullptr}, {"1", "1"}, {"0", nullptr}};
+  for (const auto& v : variants) {
+    ft::ScopedEnv env("FREEDNN_WGRAD1X1_WGMMA", v[0]), wm("FREEDNN_WGRAD1X1_WM", v[1]);
     for (const Shape& s : shapes) {
-      SCOPED_TRACE(s.name + std::string(" FREEDNN_WGRAD1X1_WGMMA=") + knob);
+      SCOPED_TRACE(s.name + std::string(" FREEDNN_WGRAD1X1_WGMMA=") + v[0] + " FREEDNN_WGRAD1X1_WM=" +
+                   (v[1] ? v[1] : "default"));
       Problem p(s, CUDNN_DATA_FLOAT, false, false, false, rng);
       FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
       const bool blend = ++i % 3 == 0;

@@ -28,8 +28,8 @@ bool kernel_here(cudnnHandle_t h, std::mt19937_64& rng) {
 
 // Tiles of 128 output pixels that span several images (7x7, 14x14), channel counts that are not whole 8-channel
 // groups, a partial 128-channel tile (K 200), several stages' worth of channels (the three stages reused), stride 2
-// (forward only), dilation, 5x5 (25 taps), a rectangular filter with uneven padding, 1x1 (eight channel groups per
-// stage), convolution mode (flipped taps), alpha / beta; tiles of 128 and of 256 pixels (FREEDNN_NCHW_TF32_BM).
+// (forward only), dilation, 5x3 (15 taps), a rectangular filter with uneven padding, 1x1 (eight channel groups per
+// stage), convolution mode (flipped taps), alpha / beta.
 TEST(ConvGpuNchwTf32, ForwardAndBackwardData) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
   ft::Handle h;
@@ -44,32 +44,30 @@ TEST(ConvGpuNchwTf32, ForwardAndBackwardData) {
       {"c72_many_stages", 2, 72, 64, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"stride2", 2, 12, 16, 1, {15, 13}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
       {"dilation2", 2, 9, 20, 1, {12, 10}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
-      {"5x5", 2, 6, 12, 1, {11, 9}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+      {"5x3", 2, 6, 12, 1, {11, 9}, {5, 3}, {2, 1}, {1, 1}, {1, 1}},
       {"3x2_uneven_pad", 3, 10, 14, 1, {10, 17}, {3, 2}, {0, 1}, {1, 1}, {1, 1}},
       {"1x1_c72", 4, 72, 36, 1, {6, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"1x1_stride2", 2, 24, 20, 1, {9, 9}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
   };
   int i = 0;
-  for (const char* bm : {"128", "256"}) {
-    ft::ScopedEnv tiles("FREEDNN_NCHW_TF32_BM", bm);
-    for (const Shape& s : shapes) {
-      for (bool conv_mode : {false, true}) {
-        SCOPED_TRACE(s.name + (conv_mode ? " convolution" : " cross-correlation") + " FREEDNN_NCHW_TF32_BM=" + bm);
-        Problem p(s, CUDNN_DATA_FLOAT, false, false, conv_mode, rng);
-        FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
-        const bool blend = ++i % 3 == 0;
-        const double alpha = blend ? 0.75 : 1.0, beta = blend ? -0.5 : 0.0;
-        ft_conv_check::check_forward(h, p, kFwd, rng, alpha, beta, kTol, kId);
-        if (s.stride[0] == 1 && s.stride[1] == 1)
-          ft_conv_check::check_backward_data(h, p, kBwdData, rng, alpha, beta, kTol, kId);
-        else
-          EXPECT_EQ(ft_conv::backward_data(h, p, kBwdData, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
-      }
+  for (const Shape& s : shapes) {
+    for (bool conv_mode : {false, true}) {
+      SCOPED_TRACE(s.name + (conv_mode ? " convolution" : " cross-correlation"));
+      Problem p(s, CUDNN_DATA_FLOAT, false, false, conv_mode, rng);
+      FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+      const bool blend = ++i % 3 == 0;
+      const double alpha = blend ? 0.75 : 1.0, beta = blend ? -0.5 : 0.0;
+      ft_conv_check::check_forward(h, p, kFwd, rng, alpha, beta, kTol, kId);
+      if (s.stride[0] == 1 && s.stride[1] == 1)
+        ft_conv_check::check_backward_data(h, p, kBwdData, rng, alpha, beta, kTol, kId);
+      else
+        EXPECT_EQ(ft_conv::backward_data(h, p, kBwdData, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << s.name;
     }
   }
 }
 
-// NOT_SUPPORTED for what it does not take: FMA math (no TF32), groups, NHWC, half data; and anything without
+// NOT_SUPPORTED for what it does not take: FMA math (no TF32), groups, NHWC, half data, 5x5 (25 taps: the stages
+// do not fit in shared memory), 7x7 (49 taps); and anything without
 // FREEDNN_NCHW_TF32=1 (opt-in until measured).
 TEST(ConvGpuNchwTf32, Declines) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
@@ -102,6 +100,12 @@ TEST(ConvGpuNchwTf32, Declines) {
   {
     Problem p(s3, CUDNN_DATA_HALF, false, false, false, rng);
     EXPECT_EQ(ft_conv::forward(h, p, kFwd, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << "half";
+  }
+  for (int r : {5, 7}) {
+    Problem p({"wide", 2, 8, 8, 1, {12, 12}, {r, r}, {r / 2, r / 2}, {1, 1}, {1, 1}}, CUDNN_DATA_FLOAT, false, false,
+              false, rng);
+    FT_OK(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+    EXPECT_EQ(ft_conv::forward(h, p, kFwd, 1.0, 0.0), CUDNN_STATUS_NOT_SUPPORTED) << r << "x" << r;
   }
 }
 

@@ -26,8 +26,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "core/dtype.h"
@@ -41,6 +39,7 @@
 #include "cuda/common/word.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/impls.h"
+#include "cuda/conv/tf32.h"
 #include "cuda/conv/wgrad1x1_tf32.h"
 
 namespace fd::cuda::conv {
@@ -57,12 +56,6 @@ constexpr int64_t kMaxBatch = 65535;                // images per strided-batche
 size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 size_t storage_size(const ConvProblem& p) { return dtype_size(p.xdt); }
 size_t compute_size(const ConvProblem& p) { return p.xdt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
-
-bool tf32_allowed(const ConvProblem& p) {
-  if (p.xdt != CUDNN_DATA_FLOAT || p.math == CUDNN_FMA_MATH) return false;
-  const char* e = std::getenv("NVIDIA_TF32_OVERRIDE");
-  return !(e != nullptr && std::strcmp(e, "0") == 0);
-}
 
 cublasComputeType_t compute_type(const ConvProblem& p) {
   switch (p.xdt) {
@@ -602,8 +595,8 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
   }
   if (l.tf32_slices > 0 && wgrad1x1_tf32_wanted(h->device) && aligned16(x) && aligned16(a.in2)) {
     float* part = reinterpret_cast<float*>(ws + l.slot);
-    const cudnnStatus_t st = wgrad1x1_tf32_run(h->stream, static_cast<const float*>(x),
-                                               static_cast<const float*>(a.in2), N, C, K, S_, part);
+    const cudnnStatus_t st = wgrad1x1_tf32_run(h->stream, h->device, static_cast<const float*>(x),
+                                               static_cast<const float*>(a.in2), N, C, K, S_, l.tf32_slices, part);
     if (st == CUDNN_STATUS_SUCCESS) {
       reduce_slots_kernel<S, E><<<grid(K * C), kBlock, 0, h->stream>>>(
           reinterpret_cast<const E*>(part), l.tf32_slices, K * C, static_cast<S*>(a.out), static_cast<E>(a.alpha),

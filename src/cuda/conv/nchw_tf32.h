@@ -18,7 +18,7 @@ struct Geom {
   int n = 0, ci = 0, h = 0, w = 0;  // input
   int ko = 0, oh = 0, ow = 0;       // output
   int r = 1, s = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  int bm = 128;          // output pixels per block: 128 (two warpgroups of 64 rows) or 256 (of 128)
+  int bm = 128;          // output pixels per block (two warpgroups of 64 rows)
   int taps = 1;
   int64_t m = 0;         // n x oh x ow output pixels
   int m_tiles = 0, k_tiles = 0;

@@ -19,9 +19,10 @@ int64_t wgrad1x1_tf32_slices(int64_t n, int64_t c, int64_t k, int64_t s);
 // not 0 (read at every call).
 bool wgrad1x1_tf32_wanted(int device);
 
-// Queues the kernel: x (n x c x s floats) and dy (n x k x s), both packed and 16-byte aligned, into `partial`
-// (wgrad1x1_tf32_slices(...) x k x c floats). NOT_SUPPORTED, nothing queued, where the driver refuses a tensor map.
-cudnnStatus_t wgrad1x1_tf32_run(cudaStream_t stream, const float* x, const float* dy, int64_t n, int64_t c, int64_t k,
-                                int64_t s, float* partial);
+// Queues the kernel on `device` (current): x (n x c x s floats) and dy (n x k x s), both packed and 16-byte aligned,
+// into `partial` (`slices` x k x c floats, slices = wgrad1x1_tf32_slices(...) at the workspace query). NOT_SUPPORTED,
+// nothing queued, where the driver refuses a tensor map or the plan now has other slices.
+cudnnStatus_t wgrad1x1_tf32_run(cudaStream_t stream, int device, const float* x, const float* dy, int64_t n, int64_t c,
+                                int64_t k, int64_t s, int64_t slices, float* partial);
 
 }  // namespace fd::cuda::conv
