@@ -30,7 +30,7 @@ const fd::conv::ConvImpl* patch_fma_wgrad_impl();  // cuda:patch_fma_wgrad (the 
 // 3x3 stride-1 backward filter, many channels, f16 / bf16 NHWC: dy tile and x halo staged once for all nine taps.
 const fd::conv::ConvImpl* halo_wgrad_impl();  // cuda:halo_wgrad
 // Float NCHW forward and stride-1 backward data on Hopper TF32 wgmma without NHWC copies (the input tile as A from
-// registers): 2-D, groups 1, up to 25 taps.
+// registers): 2-D, groups 1, up to 25 taps. Opt-in (FREEDNN_NCHW_TF32=1): correct but slower than cutlass_sm90.
 const fd::conv::ConvImpl* nchw_tf32_impl();  // cuda:nchw_tf32
 const fd::conv::ConvImpl* im2col_gemm_impl();  // cuda:im2col_gemm
 const fd::conv::ConvImpl* direct_impl();       // cuda:direct

@@ -23,6 +23,10 @@
 //   of the group in flight are never rewritten.
 // - Epilogue: y = alpha acc + beta y straight from the accumulators (8 consecutive pixels of one channel per store
 //   quad).
+// Status (run 33, H100): correct, but 1.6-2.8x the time of cutlass_sm90 with its NHWC copies on ResNet-50's 3x3
+// layers (ncu: issue-bound at 8 warps per SM; the 4-byte copies, the A loads and one m64n128k8 per wait are too
+// much per warp), hence opt-in (FREEDNN_NCHW_TF32=1). Next: the input tile by TMA, a producer warp, several taps
+// per wgmma group.
 #include "cuda/conv/nchw_tf32.h"
 
 #include <cuda_runtime.h>
@@ -406,7 +410,8 @@ class NchwTf32 final : public fd::conv::ConvImpl {
     }
     if (!device_ok(dev))
       return {CUDNN_STATUS_NOT_SUPPORTED, "needs an sm_90a build on a compute capability 9.0 device"};
-    // Opt-in until it has run on a GPU and been measured against cutlass_sm90 (Find would otherwise time it).
+    // Opt-in: correct but 1.6-2.8x cutlass_sm90's time on ResNet-50's 3x3 layers (run 33 call 2, H100), so Find
+    // would only spend time on it.
     if (fd::env_string("FREEDNN_NCHW_TF32") != "1")
       return {CUDNN_STATUS_NOT_SUPPORTED, "off unless FREEDNN_NCHW_TF32=1 (not yet measured on a GPU)"};
     Geom g;
@@ -424,13 +429,13 @@ class NchwTf32 final : public fd::conv::ConvImpl {
   bool deterministic() const override { return true; }  // one block per output tile, a fixed reduction order
   cudnnMathType_t math_type(const ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
   double cost_estimate(const ConvProblem& p) const override {
-    // Not yet measured: the flops at 300 TFLOP/s on whole 128 x 128 tiles, or x, y and the filter (twice) at 3 TB/s,
-    // plus two launches. Find decides against the other implementations.
+    // The flops at 80 TFLOP/s on whole 128 x 128 tiles (run 33 call 2, H100: 14x14x256 3x3 forward, 14.8 GFLOP in
+    // 0.187 ms), or x, y and the filter (twice) at 3 TB/s, plus two launches.
     const double m = std::ceil(double(p.mb) * p.osp() / 128) * 128;
     const double n = std::ceil(double(p.dir == ConvDir::fwd ? p.oc : p.ic) / kBN) * kBN;
     const double flops = 2.0 * m * n * double(p.dir == ConvDir::fwd ? p.ic : p.oc) * p.ksp();
     const double bytes = 4.0 * (p.mb * (p.ic * p.isp() + p.oc * p.osp()) + 3.0 * p.oc * p.ic * p.ksp());
-    return std::max(flops / 300e12, bytes / 3.0e12) + 6e-6;
+    return std::max(flops / 80e12, bytes / 3.0e12) + 6e-6;
   }
   cudnnStatus_t run(const ConvProblem& p, const ConvArgs& a) const override {
     const char* id = "cuda:nchw_tf32";

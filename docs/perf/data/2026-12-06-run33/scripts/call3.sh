@@ -1,0 +1,1 @@
+mkdir -p $OUT && . .devrun/common.sh && PREBUILT=1 tools/gpu/h200_check.sh none > /dev/null 2>&1; (cd build/h200 && timeout 140 ctest -L gpu -j14 --timeout 130 > $OUT/gpu_ctest.txt 2>&1); grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|Failed  |Exception" $OUT/gpu_ctest.txt | head -10
