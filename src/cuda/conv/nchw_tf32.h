@@ -8,6 +8,7 @@
 
 namespace fd::cuda::conv::nchw_tf32 {
 
+constexpr int kBM = 128;        // output pixels per block (two warpgroups of 64 rows)
 constexpr int kBN = 128;        // output channels per block
 constexpr int kStages = 3;      // shared-memory stages
 constexpr int kMaxTaps = 25;    // filter taps (R x S) a stage holds at most
@@ -18,7 +19,6 @@ struct Geom {
   int n = 0, ci = 0, h = 0, w = 0;  // input
   int ko = 0, oh = 0, ow = 0;       // output
   int r = 1, s = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  int bm = 128;          // output pixels per block (two warpgroups of 64 rows)
   int taps = 1;
   int64_t m = 0;         // n x oh x ow output pixels
   int m_tiles = 0, k_tiles = 0;
@@ -32,12 +32,12 @@ struct Geom {
   float alpha = 1.f, beta = 0.f;
 };
 
-// The input elements per channel that the tile of output pixels [m0, m0 + bm) reads: from the first row its first
+// The input elements per channel that the tile of output pixels [m0, m0 + kBM) reads: from the first row its first
 // pixel needs, column 0, to the end of the last row its last pixel needs, in flat (image, row, column) order.
 // first_out: that range's start, in the same flat order.
 int64_t tile_span(const Geom& g, int64_t m0, int64_t* first_out);
 
-// Fills the derived fields (taps .. smem_bytes) from the sizes and bm; false where the problem does not fit the kernel
+// Fills the derived fields (taps .. smem_bytes) from the sizes; false where the problem does not fit the kernel
 // (why: the reason).
 bool plan(Geom* g, const char** why);
 

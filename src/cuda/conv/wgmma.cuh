@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // Hopper warpgroup MMA (wgmma.mma_async, sm_90a only) for hand-written kernels: shared-memory matrix descriptors of
-// the no-swizzle and 128-byte-swizzle layouts, the fences and group waits, m64n32k16 with A from registers and B from
-// shared memory in N-major ("transposed") order, and m64n128k8 TF32 with both operands K-major in shared memory.
-// Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
+// the no-swizzle, 128-byte- and 32-byte-swizzle layouts, the fences and group waits, m64n32k16 with A from registers
+// and B from shared memory in N-major ("transposed") order, and m64n128k8 TF32 with a K-major B in shared memory and
+// A K-major in shared memory or from registers. Callers compile these only where __CUDA_ARCH_FEAT_SM90_ALL is defined.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -27,6 +27,13 @@ __device__ __forceinline__ uint64_t wgmma_desc(uint32_t smem_addr, uint32_t lbo,
 __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_addr) {
   return uint64_t((smem_addr >> 4) & 0x3FFF) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) |
          (uint64_t(1) << 62);  // layout type 1: 128-byte swizzle
+}
+
+// Descriptor of a K-major operand of 8 floats (32 bytes) per row in the 32-byte swizzle, as TMA writes it with
+// CU_TENSOR_MAP_SWIZZLE_32B: groups of 8 rows 256 bytes apart (sbo), the tile 256-byte aligned.
+__device__ __forceinline__ uint64_t wgmma_desc_sw32(uint32_t smem_addr) {
+  return uint64_t((smem_addr >> 4) & 0x3FFF) | (uint64_t(1) << 16) | (uint64_t(256 >> 4) << 32) |
+         (uint64_t(3) << 62);  // layout type 3: 32-byte swizzle
 }
 
 // Orders this thread's register writes (A fragments, accumulators) before the wgmma that read them.
@@ -64,11 +71,14 @@ __device__ __forceinline__ void wgmma_m64n32k16_rs(float (&d)[16], const uint32_
 #undef FD_WGMMA_M64N32K16
 }
 
+// The 64 accumulator operands of an m64n128 wgmma (d[0] .. d[63]), eight at a time.
+#define FD_R8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                 "+f"(d[i + 6]), "+f"(d[i + 7])
+#define FD_D64 FD_R8(0), FD_R8(8), FD_R8(16), FD_R8(24), FD_R8(32), FD_R8(40), FD_R8(48), FD_R8(56)
+
 // d (64 x 128 floats over the warpgroup, the mma.m16n8 accumulator layout per warp and n8 block) += A (64 x 8) x B
 // (8 x 128), both float data read as TF32 (the low 13 mantissa bits ignored) from K-major shared-memory tiles.
 __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], uint64_t a, uint64_t b) {
-#define FD_R8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-                 "+f"(d[i + 6]), "+f"(d[i + 7])
   asm volatile(
       "{\n.reg .pred keep;\nsetp.ne.b32 keep, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
@@ -77,9 +87,25 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], uint64_t a,
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
       "%64, %65, keep, 1, 1;\n}\n"
-      : FD_R8(0), FD_R8(8), FD_R8(16), FD_R8(24), FD_R8(32), FD_R8(40), FD_R8(48), FD_R8(56)
+      : FD_D64
       : "l"(a), "l"(b), "r"(1));
-#undef FD_R8
 }
+
+// The same with A (64 x 8) from registers: this warp's rows 16 (warp % 4) + lane / 4 (+ 8), columns lane % 4 (+ 4),
+// the mma.m16n8k8 TF32 A fragment.
+__device__ __forceinline__ void wgmma_m64n128k8_tf32_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t b) {
+  asm volatile(
+      "{\n.reg .pred keep;\nsetp.ne.b32 keep, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "{%64, %65, %66, %67}, %68, keep, 1, 1;\n}\n"
+      : FD_D64
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+#undef FD_D64
+#undef FD_R8
 
 }  // namespace fd::cuda::conv
