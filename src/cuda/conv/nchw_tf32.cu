@@ -33,7 +33,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 #include <numeric>
 
 #include "core/env.h"
@@ -44,6 +43,7 @@
 #include "cuda/common/pdl.cuh"
 #include "cuda/common/tma.h"
 #include "cuda/conv/conv_kernels.cuh"
+#include "cuda/conv/cutlass/nhwc_staging.h"
 #include "cuda/conv/impls.h"
 #include "cuda/conv/tf32.h"
 #include "cuda/conv/wgmma.cuh"
@@ -289,17 +289,6 @@ __global__ void transpose_filter_kernel(const float* __restrict__ w, float* __re
     wt[i] = v;
   }
   pdl_allow_dependents();
-}
-
-// NCHW packed (dims of extent 1 may have any stride).
-bool packed_nchw(const cudnnTensorStruct& t) {
-  if (t.vect() != 1 || t.nb_dims != 4) return false;
-  int64_t s = 1;
-  for (int i = 3; i >= 0; --i) {
-    if (t.dims[i] != 1 && t.strides[i] != s) return false;
-    s *= t.dims[i];
-  }
-  return true;
 }
 
 // Why p is not for this implementation, or nullptr (the device is checked apart).

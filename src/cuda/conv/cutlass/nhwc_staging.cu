@@ -51,16 +51,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 constexpr int kTile = 32, kRows = 8;
 
-// Whether a 4-D tensor stores its elements exactly as a packed NCHW tensor would (dims of extent 1: any stride).
-bool packed_nchw(const cudnnTensorStruct& t) {
-  if (t.nb_dims != 4 || t.vect() != 1) return false;
-  const int64_t c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  const int64_t want[4] = {c * h * w, h * w, w, 1};
-  for (int i = 0; i < 4; ++i)
-    if (t.dims[i] > 1 && t.strides[i] != want[i]) return false;
-  return true;
-}
-
 // The index type of the kernels' element/pixel decompositions: 32-bit when every index fits (divisions by a
 // runtime value then cost ~20 instructions instead of the ~70-100 of the emulated 64-bit division).
 bool fits32(int64_t n) { return n >= 0 && n < (int64_t{1} << 31); }
