@@ -108,8 +108,16 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     const void* x = a.in;
     const void* w = a.in2;
     if (s.x) {
-      if (s.s2d) FD_TRY(s2d_input(st, dev, dt, *p.x, a.in, s.zs, p.ph, p.pw, ws + s.off_x));
-      else FD_TRY(to_nhwc(st, dev, dt, *p.x, a.in, ws + s.off_x, p.mb, s.c));
+      if (s.s2d) {
+        FD_TRY(s2d_input(st, dev, dt, *p.x, a.in, s.zs, p.ph, p.pw, ws + s.off_x));
+      } else if (s.sub) {  // x's view of the pixels the strided 1x1 filter reads
+        cudnnTensorStruct v = *p.x;
+        v.dims[2] = p.oh, v.dims[3] = p.ow;
+        v.strides[2] *= p.sh, v.strides[3] *= p.sw;
+        FD_TRY(to_nhwc(st, dev, dt, v, a.in, ws + s.off_x, p.mb, s.c));
+      } else {
+        FD_TRY(to_nhwc(st, dev, dt, *p.x, a.in, ws + s.off_x, p.mb, s.c));
+      }
       x = ws + s.off_x;
     }
     if (s.w) {  // (cross-correlation only here: check_problem, so the space-to-depth filter is not flipped)
@@ -120,8 +128,18 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
     if (s.y) {
       void* buf = ws + s.off_y;
-      FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0));
-      return from_nhwc(st, dev, dt, buf, s.k, *p.y, a.out, alpha, beta, fused);
+      bool done = false;
+      if (fused == nullptr && sm90::direct_out_wanted()) {  // y written by the persistent kernel through its strides
+        sm90::DirectOut out;
+        out.ptr = a.out;
+        std::copy(p.y->strides, p.y->strides + 4, out.strides);
+        out.k = static_cast<int>(p.oc);
+        out.alpha = a.alpha, out.beta = a.beta;
+        FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0, &out, &done));
+      } else {
+        FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0));
+      }
+      return done ? CUDNN_STATUS_SUCCESS : from_nhwc(st, dev, dt, buf, s.k, *p.y, a.out, alpha, beta, fused);
     }
     if (fused == nullptr) return run_kernel(p, a, s, x, w, a.out, a.out, a.alpha, a.beta);
     const fd::conv::FusedEpilogue& e = *fused;

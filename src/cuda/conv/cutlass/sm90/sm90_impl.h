@@ -56,12 +56,28 @@ struct Staging {
   int64_t c = 0, k = 0;  // the channel counts the kernel sees
   bool x = false, w = false, y = false;
   bool s2d = false;  // x and w as folded space-to-depth copies: the kernel runs the derived stride-1 problem
+  bool sub = false;  // x staged as just the pixels a strided 1x1 filter reads: the kernel runs it at stride 1
   S2dShape zs;       // its shape (s2d only)
   // Byte offsets from the 256-byte aligned workspace start; the kernel's own workspace (if any) at off_kernel. The
   // caller provides off_kernel + the kernel's workspace + 256 bytes of alignment slack when anything is staged.
   size_t off_x = 0, off_w = 0, off_y = 0, off_kernel = 0;
   bool any() const { return x || w || y; }
 };
+
+// An output the grouped forward kernel writes itself through its own element strides (image, channel, row, column)
+// instead of into a packed NHWC buffer (Operands::direct): out = alpha * conv + beta * out over channels < k.
+struct DirectOut {
+  void* ptr = nullptr;
+  int64_t strides[4] = {0, 0, 0, 0};
+  int k = 0;
+  double alpha = 1.0, beta = 0.0;
+};
+
+// Whether an output that is not packed NHWC (an NCHW y or dx) is written by the persistent kernel itself through its
+// strides (DirectOut) instead of into a packed NHWC buffer that a second pass copies out: unless
+// FREEDNN_SM90_DIRECT_OUT=0 (read at every call). Only the one-consumer persistent kernels take it (TF32 with
+// K > 64 and the 16-bit 128x64 forwards; the float dgrad's phases); elsewhere the buffer and the pass stay.
+inline bool direct_out_wanted() { return fd::env_flag_or("FREEDNN_SM90_DIRECT_OUT", true); }
 
 constexpr size_t kWsAlign = 256;
 inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
@@ -75,6 +91,14 @@ inline bool sm90_s2d(const ConvProblem& p, int64_t v, S2dShape* zs) {
   return zs->Cz <= kS2dMaxChannels && p.mb * zs->U * zs->V * zs->Cz <= INT_MAX;
 }
 
+// A 1x1 filter without padding at a stride above 1 reads only x's pixels (sh * i, sw * j), so a staged x is copied
+// as just those (a quarter of the pixels at stride 2) and the kernel runs the stride-1 problem over the copy;
+// FREEDNN_SM90_SUBSAMPLE=0 (read at every call) copies all of x and lets the kernel stride.
+inline bool sm90_subsample(const ConvProblem& p) {
+  return p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0 && (p.sh > 1 || p.sw > 1) &&
+         fd::env_flag_or("FREEDNN_SM90_SUBSAMPLE", true);
+}
+
 inline Staging staging(const ConvProblem& p) {
   Staging s;
   s.c = p.ic, s.k = p.oc;
@@ -86,8 +110,10 @@ inline Staging staging(const ConvProblem& p) {
   s.x = s.s2d || pad_c || !packed_nhwc(*p.x);
   s.w = s.s2d || pad_c || pad_k || !packed_nhwc(p.w->as_tensor);
   s.y = pad_k || !packed_nhwc(*p.y);
+  s.sub = s.x && !s.s2d && sm90_subsample(p);
   const size_t es = dtype_size(p.xdt);
-  const int64_t taps = s.s2d ? s.zs.Rs * s.zs.Ss : p.kh * p.kw, pixels = s.s2d ? s.zs.U * s.zs.V : p.ih * p.iw;
+  const int64_t taps = s.s2d ? s.zs.Rs * s.zs.Ss : p.kh * p.kw;
+  const int64_t pixels = s.s2d ? s.zs.U * s.zs.V : s.sub ? p.oh * p.ow : p.ih * p.iw;
   size_t off = 0;
   if (s.w) s.off_w = off, off += ws_align_up(static_cast<size_t>(s.k * taps * s.c) * es);
   if (s.x) s.off_x = off, off += ws_align_up(static_cast<size_t>(p.mb * pixels * s.c) * es);
@@ -107,6 +133,10 @@ inline Geometry geometry(const ConvProblem& p, const Staging& s) {
     g.h = static_cast<int>(s.zs.U), g.w = static_cast<int>(s.zs.V);
     g.r = static_cast<int>(s.zs.Rs), g.s = static_cast<int>(s.zs.Ss);
     g.pad_h = g.pad_w = 0, g.stride_h = g.stride_w = 1, g.dil_h = g.dil_w = 1;
+  }
+  if (s.sub) {  // the subsampled copy: one input pixel per output pixel
+    g.h = static_cast<int>(p.oh), g.w = static_cast<int>(p.ow);
+    g.stride_h = g.stride_w = 1, g.dil_h = g.dil_w = 1;
   }
   return g;
 }
@@ -182,7 +212,10 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     const Staging s = staging(p);
     const double xs = static_cast<double>(p.mb * p.ic * p.isp()), ws = static_cast<double>(p.oc * p.ic * p.ksp()),
                  ys = static_cast<double>(p.mb * p.oc * p.osp());
-    const double elems = xs * (s.x ? 3 : 1) + ws * (s.w ? 3 : 1) + ys * (s.y ? 3 : 1);
+    // a staged float y is written by the persistent kernel itself (DirectOut) unless the knob is off
+    const bool y_pass = s.y && !(p.xdt == CUDNN_DATA_FLOAT && direct_out_wanted());
+    const double xcopy = s.sub ? xs / static_cast<double>(p.sh * p.sw) : xs;  // the staged x's elements
+    const double elems = xs + (s.x ? 2 * xcopy : 0) + ws * (s.w ? 3 : 1) + ys * (y_pass ? 3 : 1);
     const double rate = p.xdt == CUDNN_DATA_FLOAT ? 250e12 : 500e12;
     // The kernels step the GEMM's K through each filter tap's channels in 128-byte tiles: a tap with fewer
     // channels (C = 3 padded to 8 in ResNet's stem) still costs a whole tile (measured: 1.7 ms on the stem).
@@ -194,7 +227,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       const double zs = static_cast<double>(p.mb * s.zs.U * s.zs.V * s.c);
       waste = static_cast<double>((s.c + tile_k - 1) / tile_k * tile_k * s.zs.Rs * s.zs.Ss) /
               static_cast<double>(p.ic * p.ksp());
-      moved = xs + 2 * zs + 3 * ws + ys * (s.y ? 3 : 1);
+      moved = xs + 2 * zs + 3 * ws + ys * (y_pass ? 3 : 1);
     }
     return p.flops() * waste / rate + static_cast<double>(dtype_size(p.xdt)) * moved / 3.5e12;
   }
@@ -245,10 +278,12 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       return bf16 ? &dgrad_bf16_128x128_pingpong() : &dgrad_f16_128x128_pingpong();
     }
     if (dir_ != ConvDir::fwd || !fd::env_flag_or("FREEDNN_SM90_PERSISTENT", true)) return nullptr;
-    if (p.xdt == CUDNN_DATA_FLOAT)
-      return kernels_.narrow(p) > 64 && fd::env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true)
-                 ? &fprop_tf32_128x128_grouped()
-                 : nullptr;
+    if (p.xdt == CUDNN_DATA_FLOAT) {
+      if (!fd::env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true)) return nullptr;
+      if (kernels_.narrow(p) > 64) return &fprop_tf32_128x128_grouped();
+      // K <= 64: the 4-stage kernels (two CTAs per SM), unless the persistent one can write a staged y itself
+      return staging(p).y && direct_out_wanted() ? &fprop_tf32_128x64_grouped() : nullptr;
+    }
     const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
     if (kernels_.narrow(p) <= 64) return bf16 ? &fprop_bf16_128x64_grouped() : &fprop_f16_128x64_grouped();
     return &grouped_16bit_128x128(bf16);
@@ -275,9 +310,12 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
 
   // The direction's kernel: d = alpha * conv(op_a, op_b) + beta * c with s's channel counts (op_a / op_b / c / d
   // packed, the caller's tensors or staged copies). The kernel's own workspace: after the staged copies when there
-  // are any, else the caller's workspace as given.
+  // are any, else the caller's workspace as given. With `direct`, where the persistent kernel takes it, that output
+  // is written instead (its own alpha and beta; d untouched) and *direct_done is set; else d as above.
   cudnnStatus_t run_kernel(const ConvProblem& p, const fd::conv::ConvArgs& a, const Staging& s, const void* op_a,
-                           const void* op_b, const void* c, void* d, double alpha, double beta) const {
+                           const void* op_b, const void* c, void* d, double alpha, double beta,
+                           const DirectOut* direct = nullptr, bool* direct_done = nullptr) const {
+    if (direct_done != nullptr) *direct_done = false;
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "%s called without a handle", id_);
     const DeviceInfo& di = device_info(a.handle->device);
     FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
@@ -307,7 +345,18 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     }
     o.stream = a.handle->stream;
     if (const GroupKernel* pk = persistent(p)) {
-      const RunStatus r = pk->run(&g, &o, 1, o.stream);
+      RunStatus r = RunStatus::not_implementable;
+      if (direct != nullptr) {  // not_implementable where the kernel cannot (the ping-pong form): d as usual
+        Operands od = o;
+        od.direct = direct->ptr;
+        std::copy(direct->strides, direct->strides + 4, od.direct_strides);
+        od.direct_k = direct->k;
+        od.alpha = static_cast<float>(direct->alpha);
+        od.beta = static_cast<float>(direct->beta);
+        r = pk->run(&g, &od, 1, o.stream);
+        if (r == RunStatus::ok && direct_done != nullptr) *direct_done = true;
+      }
+      if (r == RunStatus::not_implementable) r = pk->run(&g, &o, 1, o.stream);
       if (r == RunStatus::ok) return CUDNN_STATUS_SUCCESS;
       FD_CHECK(r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
                "%s: CUTLASS %s failed to initialize or launch (CUDA: %s)", id_, pk->name,
