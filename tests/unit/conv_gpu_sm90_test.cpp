@@ -785,10 +785,10 @@ static void check_tf32_persistent_forms() {
 }
 
 // Outputs that are not packed NHWC (NCHW, NHWC with padded strides) written by the persistent kernel itself through
-// their strides (FREEDNN_SM90_DIRECT_OUT, read at every call; on by default), then through the packed buffer and
-// the write-back pass (=0): forwards on both tile widths (K 136 over two N tiles, K 72 partial, and on the 128x64
-// kernel K 40 and K 6 padded to 8), tiles spanning images (7x7 and 14x14 planes), and the float dgrad's phases
-// written into dx (unit stride, stride 2 with four live phases, C narrow and wide); blending and not.
+// their strides (FREEDNN_SM90_DIRECT_OUT=1, read at every call), then through the packed buffer and the write-back
+// pass (=0, the default): forwards on both tile widths (K 136 over two N tiles, K 72 partial, and on the 128x64
+// kernel K 40 and K 6 padded to 8), tiles spanning images (7x7 and 14x14 planes), and the float unit-stride dgrad
+// written into dx (C narrow and wide; the stride-2 phases keep the pass either way); blending and not.
 TEST(ConvSm90, Tf32DirectOutput) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;

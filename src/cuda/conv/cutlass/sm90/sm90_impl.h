@@ -74,10 +74,11 @@ struct DirectOut {
 };
 
 // Whether an output that is not packed NHWC (an NCHW y or dx) is written by the persistent kernel itself through its
-// strides (DirectOut) instead of into a packed NHWC buffer that a second pass copies out: unless
-// FREEDNN_SM90_DIRECT_OUT=0 (read at every call). Only the one-consumer persistent kernels take it (TF32 with
-// K > 64 and the 16-bit 128x64 forwards; the float dgrad's phases); elsewhere the buffer and the pass stay.
-inline bool direct_out_wanted() { return fd::env_flag_or("FREEDNN_SM90_DIRECT_OUT", true); }
+// strides (DirectOut) instead of into a packed NHWC buffer that a second pass copies out: with
+// FREEDNN_SM90_DIRECT_OUT=1 (read at every call; off by default until it measures faster). Only the one-consumer
+// persistent kernels take it (TF32 with K > 64 and the 16-bit 128x64 forwards; the float unit-stride dgrad);
+// elsewhere the buffer and the pass stay.
+inline bool direct_out_wanted() { return fd::env_flag_or("FREEDNN_SM90_DIRECT_OUT", false); }
 
 constexpr size_t kWsAlign = 256;
 inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
