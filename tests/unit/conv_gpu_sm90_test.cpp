@@ -784,59 +784,6 @@ static void check_tf32_persistent_forms() {
   });
 }
 
-// Outputs that are not packed NHWC (NCHW, NHWC with padded strides) written by the persistent kernel itself through
-// their strides (FREEDNN_SM90_DIRECT_OUT=1, read at every call), then through the packed buffer and the write-back
-// pass (=0, the default): forwards on both tile widths (K 136 over two N tiles, K 72 partial, and on the 128x64
-// kernel K 40 and K 6 padded to 8), tiles spanning images (7x7 and 14x14 planes), and the float unit-stride dgrad
-// written into dx (C narrow and wide; the stride-2 phases keep the pass either way); blending and not.
-TEST(ConvSm90, Tf32DirectOutput) {
-  SKIP_UNLESS_HOPPER();
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  const std::vector<Shape> fwd = {
-      {"7x7_k136", 5, 48, 136, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"14x14_k72_s2", 3, 32, 72, 1, {28, 27}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
-      {"1x1_k40", 4, 64, 40, 1, {14, 14}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
-      {"k6", 3, 16, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-  };
-  const std::vector<Shape> dgrad = {
-      {"7x7_c136", 5, 136, 48, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"3x3s2_c72", 3, 72, 40, 1, {16, 15}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
-      {"3x3s2_c40", 3, 40, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
-      {"1x1_c24", 4, 24, 72, 1, {14, 14}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
-  };
-  int i = 0;
-  const auto blend = [&](double* alpha, double* beta) {
-    *alpha = i % 3 == 1 ? 0.75 : 1.0, *beta = i % 3 == 1 ? -0.5 : i % 3 == 2 ? 1.0 : 0.0;
-    ++i;
-  };
-  for (const char* form : {"1", "0"}) {
-    ft::ScopedEnv env("FREEDNN_SM90_DIRECT_OUT", form);
-    for (int layout = 1; layout < 3; ++layout) {  // NCHW, NHWC with padded strides
-      const bool nhwc = layout == 2;
-      double alpha = 1, beta = 0;
-      {
-        OnlyImpl only("cuda:cutlass_sm90_fprop");
-        for (const Shape& s : fwd) {
-          SCOPED_TRACE(std::string("FREEDNN_SM90_DIRECT_OUT=") + form + " fwd " + s.name +
-                       (nhwc ? " padded" : " nchw"));
-          blend(&alpha, &beta);
-          Tf32Problem p(s, nhwc, nhwc, rng);
-          check_tf32_forward(h, p, rng, alpha, beta);
-        }
-      }
-      OnlyImpl only("cuda:cutlass_sm90_dgrad");
-      for (const Shape& s : dgrad) {
-        SCOPED_TRACE(std::string("FREEDNN_SM90_DIRECT_OUT=") + form + " dgrad " + s.name +
-                     (nhwc ? " padded" : " nchw"));
-        blend(&alpha, &beta);
-        Tf32Problem p(s, nhwc, nhwc, rng);
-        check_backward_data(h, p, rng, alpha, beta, kTf32Tol);
-      }
-    }
-  }
-}
-
 // Strided 1x1 forwards with a staged x: only the pixels the filter reads are copied and the kernel runs at stride 1
 // (FREEDNN_SM90_SUBSAMPLE, read at every call; on by default; 0: all of x copied, the kernel strides): stride 2 on
 // odd and even sizes, stride 3 x 2, K above and below 64, float (TF32) and half, NCHW and padded NHWC, blending.

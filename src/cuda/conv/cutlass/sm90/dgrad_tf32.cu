@@ -219,13 +219,7 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   }
   count += sub_filter_copies(p, pl.ph, pl.phases, static_cast<const float*>(a.in2), pl.kp, pl.cp, ws, copies + count);
   FD_TRY(to_chwn(st, copies, count));
-  // Direct (sm90_impl.h's DirectOut): at unit stride the grouped kernel can write dx itself through its strides,
-  // so neither the phase output nor the pass below is needed (its buffer stays in the workspace for the
-  // epilogue's descriptors). The operands would do a strided layer's phases too (rows a + sh * i', columns
-  // b + sw * j'), but stores straight from the fragments took 2.2-2.3x the time there (H100 run 34).
-  const int64_t* xs = p.x->strides;
-  const bool strided_dx = !pl.direct && pl.phases == 1 && pl.live == 1 && direct_out_wanted();
-  const auto phase_operands = [&](const DgradPhase& f, bool to_dx) {
+  const auto operands = [&](const DgradPhase& f) {
     Operands o;
     o.a = D + f.top * p.ow * pl.kp;
     o.b = ws + f.off_w;
@@ -233,16 +227,8 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
     o.c = o.d;
     o.alpha = pl.direct ? static_cast<float>(a.alpha) : 1.0f;
     o.beta = pl.direct ? static_cast<float>(a.beta) : 0.0f;
-    if (to_dx) {
-      o.direct = static_cast<float*>(a.out) + f.a * xs[2] + f.b * xs[3];
-      o.direct_strides[0] = xs[0], o.direct_strides[1] = xs[1];
-      o.direct_strides[2] = p.sh * xs[2], o.direct_strides[3] = p.sw * xs[3];
-      o.direct_k = static_cast<int>(p.ic);
-      o.alpha = static_cast<float>(a.alpha), o.beta = static_cast<float>(a.beta);
-    }
     return o;
   };
-  const auto operands = [&](const DgradPhase& f) { return phase_operands(f, false); };
   // Two or more live phases of 128x128 tiles: one launch of the grouped persistent kernel (as the 16-bit path
   // does, dgrad_phases16.h) unless FREEDNN_SM90_PHASES_GROUPED=0; one live phase too unless
   // FREEDNN_SM90_TF32_PERSISTENT=0 (H100 run 29: 0.914 of the separate launch's time over ResNet-50's TF32 NCHW
@@ -251,12 +237,6 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   bool grouped = false;
   const bool several = pl.live >= 2 && env_flag_or("FREEDNN_SM90_PHASES_GROUPED", true);
   const bool single = pl.live == 1 && env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true);
-  if ((several || single) && strided_dx) {
-    const GroupKernel& k = pl.narrow ? fprop_tf32_128x64_grouped() : fprop_tf32_128x128_grouped();
-    FD_TRY(run_phases_grouped(h, id, k, pl.ph, pl.phases,
-                              [&](const DgradPhase& f) { return phase_operands(f, true); }, {}, &grouped));
-    if (grouped) return CUDNN_STATUS_SUCCESS;
-  }
   if (!pl.narrow && (several || single))
     FD_TRY(run_phases_grouped(h, id, fprop_tf32_128x128_grouped(), pl.ph, pl.phases, operands, {}, &grouped));
   if (!grouped) FD_TRY(run_phases(h, id, p, tf32_dgrad_kernel(pl), pl.ph, pl.phases, pl.live, operands));
@@ -275,6 +255,7 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   g.N = static_cast<int>(p.mb), g.C = static_cast<int>(p.ic), g.W = static_cast<int>(p.iw);
   g.HW = static_cast<int>(p.ih * p.iw), g.cp = static_cast<int>(pl.cp);
   g.by_w = Divider(p.iw, p.ih * p.iw);
+  const int64_t* xs = p.x->strides;
   g.sn = xs[0], g.sc = xs[1], g.sh = xs[2], g.sw = xs[3];
   g.st_h = static_cast<int>(p.sh), g.st_w = static_cast<int>(p.sw);
   g.alpha = static_cast<float>(a.alpha), g.beta = static_cast<float>(a.beta);

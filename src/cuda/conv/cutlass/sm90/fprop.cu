@@ -128,18 +128,8 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
     if (s.y) {
       void* buf = ws + s.off_y;
-      bool done = false;
-      if (fused == nullptr && sm90::direct_out_wanted()) {  // y written by the persistent kernel through its strides
-        sm90::DirectOut out;
-        out.ptr = a.out;
-        std::copy(p.y->strides, p.y->strides + 4, out.strides);
-        out.k = static_cast<int>(p.oc);
-        out.alpha = a.alpha, out.beta = a.beta;
-        FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0, &out, &done));
-      } else {
-        FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0));
-      }
-      return done ? CUDNN_STATUS_SUCCESS : from_nhwc(st, dev, dt, buf, s.k, *p.y, a.out, alpha, beta, fused);
+      FD_TRY(run_kernel(p, a, s, x, w, buf, buf, 1.0, 0.0));
+      return from_nhwc(st, dev, dt, buf, s.k, *p.y, a.out, alpha, beta, fused);
     }
     if (fused == nullptr) return run_kernel(p, a, s, x, w, a.out, a.out, a.alpha, a.beta);
     const fd::conv::FusedEpilogue& e = *fused;

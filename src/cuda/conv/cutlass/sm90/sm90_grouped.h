@@ -34,7 +34,6 @@ const GroupKernel& fprop_bf16_128x128_grouped();
 const GroupKernel& fprop_f16_128x64_grouped();
 const GroupKernel& fprop_bf16_128x64_grouped();
 const GroupKernel& fprop_tf32_128x128_grouped();  // 128x128x32 on float as TF32: the float dgrad's stride phases
-const GroupKernel& fprop_tf32_128x64_grouped();   // 128x64x32: narrow float problems with a direct output
 // The same 128x128 16-bit tiles on two consumer warp groups in turn (one's wgmma under the other's epilogue).
 const GroupKernel& fprop_f16_128x128_pingpong();
 const GroupKernel& fprop_bf16_128x128_pingpong();

@@ -64,22 +64,6 @@ struct Staging {
   bool any() const { return x || w || y; }
 };
 
-// An output the grouped forward kernel writes itself through its own element strides (image, channel, row, column)
-// instead of into a packed NHWC buffer (Operands::direct): out = alpha * conv + beta * out over channels < k.
-struct DirectOut {
-  void* ptr = nullptr;
-  int64_t strides[4] = {0, 0, 0, 0};
-  int k = 0;
-  double alpha = 1.0, beta = 0.0;
-};
-
-// Whether an output that is not packed NHWC (an NCHW y or dx) is written by the persistent kernel itself through its
-// strides (DirectOut) instead of into a packed NHWC buffer that a second pass copies out: with
-// FREEDNN_SM90_DIRECT_OUT=1 (read at every call; off by default until it measures faster). Only the one-consumer
-// persistent kernels take it (TF32 with K > 64 and the 16-bit 128x64 forwards; the float unit-stride dgrad);
-// elsewhere the buffer and the pass stay.
-inline bool direct_out_wanted() { return fd::env_flag_or("FREEDNN_SM90_DIRECT_OUT", false); }
-
 constexpr size_t kWsAlign = 256;
 inline size_t ws_align_up(size_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
 
@@ -213,10 +197,8 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     const Staging s = staging(p);
     const double xs = static_cast<double>(p.mb * p.ic * p.isp()), ws = static_cast<double>(p.oc * p.ic * p.ksp()),
                  ys = static_cast<double>(p.mb * p.oc * p.osp());
-    // a staged float y is written by the persistent kernel itself (DirectOut) unless the knob is off
-    const bool y_pass = s.y && !(p.xdt == CUDNN_DATA_FLOAT && direct_out_wanted());
     const double xcopy = s.sub ? xs / static_cast<double>(p.sh * p.sw) : xs;  // the staged x's elements
-    const double elems = xs + (s.x ? 2 * xcopy : 0) + ws * (s.w ? 3 : 1) + ys * (y_pass ? 3 : 1);
+    const double elems = xs + (s.x ? 2 * xcopy : 0) + ws * (s.w ? 3 : 1) + ys * (s.y ? 3 : 1);
     const double rate = p.xdt == CUDNN_DATA_FLOAT ? 250e12 : 500e12;
     // The kernels step the GEMM's K through each filter tap's channels in 128-byte tiles: a tap with fewer
     // channels (C = 3 padded to 8 in ResNet's stem) still costs a whole tile (measured: 1.7 ms on the stem).
@@ -228,7 +210,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       const double zs = static_cast<double>(p.mb * s.zs.U * s.zs.V * s.c);
       waste = static_cast<double>((s.c + tile_k - 1) / tile_k * tile_k * s.zs.Rs * s.zs.Ss) /
               static_cast<double>(p.ic * p.ksp());
-      moved = xs + 2 * zs + 3 * ws + ys * (y_pass ? 3 : 1);
+      moved = xs + 2 * zs + 3 * ws + ys * (s.y ? 3 : 1);
     }
     return p.flops() * waste / rate + static_cast<double>(dtype_size(p.xdt)) * moved / 3.5e12;
   }
@@ -279,12 +261,10 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       return bf16 ? &dgrad_bf16_128x128_pingpong() : &dgrad_f16_128x128_pingpong();
     }
     if (dir_ != ConvDir::fwd || !fd::env_flag_or("FREEDNN_SM90_PERSISTENT", true)) return nullptr;
-    if (p.xdt == CUDNN_DATA_FLOAT) {
-      if (!fd::env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true)) return nullptr;
-      if (kernels_.narrow(p) > 64) return &fprop_tf32_128x128_grouped();
-      // K <= 64: the 4-stage kernels (two CTAs per SM), unless the persistent one can write a staged y itself
-      return staging(p).y && direct_out_wanted() ? &fprop_tf32_128x64_grouped() : nullptr;
-    }
+    if (p.xdt == CUDNN_DATA_FLOAT)
+      return kernels_.narrow(p) > 64 && fd::env_flag_or("FREEDNN_SM90_TF32_PERSISTENT", true)
+                 ? &fprop_tf32_128x128_grouped()
+                 : nullptr;
     const bool bf16 = p.xdt == CUDNN_DATA_BFLOAT16;
     if (kernels_.narrow(p) <= 64) return bf16 ? &fprop_bf16_128x64_grouped() : &fprop_f16_128x64_grouped();
     return &grouped_16bit_128x128(bf16);
@@ -311,12 +291,9 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
 
   // The direction's kernel: d = alpha * conv(op_a, op_b) + beta * c with s's channel counts (op_a / op_b / c / d
   // packed, the caller's tensors or staged copies). The kernel's own workspace: after the staged copies when there
-  // are any, else the caller's workspace as given. With `direct`, where the persistent kernel takes it, that output
-  // is written instead (its own alpha and beta; d untouched) and *direct_done is set; else d as above.
+  // are any, else the caller's workspace as given.
   cudnnStatus_t run_kernel(const ConvProblem& p, const fd::conv::ConvArgs& a, const Staging& s, const void* op_a,
-                           const void* op_b, const void* c, void* d, double alpha, double beta,
-                           const DirectOut* direct = nullptr, bool* direct_done = nullptr) const {
-    if (direct_done != nullptr) *direct_done = false;
+                           const void* op_b, const void* c, void* d, double alpha, double beta) const {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "%s called without a handle", id_);
     const DeviceInfo& di = device_info(a.handle->device);
     FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
@@ -346,18 +323,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     }
     o.stream = a.handle->stream;
     if (const GroupKernel* pk = persistent(p)) {
-      RunStatus r = RunStatus::not_implementable;
-      if (direct != nullptr) {  // not_implementable where the kernel cannot (the ping-pong form): d as usual
-        Operands od = o;
-        od.direct = direct->ptr;
-        std::copy(direct->strides, direct->strides + 4, od.direct_strides);
-        od.direct_k = direct->k;
-        od.alpha = static_cast<float>(direct->alpha);
-        od.beta = static_cast<float>(direct->beta);
-        r = pk->run(&g, &od, 1, o.stream);
-        if (r == RunStatus::ok && direct_done != nullptr) *direct_done = true;
-      }
-      if (r == RunStatus::not_implementable) r = pk->run(&g, &o, 1, o.stream);
+      const RunStatus r = pk->run(&g, &o, 1, o.stream);
       if (r == RunStatus::ok) return CUDNN_STATUS_SUCCESS;
       FD_CHECK(r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
                "%s: CUTLASS %s failed to initialize or launch (CUDA: %s)", id_, pk->name,

@@ -49,14 +49,6 @@ struct Operands {
   // a strided window of a larger NHWC tensor (the 16-bit dgrad's stride phases write dx in place); 0: packed.
   // Each must keep rows 16-byte aligned (a multiple of 8 16-bit or 4 float elements).
   int64_t d_strides[3] = {0, 0, 0};
-  // The grouped one-consumer forward kernels only (sm90_grouped.h): d written straight from the accumulators to
-  // `direct`, an output of any element strides (image, channel, row, column), e.g. an NCHW y, with alpha and beta
-  // (beta blends with direct's own values), instead of by the TMA epilogue; channels >= direct_k are dropped (a
-  // padded K). d must still point at a packed output's worth of memory (the epilogue's descriptors are built on
-  // it), which is not written. No alignment needed. Null: the TMA epilogue into d.
-  void* direct = nullptr;
-  int64_t direct_strides[4] = {0, 0, 0, 0};
-  int direct_k = 0;
 };
 
 enum class RunStatus { ok, not_implementable, init_failed, launch_failed };

@@ -11,12 +11,9 @@
 // kernel does), an ordered barrier letting one run its wgmma while the other runs its epilogue, so the epilogue no
 // longer stalls the tensor cores between tiles (short-K layers: the stride phases' K of 1-4 taps, the 1x1 layers).
 // Also CUTLASS's unit-stride dgrad collective under the same kernel (Op = kDgrad: dgrad_*_grouped / _pingpong).
-// Direct output (Operands::direct; one consumer, forward only): the consumer stores its accumulators itself, through
-// the output's own strides, in place of the TMA epilogue: an NCHW y without a packed NHWC copy and a second pass.
 // Included only by the fprop_* / dgrad_* grouped and pingpong instantiation files.
 #pragma once
 #include "core/env.h"
-#include "cutlass/fast_math.h"
 #include "cuda/conv/cutlass/sm90/kernels/sm90_conv_kernel.cuh"
 #include "cuda/conv/cutlass/sm90/kernels/sm90_ws_pipelines.cuh"
 #include "cuda/conv/cutlass/sm90/sm90_grouped.h"
@@ -57,19 +54,8 @@ struct Sm90ConvGrouped {
   };
   static_assert(sizeof(SharedStorage) <= 227 * 1024, "the pipeline and epilogue buffers fit one SM");
 
-  // A problem's direct output (Operands::direct): element strides (image, channel, row, column), the output rows
-  // (M = N * P * Q, row m = (n * P + p) * Q + q) and the channels that exist. ptr null: the TMA epilogue.
-  struct Direct {
-    T* ptr = nullptr;
-    int64_t sn = 0, sk = 0, sp = 0, sq = 0;
-    int rows = 0, k = 0;
-    cutlass::FastDivmod div_q, div_p;
-    float alpha = 1.0f, beta = 0.0f;
-  };
-
   struct Params {
     typename Kernel::Params base[kMaxGroup];  // per problem: (M, N, K) shape, mainloop and epilogue params
-    Direct direct[kMaxGroup];
     int tiles_m[kMaxGroup] = {};
     int tiles_n[kMaxGroup] = {};
     // The tile order within a problem: n fastest (default), so that the CTAs running at once share their A tiles (x,
@@ -125,25 +111,23 @@ struct Sm90ConvGrouped {
     // Every problem has the same beta (the stride phases of one dx): the source is loaded for all or for none.
     const bool source = Epilogue(p.base[0].epilogue, ss.tensors.epilogue).is_producer_load_needed();
 
-    // Tile t: its problem's params, the (M, N, K, 1) shape, the mainloop's tiled views of A and B, the tile's
-    // (m, n, _, 0) coordinate, and its problem's direct output (or null).
+    // Tile t: its problem's params, the (M, N, K, 1) shape, the mainloop's tiled views of A and B, and the
+    // tile's (m, n, _, 0) coordinate.
     const auto tile_at = [&](int t) {
       int mi = 0, ni = 0;
-      const int i = locate(p, t, &mi, &ni);
-      const auto& bp = p.base[i];
+      const auto& bp = p.base[locate(p, t, &mi, &ni)];
       const auto mnkl = append<4>(bp.problem_shape, Int<1>{});
       auto inputs = mainloop.load_init(mnkl, bp.mainloop);
       const auto coord = make_coord(idx2crd(mi, shape<2>(get<0>(inputs))), idx2crd(ni, shape<2>(get<1>(inputs))), _,
                                     Int<0>{});
-      const Direct* direct = p.direct[i].ptr != nullptr ? &p.direct[i] : nullptr;
-      return cute::make_tuple(&bp, mnkl, inputs, coord, direct, mi * TM, ni * TN);
+      return cute::make_tuple(&bp, mnkl, inputs, coord);
     };
 
     if (producer) {
       if constexpr (PingPong) cutlass::arch::warpgroup_reg_dealloc<kProducerRegs>();
       if (producer_warp == 0) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
-          auto [bp, mnkl, inputs, coord, direct, m0, n0] = tile_at(t);
+          auto [bp, mnkl, inputs, coord] = tile_at(t);
           const int k_count = int(size<3>(get<0>(inputs)));
           auto k_iter = cute::make_coord_iterator(shape<3>(get<0>(inputs)));
           mainloop.load(bp->mainloop, pl.mainloop, pl.mainloop_producer, inputs, coord, k_iter, k_count, lane,
@@ -153,7 +137,7 @@ struct Sm90ConvGrouped {
         mainloop.load_tail(pl.mainloop, pl.mainloop_producer);
       } else if (producer_warp == 2 && source) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
-          auto [bp, mnkl, inputs, coord, direct, m0, n0] = tile_at(t);
+          auto [bp, mnkl, inputs, coord] = tile_at(t);
           pl.epi_load_producer = Epilogue(bp->epilogue, ss.tensors.epilogue)
                                      .load(pl.epi_load, pl.epi_load_producer, mnkl, tile, coord, tiled_mma, lane,
                                            ss.tensors.epilogue);
@@ -177,17 +161,13 @@ struct Sm90ConvGrouped {
         pl.epi_store_producer = store_next;
       };
       for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
-        auto [bp, mnkl, inputs, coord, direct, m0, n0] = tile_at(t);
+        auto [bp, mnkl, inputs, coord] = tile_at(t);
         const int k_count = int(size<3>(get<0>(inputs)));
         Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
         mainloop.mma(pl.mainloop, pl.mainloop_consumer, acc, k_count, group_thread, ss.tensors.mainloop,
                      bp->mainloop);
         mainloop.mma_tail(pl.mainloop, pl.mainloop_consumer, k_count);
         pl.mainloop_consumer.advance(k_count);
-        if (direct != nullptr) {  // no source loads either (run() gives CUTLASS's epilogue beta = 0)
-          store_direct(*direct, m0, n0, acc, tiled_mma, group_thread, &ss.tensors.epilogue);
-          continue;
-        }
         auto [load_next, store_next] = Epilogue(bp->epilogue, ss.tensors.epilogue)
                                            .store(pl.epi_load, pl.epi_load_consumer, pl.epi_store,
                                                   pl.epi_store_producer, mnkl, tile, coord, acc, tiled_mma,
@@ -197,78 +177,6 @@ struct Sm90ConvGrouped {
         if (source) tile_tail();
       }
       if (!source) tile_tail();
-    }
-  }
-
-  // The direct output of one tile (rows m0.., channels n0..), alpha * acc + beta * out through the output's strides,
-  // staged through the epilogue's shared memory (unused on this path) kChunk channels at a time: the consumers write
-  // their accumulators there channel-major, then each warp stores whole channel rows, 32 consecutive output rows
-  // (pixels) per instruction, so NCHW's planes get 128-byte runs. (Stores straight from the fragments reach only
-  // 8 consecutive pixels per channel and instruction: H100 run 34, 1.05-1.29x the time of the TMA epilogue plus the
-  // write-back pass.) wgmma's accumulator fragment is ((2 columns, 2 rows 8 apart, column groups of 8), M blocks,
-  // N blocks), so the column groups split into chunks statically.
-  static constexpr int kChunk = 32;   // channels per round
-  static constexpr int kPitch = TM + 4;  // floats per staged channel row: the fragment writes miss bank conflicts
-  static_assert(sizeof(typename Epilogue::TensorStorage) >= sizeof(float) * kChunk * kPitch,
-                "a chunk of the tile fits the epilogue's shared memory");
-
-  template <class Acc, class Mma>
-  CUTLASS_DEVICE static void store_direct(Direct const& d, int m0, int n0, Acc const& acc, Mma const& mma,
-                                          int thread, void* smem) {
-    using namespace cute;
-    float* stage = static_cast<float*>(smem);
-    const Tensor at = mma.get_thread_slice(thread).partition_C(make_identity_tensor(make_shape(Int<TM>{}, Int<TN>{})));
-    constexpr int kGroups = decltype(size<0, 2>(acc))::value, kBlocksN = decltype(size<2>(acc))::value;
-    constexpr int kBlockN = TN / kBlocksN, kGroupsPerChunk = kChunk / 8;
-    static_assert(decltype(rank<0>(acc))::value == 3 && decltype(size<0, 0>(acc))::value == 2 &&
-                      decltype(size<0, 1>(acc))::value == 2 && kGroups * 8 == kBlockN && kBlockN % kChunk == 0,
-                  "wgmma's accumulator fragment, column groups of 8 filling whole chunks");
-    // The output rows this thread stores in the second step: lane + 32 i.
-    const int lane = thread % 32, warp = thread / 32;
-    int64_t row_at[TM / 32];
-    CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < TM / 32; ++i) {
-      const int m = m0 + lane + 32 * i;
-      int pq = 0, q = 0, n = 0, row = 0;
-      d.div_q(pq, q, m < d.rows ? m : 0);
-      d.div_p(n, row, pq);
-      row_at[i] = m < d.rows ? n * d.sn + row * d.sp + q * d.sq : -1;
-    }
-    CUTLASS_PRAGMA_UNROLL
-    for (int nb = 0; nb < kBlocksN; ++nb) {
-      CUTLASS_PRAGMA_UNROLL
-      for (int chunk = 0; chunk < kBlockN / kChunk; ++chunk) {
-        const int c0 = nb * kBlockN + chunk * kChunk;  // the chunk's first channel within the tile
-        cutlass::arch::NamedBarrier::sync(cutlass::NumThreadsPerWarpGroup,
-                                          cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-        CUTLASS_PRAGMA_UNROLL
-        for (int mb = 0; mb < size<1>(acc); ++mb)
-          CUTLASS_PRAGMA_UNROLL
-          for (int g = chunk * kGroupsPerChunk; g < (chunk + 1) * kGroupsPerChunk; ++g)
-            CUTLASS_PRAGMA_UNROLL
-            for (int h = 0; h < 2; ++h)
-              CUTLASS_PRAGMA_UNROLL
-              for (int c = 0; c < 2; ++c) {
-                const auto e = make_coord(make_coord(c, h, g), mb, nb);
-                stage[(get<1>(at(e)) - c0) * kPitch + get<0>(at(e))] = float(acc(e));
-              }
-        cutlass::arch::NamedBarrier::sync(cutlass::NumThreadsPerWarpGroup,
-                                          cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-        CUTLASS_PRAGMA_UNROLL
-        for (int j = warp; j < kChunk; j += cutlass::NumWarpsPerWarpGroup) {
-          const int k = n0 + c0 + j;
-          if (k >= d.k) break;  // the later channels of this warp are further out
-          T* plane = d.ptr + k * d.sk;
-          CUTLASS_PRAGMA_UNROLL
-          for (int i = 0; i < TM / 32; ++i) {
-            if (row_at[i] < 0) continue;
-            T* o = plane + row_at[i];
-            float x = d.alpha * stage[j * kPitch + lane + 32 * i];
-            if (d.beta != 0.0f) x += d.beta * float(*o);
-            *o = T(x);
-          }
-        }
-      }
     }
   }
 
@@ -312,7 +220,7 @@ struct Sm90ConvGrouped {
     };
     if (c == 1) skip(int(blockIdx.x));
     for (int t = int(blockIdx.x) + c * int(gridDim.x); t < total; t += 2 * int(gridDim.x)) {
-      auto [bp, mnkl, inputs, coord, direct, m0, n0] = tile_at(t);  // (no direct output here: run())
+      auto [bp, mnkl, inputs, coord] = tile_at(t);
       const int k_count = int(size<3>(get<0>(inputs)));
       Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
       order.wait();
@@ -353,25 +261,9 @@ RunStatus Sm90ConvGrouped<T, TM, TN, PingPong, Op>::run(const Geometry* g, const
   Params p{};
   p.count = n;
   p.n_fast = fd::env_flag_or("FREEDNN_SM90_RASTER_N", true);  // read at every call
-  // CUTLASS's epilogue runs without a source for a direct output (the consumer blends beta itself).
-  const auto epilogue_beta = [&](int i) { return o[i].direct != nullptr ? 0.0f : o[i].beta; };
   for (int i = 0; i < n; ++i) {
-    // the source is loaded for all or for none
-    if (epilogue_beta(i) != epilogue_beta(0)) return RunStatus::not_implementable;
-    if (o[i].direct != nullptr) {
-      if (PingPong || Op != cutlass::conv::Operator::kFprop || o[i].direct_k < 1 || o[i].direct_k > g[i].k)
-        return RunStatus::not_implementable;
-      auto& d = p.direct[i];
-      d.ptr = static_cast<T*>(o[i].direct);
-      d.sn = o[i].direct_strides[0], d.sk = o[i].direct_strides[1];
-      d.sp = o[i].direct_strides[2], d.sq = o[i].direct_strides[3];
-      d.rows = g[i].n * g[i].p * g[i].q, d.k = o[i].direct_k;
-      d.div_q = cutlass::FastDivmod(g[i].q), d.div_p = cutlass::FastDivmod(g[i].p);
-      d.alpha = o[i].alpha, d.beta = o[i].beta;
-    }
-    Operands oi = o[i];
-    oi.beta = epilogue_beta(i);
-    const auto args = Base::arguments(g[i], oi);
+    if (o[i].beta != o[0].beta) return RunStatus::not_implementable;  // the source is loaded for all or for none
+    const auto args = Base::arguments(g[i], o[i]);
     if (!Base::same_output(g[i]) || Base::Conv::can_implement(args) != cutlass::Status::kSuccess ||
         Base::Conv::get_workspace_size(args) != 0)
       return RunStatus::not_implementable;
