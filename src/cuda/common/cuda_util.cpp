@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/handle.h"
+#include "cuda/common/cc90.h"
 
 namespace fd::cuda {
 
@@ -50,6 +51,18 @@ const DeviceInfo& device_info(int device) {
   if (it == cache.end()) it = cache.emplace(device, query_device(device)).first;
   if (small) fast[device].store(&it->second, std::memory_order_release);
   return it->second;
+}
+
+bool is_cc90(int device) {
+  const DeviceInfo& di = device_info(device);
+  return di.cc_major == 9 && di.cc_minor == 0;
+}
+
+cudnnStatus_t require_cc90(int device, const char* who) {
+  const DeviceInfo& di = device_info(device);
+  FD_CHECK_SUPPORTED(is_cc90(device), "%s needs a compute capability 9.0 device (sm_90a code); device %d is %d.%d",
+                     who, device, di.cc_major, di.cc_minor);
+  return CUDNN_STATUS_SUCCESS;
 }
 
 int current_sm_count() {

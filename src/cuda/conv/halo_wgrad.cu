@@ -37,6 +37,7 @@
 
 #include "core/dtype.h"
 #include "core/env.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/aligned.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
@@ -372,8 +373,7 @@ bool wgmma_wanted(int device) {
   const std::string v = fd::env_string("FREEDNN_HALO_WGRAD_WGMMA");
   if (!v.empty()) return v == "1";
 #if defined(FREEDNN_BUILD_SM90A)
-  const DeviceInfo& di = device_info(device);
-  return di.cc_major == 9 && di.cc_minor == 0;
+  return is_cc90(device);
 #else
   (void)device;
   return false;

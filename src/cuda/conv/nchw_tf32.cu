@@ -37,6 +37,7 @@
 
 #include "core/env.h"
 #include "core/status.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
@@ -50,17 +51,6 @@
 
 namespace fd::cuda::conv {
 namespace nchw_tf32 {
-
-int64_t tile_span(const Geom& g, int64_t m0, int64_t* first_out) {
-  const int64_t ohw = int64_t(g.oh) * g.ow, hw = int64_t(g.h) * g.w;
-  const int64_t first = m0, last = std::min<int64_t>(g.m, m0 + kBM) - 1;
-  const int64_t nf = first / ohw, rf = first % ohw / g.ow, nl = last / ohw, rl = last % ohw / g.ow;
-  const int64_t lo = std::clamp<int64_t>(rf * g.sh - g.ph, 0, g.h);
-  const int64_t hi = std::clamp<int64_t>(rl * g.sh - g.ph + int64_t(g.r - 1) * g.dh + 1, 0, g.h);
-  const int64_t q_lo = nf * hw + lo * g.w, q_hi = nl * hw + hi * g.w;
-  if (first_out != nullptr) *first_out = q_lo;
-  return std::max<int64_t>(0, q_hi - q_lo);
-}
 
 bool plan(Geom* g, const char** why) {
   g->taps = g->r * g->s;
@@ -131,19 +121,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t bars = base + uint32_t(kStages * g.stage_bytes);
   const int64_t ohw = int64_t(g.oh) * g.ow, hw = int64_t(g.h) * g.w;
 
-  // The tile's input range [q_lo, q_lo + span) per channel (nchw_tf32::tile_span, the same arithmetic).
+  // The tile's input range [q_lo, q_lo + span) per channel (within the plan's pitch).
   int64_t q_lo = 0;
-  int span = 0;
-  {
-    const int64_t first = m0, last = (g.m < m0 + kBM ? g.m : m0 + kBM) - 1;
-    const int64_t nf = first / ohw, rf = first % ohw / g.ow, nl = last / ohw, rl = last % ohw / g.ow;
-    int64_t lo = rf * g.sh - g.ph, hi = rl * g.sh - g.ph + int64_t(g.r - 1) * g.dh + 1;
-    lo = lo < 0 ? 0 : lo > g.h ? g.h : lo;
-    hi = hi < 0 ? 0 : hi > g.h ? g.h : hi;
-    q_lo = nf * hw + lo * g.w;
-    const int64_t q_hi = nl * hw + hi * g.w;
-    span = q_hi > q_lo ? int(q_hi - q_lo) : 0;
-  }
+  const int span = int(nchw_tf32::tile_span(g, m0, &q_lo));
   // This thread's share of each channel's copy: element e = tid + 256 j of the range, at x + goff[j] + c hw.
   int64_t goff[kLoads];
 #pragma unroll
@@ -326,8 +306,7 @@ Geom make_geom(const ConvProblem& p) {
 // The device runs the sm_90a kernel: an sm_90a build (FREEDNN_BUILD_SM90A) and a compute capability 9.0 device.
 bool device_ok(int device) {
 #if defined(FREEDNN_BUILD_SM90A)
-  const DeviceInfo& di = device_info(device);
-  return di.cc_major == 9 && di.cc_minor == 0;
+  return is_cc90(device);
 #else
   (void)device;
   return false;

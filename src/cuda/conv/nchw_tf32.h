@@ -32,10 +32,26 @@ struct Geom {
   float alpha = 1.f, beta = 0.f;
 };
 
+#if defined(__CUDACC__)
+#define FD_NCHW_TF32_HD __host__ __device__
+#else
+#define FD_NCHW_TF32_HD
+#endif
+
 // The input elements per channel that the tile of output pixels [m0, m0 + kBM) reads: from the first row its first
 // pixel needs, column 0, to the end of the last row its last pixel needs, in flat (image, row, column) order.
-// first_out: that range's start, in the same flat order.
-int64_t tile_span(const Geom& g, int64_t m0, int64_t* first_out);
+// first_out: that range's start, in the same flat order. The host's plan and the kernel both use it.
+FD_NCHW_TF32_HD inline int64_t tile_span(const Geom& g, int64_t m0, int64_t* first_out) {
+  const int64_t ohw = int64_t(g.oh) * g.ow, hw = int64_t(g.h) * g.w;
+  const int64_t first = m0, last = (g.m < m0 + kBM ? g.m : m0 + kBM) - 1;
+  const int64_t nf = first / ohw, rf = first % ohw / g.ow, nl = last / ohw, rl = last % ohw / g.ow;
+  int64_t lo = rf * g.sh - g.ph, hi = rl * g.sh - g.ph + int64_t(g.r - 1) * g.dh + 1;
+  lo = lo < 0 ? 0 : lo > g.h ? g.h : lo;
+  hi = hi < 0 ? 0 : hi > g.h ? g.h : hi;
+  const int64_t q_lo = nf * hw + lo * g.w, q_hi = nl * hw + hi * g.w;
+  if (first_out != nullptr) *first_out = q_lo;
+  return q_hi > q_lo ? q_hi - q_lo : 0;
+}
 
 // Fills the derived fields (taps .. smem_bytes) from the sizes; false where the problem does not fit the kernel
 // (why: the reason).

@@ -24,6 +24,7 @@
 
 #include "core/env.h"
 #include "core/status.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/tma.h"
@@ -194,8 +195,7 @@ int64_t wgrad1x1_tf32_slices(int64_t n, int64_t c, int64_t k, int64_t s) {
 bool wgrad1x1_tf32_wanted(int device) {
   if (fd::env_string("FREEDNN_WGRAD1X1_WGMMA") == "0") return false;
 #if defined(FREEDNN_BUILD_SM90A)
-  const DeviceInfo& di = device_info(device);
-  return di.cc_major == 9 && di.cc_minor == 0;
+  return is_cc90(device);
 #else
   (void)device;
   return false;

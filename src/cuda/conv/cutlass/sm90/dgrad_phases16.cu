@@ -16,6 +16,7 @@
 
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/cutlass/sm90/sm90_grouped.h"
@@ -132,10 +133,7 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
                  "%s needs %zu bytes of workspace for the stride phases' sub-filters, got %zu", id, pl.workspace,
                  a.workspace_size);
   cudnnContext* h = a.handle;
-  const DeviceInfo& di = device_info(h->device);
-  FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
-                     "%s needs a compute capability 9.0 device; the handle's device %d is %d.%d", id, h->device,
-                     di.cc_major, di.cc_minor);
+  FD_TRY(require_cc90(h->device, id));
   FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.out), "%s needs 16-byte aligned dy and dx (TMA)", id);
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);
   char* ws = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);

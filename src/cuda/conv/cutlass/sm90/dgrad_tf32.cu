@@ -14,6 +14,7 @@
 
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -194,10 +195,7 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
                  "%s needs %zu bytes of workspace for dy in NHWC, the sub-filters and the phase outputs, got %zu", id,
                  pl.workspace, a.workspace_size);
   cudnnContext* h = a.handle;
-  const DeviceInfo& di = device_info(h->device);
-  FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
-                     "%s needs a compute capability 9.0 device; the handle's device %d is %d.%d", id, h->device,
-                     di.cc_major, di.cc_minor);
+  FD_TRY(require_cc90(h->device, id));
   FD_CHECK_SUPPORTED(pl.copy_dy || aligned16(a.in), "%s needs a 16-byte aligned dy (TMA)", id);
   FD_CHECK_SUPPORTED(!pl.direct || aligned16(a.out), "%s needs a 16-byte aligned dx (TMA)", id);
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);

@@ -33,6 +33,7 @@
 
 #include "core/dtype.h"
 #include "core/handle.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/cuda_util.h"
 #include "core/env.h"
 #include "cuda/conv/cutlass/nhwc_staging.h"
@@ -234,7 +235,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       return no("cannot query the current CUDA device");
     }
     const DeviceInfo& di = device_info(dev);
-    if (di.cc_major != 9 || di.cc_minor != 0)
+    if (!is_cc90(dev))
       return no("needs a compute capability 9.0 device (sm_90a wgmma/TMA kernels); device " + std::to_string(dev) +
                 " is " + std::to_string(di.cc_major) + "." + std::to_string(di.cc_minor));
     return {};
@@ -295,10 +296,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
   cudnnStatus_t run_kernel(const ConvProblem& p, const fd::conv::ConvArgs& a, const Staging& s, const void* op_a,
                            const void* op_b, const void* c, void* d, double alpha, double beta) const {
     FD_CHECK(a.handle != nullptr, CUDNN_STATUS_INTERNAL_ERROR, "%s called without a handle", id_);
-    const DeviceInfo& di = device_info(a.handle->device);
-    FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
-                       "%s needs a compute capability 9.0 device; the handle's device %d is %d.%d", id_,
-                       a.handle->device, di.cc_major, di.cc_minor);
+    FD_TRY(require_cc90(a.handle->device, id_));
     FD_CHECK_SUPPORTED(aligned16(op_a) && aligned16(op_b) && aligned16(d) && aligned16(c),
                        "%s needs 16-byte aligned data pointers (TMA)", id_);
     const Geometry g = geometry(p, s);

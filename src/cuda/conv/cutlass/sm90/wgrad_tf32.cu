@@ -12,6 +12,7 @@
 
 #include "core/env.h"
 #include "core/handle.h"
+#include "cuda/common/cc90.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -237,10 +238,7 @@ cudnnStatus_t run_tf32_wgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
                  "%s needs %zu bytes of workspace for the transposed x, dy and %d partial dw, got %zu", id,
                  pl.workspace, pl.slices, a.workspace_size);
   cudnnContext* h = a.handle;
-  const DeviceInfo& di = device_info(h->device);
-  FD_CHECK_SUPPORTED(di.cc_major == 9 && di.cc_minor == 0,
-                     "%s needs a compute capability 9.0 device; the handle's device %d is %d.%d", id, h->device,
-                     di.cc_major, di.cc_minor);
+  FD_TRY(require_cc90(h->device, id));
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);
   char* ws = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
   auto* A = reinterpret_cast<float*>(ws + pl.off_a);
