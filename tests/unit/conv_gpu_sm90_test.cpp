@@ -836,6 +836,10 @@ TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
       {"stem_c3", 2, 3, 64, 1, {32, 32}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
       {"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"c5_k12", 2, 5, 12, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // 5 x 5 and 7 x 7 outputs: the write-back's flat stores (planes of at most 64 pixels, not a multiple of 4),
+      // channel tiles of 64 with a partial last one
+      {"5x5_k130", 2, 16, 130, 1, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"7x7_k80", 3, 48, 80, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   int i = 0;
   for (const Shape& s : shapes) {
@@ -873,11 +877,14 @@ TEST(ConvSm90, Tf32FusedBiasActivation) {
   const Shape s{"3x3", 2, 32, 48, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const Shape odd{"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const int algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  const Shape small{"7x7_k80", 2, 24, 80, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};  // the flat write-back
   for (bool z_is_y : {false, true}) {
     Tf32Problem nhwc(s, true, false, rng);
     ft_conv_check::check_fused(h, nhwc, algo, rng, z_is_y, kTf32Tol, "sm90 tf32 nhwc");
     Tf32Problem nchw(s, false, false, rng);
     ft_conv_check::check_fused(h, nchw, algo, rng, z_is_y, kTf32Tol, "sm90 tf32 nchw");
+    Tf32Problem nchw7(small, false, false, rng);
+    ft_conv_check::check_fused(h, nchw7, algo, rng, z_is_y, kTf32Tol, "sm90 tf32 nchw 7x7");
   }
   Tf32Problem p(odd, true, false, rng);
   ft_conv_check::check_fused(h, p, algo, rng, false, kTf32Tol, "sm90 tf32 padded K");
