@@ -803,6 +803,7 @@ TEST(ConvSm90, SubsampledStridedOneByOne) {
     for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF})
       for (int layout = 1; layout < 3; ++layout) {  // NCHW, NHWC with padded strides
         size_t ws[2] = {0, 0};
+        bool x_staged[2] = {true, true};  // random padded strides may come out packed (then x is read in place)
         for (const char* form : {"1", "0"}) {
           SCOPED_TRACE(std::string("FREEDNN_SM90_SUBSAMPLE=") + form + " " + s.name + " " +
                        (t == CUDNN_DATA_FLOAT ? "tf32" : "f16") + (layout == 1 ? " nchw" : " padded"));
@@ -811,11 +812,12 @@ TEST(ConvSm90, SubsampledStridedOneByOne) {
           if (t == CUDNN_DATA_FLOAT)
             EXPECT_EQ(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH), CUDNN_STATUS_SUCCESS);
           ws[form[0] - '0'] = fwd_workspace(h, p);
+          x_staged[form[0] - '0'] = layout == 1 || p.x.span() != p.x.count();
           const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 2 ? -0.5 : 0.0;
           ++i;
           check_forward(h, p, rng, alpha, beta, t == CUDNN_DATA_FLOAT ? kTf32Tol : 0);
         }
-        EXPECT_LT(ws[1], ws[0]) << s.name << ": the subsampled copy of x is smaller";
+        if (x_staged[0] && x_staged[1]) EXPECT_LT(ws[1], ws[0]) << s.name << ": the subsampled copy of x is smaller";
       }
 }
 
@@ -836,8 +838,8 @@ TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
       {"stem_c3", 2, 3, 64, 1, {32, 32}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
       {"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"c5_k12", 2, 5, 12, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      // 5 x 5 and 7 x 7 outputs: the write-back's flat stores (planes of at most 64 pixels, not a multiple of 4),
-      // channel tiles of 64 with a partial last one
+      // 5 x 5 and 7 x 7 outputs: the write-back's scalar stores (planes not a multiple of 4 pixels), channel tiles
+      // of 64 with a partial last one
       {"5x5_k130", 2, 16, 130, 1, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"7x7_k80", 3, 48, 80, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
@@ -877,7 +879,7 @@ TEST(ConvSm90, Tf32FusedBiasActivation) {
   const Shape s{"3x3", 2, 32, 48, 1, {10, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const Shape odd{"c3_k6", 2, 3, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const int algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-  const Shape small{"7x7_k80", 2, 24, 80, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};  // the flat write-back
+  const Shape small{"7x7_k80", 2, 24, 80, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};  // 49-pixel planes
   for (bool z_is_y : {false, true}) {
     Tf32Problem nhwc(s, true, false, rng);
     ft_conv_check::check_fused(h, nhwc, algo, rng, z_is_y, kTf32Tol, "sm90 tf32 nhwc");

@@ -39,7 +39,6 @@
 #include <climits>
 #include <type_traits>
 
-#include "core/env.h"
 #include "cuda/common/cuda_util.h"
 #include "cuda/common/ops_pdl.h"
 #include "cuda/common/pdl.cuh"
@@ -225,14 +224,11 @@ __global__ void __launch_bounds__(kVBlock) to_nhwc_vec_kernel(const S* src, int6
 // loads of y for beta != 0 and 16-byte stores); otherwise scalar ones. z_div: the fused z's (h, w) strides are not
 // those of a packed plane, so h and w are computed per element (otherwise f.zv was rewritten on the host to take
 // (h, w) = (0, s)). kFused: f is on (the fused epilogue); otherwise f is ignored (alpha/beta blend).
-// flat (float, HW <= kVT and not vec_out: 7 x 7 planes): the tile's channels are whole planes, adjacent in dst, so
-// the block writes its kVT x HW elements as one contiguous range, lane by lane: 128-byte stores per warp where the
-// per-channel rows of 49 pixels would take four scalar stores per 16-byte slot.
 // Registers: ~64 blended (3+ blocks per SM), capped at 128 fused (2 blocks; float spills a few bytes to L1).
 template <class S, bool kFused>
 __global__ void __launch_bounds__(kVBlock, kFused ? 2 : 3)
     from_nhwc_vec_kernel(const S* buf, int64_t N, int64_t C, int64_t Cb, int64_t HW, int64_t W, bool vec_out,
-                         bool flat, bool z_div, S* dst, float alpha, float beta, FusedDev f) {
+                         bool z_div, S* dst, float alpha, float beta, FusedDev f) {
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   using R = Raw<S>;
   FusedDev g;  // f, or (plain blend) a known-off epilogue: the blend-only instance keeps none of f in registers
@@ -257,22 +253,6 @@ __global__ void __launch_bounds__(kVBlock, kFused ? 2 : 3)
       for (int k = 0; k < V; ++k) tile[r][cv * V + k] = raw[k];
     }
     __syncthreads();
-    if (flat) {  // s0 == 0: channels c0 .. c_end of image n, HW pixels each, adjacent in dst
-      const int64_t c_end = C < c0 + kVT ? C : c0 + kVT;
-      const int len = static_cast<int>((c_end - c0) * HW), hw = static_cast<int>(HW);
-      S* out = dst + (n * C + c0) * HW;
-      for (int i = threadIdx.x; i < len; i += kVBlock) {
-        const int oc = i / hw, s = i - oc * hw;
-        int64_t h = 0, w = s;
-        if (kFused && z_div) split_hw<uint32_t>(s, W, h, w);
-        S y1[1] = {!kFused && beta != 0.f ? out[i] : S{}};  // the prior y that write_out blends with
-        write_out<S, float>(y1, 0, widen(of_raw<S>(static_cast<Raw<S>>(tile[s][oc]))), alpha, beta, g, n, c0 + oc, 0,
-                            h, w);
-        out[i] = y1[0];
-      }
-      __syncthreads();
-      continue;
-    }
 #pragma unroll
     for (int u = 0; u < kPer; ++u) {
       const int e = threadIdx.x + u * kVBlock, oc = e / kVpr, ov = e % kVpr;  // channel c0 + oc, pixels s0 + ov * V ..
@@ -465,8 +445,6 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
     } else if (packed_nchw(t) && buf != dst && Cb % V == 0 && aligned16(buf) && fits32(HW) &&
                vec_grid(N, C, HW, &vg)) {
       const bool vec_out = HW % V == 0 && aligned16(dst);
-      // FREEDNN_FROM_NHWC_FLAT=0 (read at every call): the per-channel stores on 7 x 7 planes too (A/B)
-      const bool flat = sizeof(S) == 4 && !vec_out && HW <= kVT && fd::env_flag_or("FREEDNN_FROM_NHWC_FLAT", true);
       // z's offset from the pixel index s = h * W + w: with packed (h, w) strides, h * st3 + w * st4 == s, so the
       // kernel passes (h, w) = (0, s) to a view with strides (0, 1) and divides nothing.
       bool z_div = false;
@@ -481,7 +459,7 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
       }
       auto* kernel = f.on ? from_nhwc_vec_kernel<S, true> : from_nhwc_vec_kernel<S, false>;
       (void)launch_pdl(pdl, kernel, vg, dim3(kVBlock), 0, st, static_cast<const S*>(buf), N, C, Cb, HW, W, vec_out,
-                       flat, z_div, static_cast<S*>(dst), alpha, beta, f);
+                       z_div, static_cast<S*>(dst), alpha, beta, f);
     } else {
       with_index(HW, [&](auto itag) {
         (void)launch_pdl(pdl, from_nhwc_tiled_kernel<S, decltype(itag)>, tile_grid(N, C, H, W), dim3(kTile, kRows), 0,
