@@ -784,45 +784,6 @@ static void check_tf32_persistent_forms() {
   });
 }
 
-// Stream-K on the float persistent kernel (sm90_grouped.h; on by default, FREEDNN_SM90_STREAMK=0 turns it off):
-// tiles that leave the last wave partly empty with enough k-iterations per CTA (on a device of 100-150 SMs): 8
-// tiles of 144 k-iterations (one tile's iterations over ~16 CTAs), and 272 tiles of 8 (whole tiles for the first
-// wave, the rest cut), forward and unit-stride backward data, NCHW (staged: the kernel's beta is 0 whatever the
-// caller's) and packed NHWC (beta 0: stream-K; beta 1: whole tiles). Both settings against the reference, and the
-// default twice on the same inputs: the partial tiles are summed in a fixed order, so the results match bitwise.
-TEST(ConvSm90, Tf32StreamK) {
-  SKIP_UNLESS_HOPPER();
-  ft::Handle h;
-  auto rng = ft::make_rng();
-  const std::vector<Shape> shapes = {
-      {"7x7_c512_k512", 4, 512, 512, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"8x8_c256_k1024", 68, 256, 1024, 1, {8, 8}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
-  };
-  int i = 0;
-  for (const char* dir : {"fwd", "bwd_data"}) {
-    OnlyImpl only(dir[0] == 'f' ? "cuda:cutlass_sm90_fprop" : "cuda:cutlass_sm90_dgrad");
-    for (const Shape& s : shapes)
-      for (bool nhwc : {false, true})
-        for (const char* form : {"", "0"}) {
-          SCOPED_TRACE(std::string(dir) + " " + s.name + (nhwc ? " nhwc" : " nchw") + " FREEDNN_SM90_STREAMK=" + form);
-          ft::ScopedEnv env("FREEDNN_SM90_STREAMK", form);
-          const double beta = nhwc && i++ % 2 ? 1.0 : 0.0;
-          Tf32Problem p(s, nhwc, false, rng);
-          if (dir[0] == 'f') {
-            check_tf32_forward(h, p, rng, 1.0, beta);
-            if (form[0] != '\0' || beta != 0.0) continue;
-            const std::vector<double> first = p.y.values();
-            p.y.fill_uniform(rng, -9, 9);  // poisoned; the same x and w: the same bits
-            ASSERT_EQ(ft_conv::forward(h, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1.0, 0.0),
-                      CUDNN_STATUS_SUCCESS);
-            EXPECT_EQ(first, p.y.values()) << "stream-K forward not reproducible";
-          } else {
-            check_backward_data(h, p, rng, 1.0, beta, kTf32Tol);
-          }
-        }
-  }
-}
-
 // Strided 1x1 forwards with a staged x: only the pixels the filter reads are copied and the kernel runs at stride 1
 // (FREEDNN_SM90_SUBSAMPLE, read at every call; on by default; 0: all of x copied, the kernel strides): stride 2 on
 // odd and even sizes, stride 3 x 2, K above and below 64, float (TF32) and half, NCHW and padded NHWC, blending.

@@ -182,8 +182,6 @@ cudnnStatus_t run_phases_grouped(cudnnContext* h, const char* id, const GroupKer
   Geometry g[kMaxGroup];
   Operands o[kMaxGroup];
   for (int j = 0; j < count; ++j) g[j] = ph[live[j]].g, o[j] = operands(ph[live[j]]);
-  // one float phase (unit stride, or a 1x1 filter's one live phase): stream-K where its tiles call for it
-  if (count == 1 && &k == &fprop_tf32_128x128_grouped()) attach_streamk(h, &o[0]);
   // FREEDNN_SM90_PHASES_SERIAL=1 (opt-in, for the A/B): side after the kernel on the handle's stream.
   const bool fork = side && !env_flag("FREEDNN_SM90_PHASES_SERIAL");
   AuxStreams* pool = nullptr;

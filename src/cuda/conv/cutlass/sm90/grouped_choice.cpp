@@ -4,11 +4,8 @@
 // (sm90_grouped.h): two consumer warp groups in turn unless FREEDNN_SM90_PINGPONG=0 (read at every call), which
 // keeps the one-consumer form. H100 run 28 (ResNet-50, N = 64, same call): 0.95x the one-consumer time on the
 // 16-bit forwards (0.83-0.86x on the short-K 1x1 layers, 0.98-1.03x on the 56 x 56 ones), 0.90-0.92x on the
-// stride-2 backward data. And whether the unit-stride 16-bit dgrad runs on the grouped dgrad kernels, and the
-// stream-K scratch of the float one-consumer kernel.
+// stride-2 backward data. And whether the unit-stride 16-bit dgrad runs on the grouped dgrad kernels.
 #include "core/env.h"
-#include "core/handle.h"
-#include "cuda/common/cuda_util.h"
 #include "cuda/conv/cutlass/sm90/sm90_grouped.h"
 
 namespace fd::cuda::conv::sm90 {
@@ -17,17 +14,6 @@ const GroupKernel& grouped_16bit_128x128(bool bf16) {
   if (fd::env_flag_or("FREEDNN_SM90_PINGPONG", true))
     return bf16 ? fprop_bf16_128x128_pingpong() : fprop_f16_128x128_pingpong();
   return bf16 ? fprop_bf16_128x128_grouped() : fprop_f16_128x128_grouped();
-}
-
-void attach_streamk(cudnnContext* h, Operands* o) {
-  o->workspace = nullptr;
-  o->workspace_size = 0;
-  if (o->beta != 0.0f || !fd::env_flag_or("FREEDNN_SM90_STREAMK", true)) return;
-  const size_t need = streamk_bytes(device_info(h->device).sm_count);
-  void* scratch = nullptr;
-  if (handle_scratch(h, need, &scratch) != CUDNN_STATUS_SUCCESS) return;  // whole tiles then
-  o->workspace = scratch;
-  o->workspace_size = need;
 }
 
 bool dgrad16_grouped_wanted() { return fd::env_flag_or("FREEDNN_SM90_DGRAD16_GROUPED", true); }

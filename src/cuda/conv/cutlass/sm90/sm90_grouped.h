@@ -16,8 +16,6 @@
 
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
 
-struct cudnnContext;
-
 namespace fd::cuda::conv::sm90 {
 
 constexpr int kMaxGroup = 4;  // the stride phases of a 2-D stride of 2
@@ -46,18 +44,6 @@ const GroupKernel& dgrad_f16_128x128_pingpong();
 const GroupKernel& dgrad_bf16_128x128_pingpong();
 const GroupKernel& dgrad_f16_128x64_grouped();
 const GroupKernel& dgrad_bf16_128x64_grouped();
-
-// Stream-K on the one-consumer float kernel (fprop_tf32_128x128_grouped), for one problem with beta == 0: where
-// the tiles leave the last wave partly empty (ResNet-50's 7 x 7 layers at N = 64: 100 or 400 tiles of 128 x 128 on
-// 132 SMs), the last waves' iterations are cut evenly over the CTAs and each tile split that way is summed by the
-// CTA that ran its first iterations, in CTA order (deterministic). Its scratch, given as problem 0's
-// Operands::workspace: a 128 x 128 float tile and a flag per SM.
-constexpr size_t kStreamKSlotFloats = 128 * 128;
-inline size_t streamk_flags_offset(int sms) { return static_cast<size_t>(sms) * kStreamKSlotFloats * sizeof(float); }
-inline size_t streamk_bytes(int sms) { return streamk_flags_offset(sms) + static_cast<size_t>(sms) * sizeof(int); }
-// Sets o's workspace to the handle's stream-K scratch, or to none (no stream-K): none where o->beta != 0, where
-// FREEDNN_SM90_STREAMK=0 (read at every call) or where the scratch cannot be had.
-void attach_streamk(cudnnContext* h, Operands* o);
 
 // The 16-bit 128x128 grouped kernel: the ping-pong form unless FREEDNN_SM90_PINGPONG=0 (read at every call), then
 // the one-consumer form.

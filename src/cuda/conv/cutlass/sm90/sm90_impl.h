@@ -321,10 +321,7 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
     }
     o.stream = a.handle->stream;
     if (const GroupKernel* pk = persistent(p)) {
-      Operands og = o;  // the kernel's workspace: the stream-K scratch (float data only), or none
-      og.workspace = nullptr, og.workspace_size = 0;
-      if (p.xdt == CUDNN_DATA_FLOAT) attach_streamk(a.handle, &og);
-      const RunStatus r = pk->run(&g, &og, 1, o.stream);
+      const RunStatus r = pk->run(&g, &o, 1, o.stream);
       if (r == RunStatus::ok) return CUDNN_STATUS_SUCCESS;
       FD_CHECK(r == RunStatus::not_implementable, CUDNN_STATUS_EXECUTION_FAILED,
                "%s: CUTLASS %s failed to initialize or launch (CUDA: %s)", id_, pk->name,

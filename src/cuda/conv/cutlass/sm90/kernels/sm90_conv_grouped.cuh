@@ -64,93 +64,7 @@ struct Sm90ConvGrouped {
     bool n_fast = true;
     int first[kMaxGroup + 1] = {};  // problem i's tiles are [first[i], first[i + 1])
     int count = 0;
-    // Stream-K (sm90_grouped.h): allowed by the host (one float problem, no source, the scratch given, a
-    // cooperative launch on every SM); the device decides per launch (Split).
-    bool sk = false;
-    float* sk_partials = nullptr;  // a TM x TN float tile per CTA, each thread's values 128 apart (coalesced)
-    int* sk_flags = nullptr;       // per CTA: 1 once its partial tile is stored (zeroed before the launch)
   };
-
-  // Stream-K's cut of one problem of `total` tiles of kt k-iterations over the grid's G CTAs: when the tiles leave
-  // the last wave partly empty, all but the last full wave's worth of tiles run whole (dp_tiles, G per wave), and
-  // the iterations of the rest, laid end to end tile by tile, are cut into G equal ranges, CTA c taking
-  // [start(c), start(c + 1)). A range starts with the end of one tile (a partial: stored for the CTA that ran the
-  // tile's first iterations) and ends with the start of another (its head: that CTA adds the partials of the tile,
-  // in CTA order, then runs the epilogue). Off (whole tiles, as before) where each range would be shorter than
-  // kMinSkIters, since a partial tile's trip through L2 costs about as much as a few iterations.
-  static constexpr int kMinSkIters = 8;
-  struct Split {
-    bool on = false;
-    int dp_tiles = 0;
-    int64_t iters = 0;  // the stream-K iterations
-    CUTLASS_DEVICE int64_t start(int c) const { return int64_t(c) * iters / int64_t(gridDim.x); }
-    // the CTA whose range holds iteration i: the largest c with start(c) <= i
-    CUTLASS_DEVICE int owner(int64_t i) const { return int(((i + 1) * int64_t(gridDim.x) + iters - 1) / iters - 1); }
-  };
-  CUTLASS_DEVICE static Split split_of(Params const& p, int kt) {
-    Split s;
-    const int total = p.first[p.count], g = int(gridDim.x);
-    if (!p.sk || p.count != 1 || total % g == 0) return s;
-    s.dp_tiles = total / g >= 1 ? (total / g - 1) * g : 0;
-    s.iters = int64_t(total - s.dp_tiles) * kt;
-    s.on = s.iters / g >= kMinSkIters;
-    return s;
-  }
-  // f(tile, k0, k1) for this CTA's pieces in order: whole tiles t = blockIdx.x, + gridDim.x, ... without stream-K;
-  // with it, its whole tiles, then its range's pieces.
-  template <class F>
-  CUTLASS_DEVICE static void for_each_piece(Params const& p, Split const& sp, int kt, F&& f) {
-    const int total = p.first[p.count], c = int(blockIdx.x), g = int(gridDim.x);
-    const int whole = sp.on ? sp.dp_tiles : total;
-    for (int t = c; t < whole; t += g) f(t, 0, kt);
-    if (!sp.on) return;
-    const int64_t end = sp.start(c + 1);
-    for (int64_t i = sp.start(c); i < end;) {
-      const int t = sp.dp_tiles + int(i / kt), k0 = int(i % kt);
-      const int k1 = int(cute::min(int64_t(kt), k0 + (end - i)));
-      f(t, k0, k1);
-      i += k1 - k0;
-    }
-  }
-
-  static constexpr int kSkBarrier = static_cast<int>(cutlass::arch::ReservedNamedBarriers::FirstUserBarrier);
-  CUTLASS_DEVICE static void consumers_sync() {
-    cutlass::arch::NamedBarrier::sync(cutlass::NumThreadsPerWarpGroup, kSkBarrier);
-  }
-  // A CTA's partial tile (its range's first piece, not a head): stored, then flagged (release after the warp
-  // group's stores).
-  template <class Acc>
-  CUTLASS_DEVICE static void store_partial(Params const& p, Acc const& acc, int gt) {
-    float* slot = p.sk_partials + size_t(blockIdx.x) * (TM * TN);
-    CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < int(cute::size(acc)); ++i) __stcg(slot + i * cutlass::NumThreadsPerWarpGroup + gt, acc(i));
-    consumers_sync();
-    if (gt == 0) {
-      __threadfence();
-      asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p.sk_flags + blockIdx.x), "r"(1) : "memory");
-    }
-  }
-  // The head of tile t (iterations [0, k1) here): waits for the partial tiles of the CTAs holding the rest and adds
-  // them in CTA order (a fixed order: deterministic).
-  template <class Acc>
-  CUTLASS_DEVICE static void add_partials(Params const& p, Split const& sp, int t, int k1, int kt, Acc& acc, int gt) {
-    const int64_t first = int64_t(t - sp.dp_tiles) * kt;
-    const int c0 = int(blockIdx.x) + 1, c1 = sp.owner(first + kt - 1);
-    if (gt == 0)
-      for (int c = c0; c <= c1; ++c) {
-        int v = 0;
-        do {
-          asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p.sk_flags + c) : "memory");
-        } while (v == 0);
-      }
-    consumers_sync();
-    for (int c = c0; c <= c1; ++c) {
-      const float* slot = p.sk_partials + size_t(c) * (TM * TN);
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < int(cute::size(acc)); ++i) acc(i) += __ldcg(slot + i * cutlass::NumThreadsPerWarpGroup + gt);
-    }
-    (void)k1;
-  }
 
   // The problem of tile t and the tile's (m, n) index within it.
   CUTLASS_DEVICE static int locate(Params const& p, int t, int* m, int* n) {
@@ -209,22 +123,17 @@ struct Sm90ConvGrouped {
       return cute::make_tuple(&bp, mnkl, inputs, coord);
     };
 
-    // k-iterations per tile (problem 0's; stream-K runs one problem only) and the stream-K cut
-    const int kt = int(size<3>(get<0>(get<2>(tile_at(0)))));
-    const Split sp = PingPong || source ? Split{} : split_of(p, kt);
-
     if (producer) {
       if constexpr (PingPong) cutlass::arch::warpgroup_reg_dealloc<kProducerRegs>();
       if (producer_warp == 0) {
-        for_each_piece(p, sp, kt, [&](int t, int k0, int k1) {
+        for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
           auto [bp, mnkl, inputs, coord] = tile_at(t);
-          const int k_count = k1 - k0;
-          const auto k_shape = shape<3>(get<0>(inputs));
-          auto k_iter = cute::make_coord_iterator(idx2crd(k0, k_shape), k_shape);
+          const int k_count = int(size<3>(get<0>(inputs)));
+          auto k_iter = cute::make_coord_iterator(shape<3>(get<0>(inputs)));
           mainloop.load(bp->mainloop, pl.mainloop, pl.mainloop_producer, inputs, coord, k_iter, k_count, lane,
                         cute::block_rank_in_cluster(), ss.tensors.mainloop);
           pl.mainloop_producer.advance(k_count);
-        });
+        }
         mainloop.load_tail(pl.mainloop, pl.mainloop_producer);
       } else if (producer_warp == 2 && source) {
         for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
@@ -251,21 +160,14 @@ struct Sm90ConvGrouped {
         pl.epi_load_consumer = load_next;
         pl.epi_store_producer = store_next;
       };
-      for_each_piece(p, sp, kt, [&](int t, int k0, int k1) {
+      for (int t = int(blockIdx.x); t < total; t += int(gridDim.x)) {
         auto [bp, mnkl, inputs, coord] = tile_at(t);
-        const int k_count = k1 - k0;
+        const int k_count = int(size<3>(get<0>(inputs)));
         Tensor acc = partition_fragment_C(tiled_mma, take<0, 2>(tile));
         mainloop.mma(pl.mainloop, pl.mainloop_consumer, acc, k_count, group_thread, ss.tensors.mainloop,
                      bp->mainloop);
         mainloop.mma_tail(pl.mainloop, pl.mainloop_consumer, k_count);
         pl.mainloop_consumer.advance(k_count);
-        if (k_count != kt) {  // a stream-K piece
-          if (k0 != 0) {
-            store_partial(p, acc, group_thread);
-            return;
-          }
-          add_partials(p, sp, t, k1, kt, acc, group_thread);
-        }
         auto [load_next, store_next] = Epilogue(bp->epilogue, ss.tensors.epilogue)
                                            .store(pl.epi_load, pl.epi_load_consumer, pl.epi_store,
                                                   pl.epi_store_producer, mnkl, tile, coord, acc, tiled_mma,
@@ -273,7 +175,7 @@ struct Sm90ConvGrouped {
         pl.epi_load_consumer = load_next;
         pl.epi_store_producer = store_next;
         if (source) tile_tail();
-      });
+      }
       if (!source) tile_tail();
     }
   }
@@ -387,33 +289,6 @@ RunStatus Sm90ConvGrouped<T, TM, TN, PingPong, Op>::run(const Geometry* g, const
     return RunStatus::init_failed;
   const int ctas = p.first[n] < sms ? p.first[n] : sms;  // one CTA per SM (the pipeline fills shared memory)
   if (ctas < 1) return RunStatus::ok;
-  // Stream-K: float data (the TF32 forwards and the float dgrad's unit-stride phase), one problem, no source, the
-  // tiles not a whole number of waves, the scratch given (attach_streamk): every SM's CTA, launched cooperatively
-  // (all resident at once, as the heads' waits need), the flags zeroed first.
-  if constexpr (!PingPong && std::is_same_v<T, float> && TM * TN <= kStreamKSlotFloats) {
-    const size_t need = streamk_bytes(sms);
-    if (n == 1 && o[0].beta == 0.0f && o[0].workspace != nullptr && o[0].workspace_size >= need &&
-        p.first[1] % sms != 0) {
-      p.sk = true;
-      p.sk_partials = static_cast<float*>(o[0].workspace);
-      p.sk_flags = reinterpret_cast<int*>(static_cast<char*>(o[0].workspace) + streamk_flags_offset(sms));
-      if (cudaMemsetAsync(p.sk_flags, 0, sizeof(int) * static_cast<size_t>(sms), st) != cudaSuccess)
-        return RunStatus::launch_failed;
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3(static_cast<unsigned>(sms));
-      cfg.blockDim = dim3(kThreads);
-      cfg.dynamicSmemBytes = static_cast<size_t>(smem);
-      cfg.stream = st;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeCooperative;
-      attr[0].val.cooperative = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      if (cudaLaunchKernelEx(&cfg, fn, p) == cudaSuccess) return RunStatus::ok;
-      (void)cudaGetLastError();  // not launched (e.g. the SMs are not all available): whole tiles below
-      p.sk = false;
-    }
-  }
   fn<<<ctas, kThreads, smem, st>>>(p);
   return cudaPeekAtLastError() == cudaSuccess ? RunStatus::ok : RunStatus::launch_failed;
 }
