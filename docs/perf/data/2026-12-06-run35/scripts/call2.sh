@@ -28,7 +28,8 @@ echo "suite at $(el) s"
 LIMIT=${LIMIT:-540}
 left=$(( LIMIT - 60 - $(el) ))
 if [ $left -gt 100 ]; then
-  PREBUILT=1 TORCH_TIMEOUT=70 CONV_TIMEOUT=140 CONV_CONFIGS="f32:nchw:default" \
+  torch=1; [ $left -gt 230 ] || torch=0
+  TORCH=$torch PREBUILT=1 TORCH_TIMEOUT=70 CONV_TIMEOUT=140 CONV_CONFIGS="f32:nchw:default" \
     OUT=$OUT/rn timeout $left tools/gpu/h200_check.sh conv > $OUT/rn_log_f32.txt 2>&1
   grep -v "^NVIDIA" $OUT/rn_log_f32.txt | tail -4
   rm -f $OUT/rn/gpu-results.tgz
