@@ -47,31 +47,37 @@ __global__ void bias_act_kernel(S* y, int64_t vectors, int64_t K, int64_t P, int
 // of to_nhwc. FREEDNN_SM90_FWD_CHWN=0 (read at every call) keeps to_nhwc. Why: run 34's same-call table had the
 // TF32 7 x 7 3x3 forward at 82.5 us against 72.4 for the backward data of the same shape, which runs the same
 // persistent kernel and output pass but stages through to_chwn.
-bool chwn_staging(const sm90::Staging& s) {
-  return !s.s2d && (s.x || s.w) && fd::env_flag_or("FREEDNN_SM90_FWD_CHWN", true);
+bool chwn_staging(const fd::ConvProblem& p, const sm90::Staging& s) {
+  return p.xdt == CUDNN_DATA_FLOAT && !s.s2d && (s.x || s.w) && fd::env_flag_or("FREEDNN_SM90_FWD_CHWN", true);
+}
+
+// The part of x the staged copy holds (not space-to-depth): all of it, or (s.sub) the strided view of the pixels a
+// strided 1x1 filter reads.
+cudnnTensorStruct staged_x_view(const fd::ConvProblem& p, const sm90::Staging& s) {
+  cudnnTensorStruct v = *p.x;
+  if (s.sub) {
+    v.dims[2] = p.oh, v.dims[3] = p.ow;
+    v.strides[2] *= p.sh, v.strides[3] *= p.sw;
+  }
+  return v;
+}
+
+// t (N, C, H, W dims and strides) -> dst[a = n][h][w][Np channels]; with Ap rows of a (zeros past N).
+sm90::ChwnCopy<float> to_channels_last(const cudnnTensorStruct& t, const void* src, int64_t Ap, int64_t Np, void* dst) {
+  sm90::ChwnCopy<float> c;
+  c.src = static_cast<const float*>(src);
+  c.strides[0] = t.strides[1], c.strides[1] = t.strides[0], c.strides[2] = t.strides[2], c.strides[3] = t.strides[3];
+  c.N = t.dims[1], c.A = t.dims[0], c.Ap = Ap, c.U = t.dims[2], c.V = t.dims[3], c.Np = Np;
+  c.dst = static_cast<float*>(dst);
+  return c;
 }
 
 cudnnStatus_t stage_float_operands(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, const sm90::Staging& s,
                                    char* ws) {
   sm90::ChwnCopy<float> copies[2];
   int n = 0;
-  if (s.x) {
-    const int64_t* xs = p.x->strides;
-    const int64_t step_h = s.sub ? p.sh : 1, step_w = s.sub ? p.sw : 1;
-    sm90::ChwnCopy<float>& c = copies[n++];
-    c.src = static_cast<const float*>(a.in);
-    c.strides[0] = xs[1], c.strides[1] = xs[0], c.strides[2] = xs[2] * step_h, c.strides[3] = xs[3] * step_w;
-    c.N = p.ic, c.A = p.mb, c.Ap = p.mb, c.U = s.sub ? p.oh : p.ih, c.V = s.sub ? p.ow : p.iw, c.Np = s.c;
-    c.dst = reinterpret_cast<float*>(ws + s.off_x);
-  }
-  if (s.w) {
-    const int64_t* fs = p.w->as_tensor.strides;
-    sm90::ChwnCopy<float>& c = copies[n++];
-    c.src = static_cast<const float*>(a.in2);
-    c.strides[0] = fs[1], c.strides[1] = fs[0], c.strides[2] = fs[2], c.strides[3] = fs[3];
-    c.N = p.ic, c.A = p.oc, c.Ap = s.k, c.U = p.kh, c.V = p.kw, c.Np = s.c;
-    c.dst = reinterpret_cast<float*>(ws + s.off_w);
-  }
+  if (s.x) copies[n++] = to_channels_last(staged_x_view(p, s), a.in, p.mb, s.c, ws + s.off_x);
+  if (s.w) copies[n++] = to_channels_last(p.w->as_tensor, a.in2, s.k, s.c, ws + s.off_w);
   return sm90::to_chwn(a.handle->stream, copies, n);
 }
 
@@ -143,27 +149,16 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     char* ws = ws_base(a);
     const void* x = a.in;
     const void* w = a.in2;
-    if (dt == CUDNN_DATA_FLOAT && chwn_staging(s)) {
-      FD_TRY(stage_float_operands(p, a, s, ws));
-      if (s.x) x = ws + s.off_x;
-      if (s.w) w = ws + s.off_w;
-    }
-    if (s.x && x == a.in) {
-      if (s.s2d) {
-        FD_TRY(s2d_input(st, dev, dt, *p.x, a.in, s.zs, p.ph, p.pw, ws + s.off_x));
-      } else if (s.sub) {  // x's view of the pixels the strided 1x1 filter reads
-        cudnnTensorStruct v = *p.x;
-        v.dims[2] = p.oh, v.dims[3] = p.ow;
-        v.strides[2] *= p.sh, v.strides[3] *= p.sw;
-        FD_TRY(to_nhwc(st, dev, dt, v, a.in, ws + s.off_x, p.mb, s.c));
-      } else {
-        FD_TRY(to_nhwc(st, dev, dt, *p.x, a.in, ws + s.off_x, p.mb, s.c));
-      }
+    const bool one_copy = chwn_staging(p, s);  // x and w in one transposing copy
+    if (one_copy) FD_TRY(stage_float_operands(p, a, s, ws));
+    if (s.x) {
+      if (s.s2d) FD_TRY(s2d_input(st, dev, dt, *p.x, a.in, s.zs, p.ph, p.pw, ws + s.off_x));
+      else if (!one_copy) FD_TRY(to_nhwc(st, dev, dt, staged_x_view(p, s), a.in, ws + s.off_x, p.mb, s.c));
       x = ws + s.off_x;
     }
-    if (s.w && w == a.in2) {  // (cross-correlation only here: check_problem, so the space-to-depth filter is not flipped)
+    if (s.w) {  // (cross-correlation only here: check_problem, so the space-to-depth filter is not flipped)
       if (s.s2d) FD_TRY(s2d_filter(st, dev, dt, p.w->as_tensor, a.in2, s.zs, s.k, false, ws + s.off_w));
-      else FD_TRY(to_nhwc(st, dev, dt, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
+      else if (!one_copy) FD_TRY(to_nhwc(st, dev, dt, p.w->as_tensor, a.in2, ws + s.off_w, s.k, s.c));
       w = ws + s.off_w;
     }
     const auto alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
