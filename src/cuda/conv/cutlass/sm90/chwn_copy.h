@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "core/tensor_desc.h"
+
 namespace fd::cuda::conv::sm90 {
 
 // One copy. strides: the source's element strides of (n, a, u, v) (a flipped filter's taps step backwards). The
@@ -22,6 +24,18 @@ struct ChwnCopy {
   int64_t N = 0, A = 0, Ap = 0, U = 0, V = 0, Np = 0;
   E* dst = nullptr;
 };
+
+// The copy of a 4-D tensor t (N, C, H, W dims and strides) from src to channels-last dst[n][h][w][Np channels],
+// with Ap rows of n (zeros past N): x for the float forward, dy for the float dgrad.
+inline ChwnCopy<float> to_channels_last(const cudnnTensorStruct& t, const void* src, int64_t Ap, int64_t Np,
+                                        void* dst) {
+  ChwnCopy<float> c;
+  c.src = static_cast<const float*>(src);
+  c.strides[0] = t.strides[1], c.strides[1] = t.strides[0], c.strides[2] = t.strides[2], c.strides[3] = t.strides[3];
+  c.N = t.dims[1], c.A = t.dims[0], c.Ap = Ap, c.U = t.dims[2], c.V = t.dims[3], c.Np = Np;
+  c.dst = static_cast<float*>(dst);
+  return c;
+}
 
 // copies[0 .. count), queued on st (no workspace) in as few launches as kMaxChwnCopies allow, their blocks laid
 // end to end in one grid. Why: the stride phases' sub-filters are tiny copies that each cost a launch, about 3.6 us

@@ -207,13 +207,8 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
   ChwnCopy<float> copies[kMaxDgradPhases + 1];
   int count = 0;
   if (pl.copy_dy) {
-    const int64_t* ys = p.y->strides;
-    ChwnCopy<float>& c = copies[count++];
-    c.src = D;
-    c.strides[0] = ys[1], c.strides[1] = ys[0], c.strides[2] = ys[2], c.strides[3] = ys[3];
-    c.N = p.oc, c.A = p.mb, c.Ap = p.mb, c.U = p.oh, c.V = p.ow, c.Np = pl.kp;
-    c.dst = reinterpret_cast<float*>(ws + pl.off_dy);
-    D = c.dst;
+    copies[count] = to_channels_last(*p.y, D, p.mb, pl.kp, ws + pl.off_dy);
+    D = copies[count++].dst;
   }
   count += sub_filter_copies(p, pl.ph, pl.phases, static_cast<const float*>(a.in2), pl.kp, pl.cp, ws, copies + count);
   FD_TRY(to_chwn(st, copies, count));

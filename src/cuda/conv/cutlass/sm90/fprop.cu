@@ -62,22 +62,12 @@ cudnnTensorStruct staged_x_view(const fd::ConvProblem& p, const sm90::Staging& s
   return v;
 }
 
-// t (N, C, H, W dims and strides) -> dst[a = n][h][w][Np channels]; with Ap rows of a (zeros past N).
-sm90::ChwnCopy<float> to_channels_last(const cudnnTensorStruct& t, const void* src, int64_t Ap, int64_t Np, void* dst) {
-  sm90::ChwnCopy<float> c;
-  c.src = static_cast<const float*>(src);
-  c.strides[0] = t.strides[1], c.strides[1] = t.strides[0], c.strides[2] = t.strides[2], c.strides[3] = t.strides[3];
-  c.N = t.dims[1], c.A = t.dims[0], c.Ap = Ap, c.U = t.dims[2], c.V = t.dims[3], c.Np = Np;
-  c.dst = static_cast<float*>(dst);
-  return c;
-}
-
 cudnnStatus_t stage_float_operands(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, const sm90::Staging& s,
                                    char* ws) {
   sm90::ChwnCopy<float> copies[2];
   int n = 0;
-  if (s.x) copies[n++] = to_channels_last(staged_x_view(p, s), a.in, p.mb, s.c, ws + s.off_x);
-  if (s.w) copies[n++] = to_channels_last(p.w->as_tensor, a.in2, s.k, s.c, ws + s.off_w);
+  if (s.x) copies[n++] = sm90::to_channels_last(staged_x_view(p, s), a.in, p.mb, s.c, ws + s.off_x);
+  if (s.w) copies[n++] = sm90::to_channels_last(p.w->as_tensor, a.in2, s.k, s.c, ws + s.off_w);
   return sm90::to_chwn(a.handle->stream, copies, n);
 }
 
