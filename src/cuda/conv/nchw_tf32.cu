@@ -303,6 +303,17 @@ Geom make_geom(const ConvProblem& p) {
   return g;
 }
 
+// Why p does not fit the kernel, or nullptr with *g planned: the one check that applicable, workspace_size and run
+// share (the device apart).
+const char* planned(const ConvProblem& p, Geom* g) {
+  if (const char* why = refusal(p)) return why;
+  *g = make_geom(p);
+  const char* why = nullptr;
+  if (!nchw_tf32::plan(g, &why)) return why;
+  if (int64_t(g->m_tiles) * g->k_tiles > INT_MAX) return "too many tiles for the grid";
+  return nullptr;
+}
+
 // The device runs the sm_90a kernel: an sm_90a build (FREEDNN_BUILD_SM90A) and a compute capability 9.0 device.
 bool device_ok(int device) {
 #if defined(FREEDNN_BUILD_SM90A)
@@ -324,7 +335,8 @@ class NchwTf32 final : public fd::conv::ConvImpl {
            (dir == ConvDir::bwd_data && algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
   }
   fd::conv::Verdict applicable(const ConvProblem& p) const override {
-    if (const char* why = refusal(p)) return {CUDNN_STATUS_NOT_SUPPORTED, why};
+    Geom g;
+    if (const char* why = planned(p, &g)) return {CUDNN_STATUS_NOT_SUPPORTED, why};
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) {
       (void)cudaGetLastError();
@@ -337,17 +349,11 @@ class NchwTf32 final : public fd::conv::ConvImpl {
     if (fd::env_string("FREEDNN_NCHW_TF32") != "1")
       return {CUDNN_STATUS_NOT_SUPPORTED,
               "off unless FREEDNN_NCHW_TF32=1 (1.6-2.8x the time of cutlass_sm90 on ResNet-50, run 33)"};
-    Geom g = make_geom(p);
-    const char* why = nullptr;
-    if (!nchw_tf32::plan(&g, &why)) return {CUDNN_STATUS_NOT_SUPPORTED, why};
-    if (int64_t(g.m_tiles) * g.k_tiles > INT_MAX) return {CUDNN_STATUS_NOT_SUPPORTED, "too many tiles for the grid"};
     return {};
   }
   size_t workspace_size(const ConvProblem& p) const override {
-    if (refusal(p) != nullptr) return 0;
-    Geom g = make_geom(p);
-    const char* why = nullptr;
-    return nchw_tf32::plan(&g, &why) ? filter_bytes(g) : 0;
+    Geom g;
+    return planned(p, &g) == nullptr ? filter_bytes(g) : 0;
   }
   bool deterministic() const override { return true; }  // one block per output tile, a fixed reduction order
   cudnnMathType_t math_type(const ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
@@ -366,9 +372,9 @@ class NchwTf32 final : public fd::conv::ConvImpl {
     FD_CHECK_SUPPORTED(a.fused == nullptr, "%s has no fused bias / activation epilogue", id);
     cudnnContext* h = a.handle;
     FD_CHECK_SUPPORTED(device_ok(h->device), "%s needs an sm_90a build on a compute capability 9.0 device", id);
-    Geom g = make_geom(p);
-    const char* why = nullptr;
-    FD_CHECK_SUPPORTED(nchw_tf32::plan(&g, &why), "%s: %s", id, why);
+    Geom g;
+    const char* why = planned(p, &g);
+    FD_CHECK_SUPPORTED(why == nullptr, "%s: %s", id, why);
     g.alpha = float(a.alpha), g.beta = float(a.beta);
     const size_t need = filter_bytes(g);
     FD_CHECK(a.workspace != nullptr && a.workspace_size >= need && reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0,
