@@ -43,6 +43,15 @@ bool cudnnTensorStruct::is_packed() const {
   return stored == span_elements();
 }
 
+bool cudnnTensorStruct::is_packed_as(cudnnTensorFormat_t format) const {
+  if (vect() != 1) return false;
+  int64_t want[CUDNN_DIM_MAX];
+  fd::packed_strides(format, nb_dims, dims, 1, want);
+  for (int i = 0; i < nb_dims; ++i)
+    if (dims[i] != 1 && strides[i] != want[i]) return false;
+  return true;
+}
+
 bool cudnnTensorStruct::same_shape(const cudnnTensorStruct& o) const {
   if (nb_dims != o.nb_dims) return false;
   for (int i = 0; i < nb_dims; ++i)

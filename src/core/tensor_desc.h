@@ -29,6 +29,9 @@ struct cudnnTensorStruct : fd::Checked<0x54454E53u> {
   int64_t span_elements() const;          // stored elements from the first to one past the last
   size_t size_in_bytes() const;
   bool is_packed() const;                 // no gaps, in any dim order
+  // Stored exactly as a packed tensor of `format` (NCHW: row-major; NHWC: channel innermost) would be, dims of
+  // extent 1 taking any stride; false for the vector types.
+  bool is_packed_as(cudnnTensorFormat_t format) const;
   bool same_shape(const cudnnTensorStruct& o) const;
   // Offset of the scalar at logical index idx[0..nb_dims), in scalar units (bytes / scalar size).
   int64_t scalar_offset(const int64_t* idx) const;
@@ -46,6 +49,11 @@ cudnnStatus_t set_tensor_format(cudnnTensorStruct& d, cudnnTensorFormat_t format
                                 int nb_dims, const int* dims);
 // Packed strides for `format` (NCHW, NHWC: channel innermost, NCHW_VECT_C).
 void packed_strides(cudnnTensorFormat_t format, int nb_dims, const int64_t* dims, int vect, int64_t* strides);
+
+// A 4-D tensor (n, c, h, w) packed NHWC / NCHW (dims of extent 1 free). For a filter's as_tensor (k, c, r, s):
+// packed KRSC / KCRS.
+inline bool packed_nhwc(const cudnnTensorStruct& t) { return t.nb_dims == 4 && t.is_packed_as(CUDNN_TENSOR_NHWC); }
+inline bool packed_nchw(const cudnnTensorStruct& t) { return t.nb_dims == 4 && t.is_packed_as(CUDNN_TENSOR_NCHW); }
 
 // The checks every op does on a tensor argument: non-null, alive, set.
 cudnnStatus_t check_tensor(const cudnnTensorStruct* d, const char* role);

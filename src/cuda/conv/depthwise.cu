@@ -127,7 +127,7 @@ NhwcTiling nhwc_tiling(const ConvProblem& p, int v) {
 int nominal_v(const ConvProblem& p) { return p.ic % vmax(p) == 0 ? vmax(p) : 1; }
 
 bool use_nhwc(const ConvProblem& p) {
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return false;
   return nhwc_tiling(p, vmax(p)).smem <= kSmemLimit;
 }
 

@@ -15,18 +15,6 @@
 
 namespace fd::cuda::conv {
 
-// Packed channel-innermost 4-D tensor (NHWC with strides C*H*W, 1, W*C, C; size-1 dims are free).
-inline bool dw_packed_nhwc(const cudnnTensorStruct& t) {
-  if (t.vect() != 1 || t.nb_dims != 4) return false;
-  const int order[4] = {1, 3, 2, 0};
-  int64_t s = 1;
-  for (int i : order) {
-    if (t.dims[i] != 1 && t.strides[i] != s) return false;
-    s *= t.dims[i];
-  }
-  return true;
-}
-
 // What the 3x3 kernels on 8-byte channel vectors share (depthwise_fwd_walk.cu, depthwise_tile_s1.cu,
 // depthwise_wgrad_tile.cu): 2-D f32 / f16 / bf16 with x and y of one type, packed NHWC x and y, a 3x3 filter without
 // dilation, padding 0..2, C a multiple of 8 bytes of elements, x and y below 2^31 elements (int offsets). Each
@@ -35,7 +23,7 @@ inline bool dw_3x3_vec8_nhwc(const fd::ConvProblem& p) {
   if (p.nsp != 2 || p.x->nb_dims != 4) return false;
   if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
   if (p.ydt != p.xdt) return false;
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return false;
   if (p.kh != 3 || p.kw != 3 || p.dh != 1 || p.dw != 1) return false;
   if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;
   if (p.ic % (8 / static_cast<int64_t>(dtype_size(p.xdt))) != 0) return false;

@@ -344,7 +344,7 @@ bool dw_nhwc_fast_covers(const ConvProblem& p) {
   if (p.dir == ConvDir::bwd_filter || p.nsp != 2) return false;
   if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
   if (p.g != p.ic || p.oc != p.ic || p.w->as_tensor.vect() != 1) return false;
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return false;
   if (p.kh != p.kw || (p.kh != 3 && p.kh != 5)) return false;
   if (p.sh != p.sw || (p.sh != 1 && p.sh != 2) || p.dh != 1 || p.dw != 1) return false;
   if (p.ic % vec_of(p.xdt) != 0) return false;

@@ -90,7 +90,7 @@ Blocking blocking(int64_t vecs) {
 Plan plan(const ConvProblem& p) {
   Plan b;
   const int64_t ks = p.ksp(), C = p.ic;
-  b.nhwc = dw_packed_nhwc(*p.x) && dw_packed_nhwc(*p.y);
+  b.nhwc = packed_nhwc(*p.x) && packed_nhwc(*p.y);
   b.ntg = static_cast<int>(ceil_div(ks, kTaps));
   const size_t per_slice = static_cast<size_t>(ks * C) * compute_size(p);
   const size_t data = static_cast<size_t>(p.mb * C * (p.ih * p.iw + p.oh * p.ow)) * dtype_size(p.xdt);

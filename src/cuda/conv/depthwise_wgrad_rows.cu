@@ -234,7 +234,7 @@ bool dw_wgrad_rows_covers(const ConvProblem& p) {
   if (p.nsp != 2 || p.x->nb_dims != 4) return false;
   if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
   if (p.ydt != p.xdt) return false;  // x and dy read as one type
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return false;
   if (p.kh != kK || p.kw != kK || p.dh != 1 || p.dw != 1) return false;
   if (p.sh != p.sw || (p.sh != 1 && p.sh != 2)) return false;
   if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return false;

@@ -428,7 +428,7 @@ void launch_s(const ConvProblem& p, const StripPlan& b, const ConvArgs& a, float
 bool dw_wgrad_strip_covers(const ConvProblem& p) {
   if (strip_knob() == 0 || p.nsp != 2 || p.x->nb_dims != 4) return false;
   if (p.xdt != CUDNN_DATA_FLOAT && p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return false;
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return false;
+  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return false;
   if (p.kh != p.kw || (p.kh != 3 && p.kh != 5)) return false;
   if (p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1) return false;  // stride 2: see the top comment
   // element offsets in int, with room for the padding columns and drain rows computed (not loaded) past the ends

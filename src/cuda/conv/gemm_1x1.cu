@@ -71,28 +71,6 @@ template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
 template <> constexpr cudaDataType_t cuda_type<__half>() { return CUDA_R_16F; }
 template <> constexpr cudaDataType_t cuda_type<__nv_bfloat16>() { return CUDA_R_16BF; }
 
-// Whether t is packed in NCHW (row-major) or NHWC (channel innermost) order; dims of extent 1 may have any stride.
-bool packed_as(const cudnnTensorStruct& t, bool nhwc) {
-  if (t.vect() != 1) return false;
-  const int n = t.nb_dims;
-  int order[CUDNN_DIM_MAX];
-  int m = 0;
-  if (nhwc) {
-    order[m++] = 1;
-    for (int i = n - 1; i >= 2; --i) order[m++] = i;
-    order[m++] = 0;
-  } else {
-    for (int i = n - 1; i >= 0; --i) order[m++] = i;
-  }
-  int64_t s = 1;
-  for (int j = 0; j < m; ++j) {
-    const int i = order[j];
-    if (t.dims[i] != 1 && t.strides[i] != s) return false;
-    s *= t.dims[i];
-  }
-  return true;
-}
-
 bool filter_is_kc_matrix(const ConvProblem& p) {
   const cudnnTensorStruct& w = p.w->as_tensor;
   if (w.vect() != 1) return false;
@@ -103,8 +81,8 @@ bool unit_stride(const ConvProblem& p) { return p.sd == 1 && p.sh == 1 && p.sw =
 
 // The layout both x and y share: NHWC preferred (one GEMM) when a tensor qualifies as both.
 int layout_of(const ConvProblem& p) {  // 1 nhwc, 0 nchw, -1 neither
-  if (packed_as(*p.x, true) && packed_as(*p.y, true)) return 1;
-  if (packed_as(*p.x, false) && packed_as(*p.y, false)) return 0;
+  if (p.x->is_packed_as(CUDNN_TENSOR_NHWC) && p.y->is_packed_as(CUDNN_TENSOR_NHWC)) return 1;
+  if (p.x->is_packed_as(CUDNN_TENSOR_NCHW) && p.y->is_packed_as(CUDNN_TENSOR_NCHW)) return 0;
   return -1;
 }
 

@@ -384,7 +384,7 @@ bool wgmma_wanted(int device) {
 const char* refusal(const ConvProblem& p) {
   if (const char* why = patch_refusal(p, ConvDir::bwd_filter, INT64_MAX, false)) return why;
   if (p.xdt != CUDNN_DATA_HALF && p.xdt != CUDNN_DATA_BFLOAT16) return "f16 and bf16 only";
-  if (!dw_packed_nhwc(*p.x) || !dw_packed_nhwc(*p.y)) return "x and dy must be packed NHWC";
+  if (!packed_nhwc(*p.x) || !packed_nhwc(*p.y)) return "x and dy must be packed NHWC";
   if (p.kh != kK3 || p.kw != kK3 || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1)
     return "3x3 filters at stride 1 without dilation only";
   if (p.ph < 0 || p.ph > 2 || p.pw < 0 || p.pw > 2) return "padding above 2";

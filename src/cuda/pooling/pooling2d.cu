@@ -622,15 +622,6 @@ T4 make_t4(const cudnnTensorStruct& d) {
   return t;
 }
 
-// Packed channels-last (NHWC) strides.
-bool nhwc_packed(const cudnnTensorStruct& d) {
-  const int64_t C = d.dims[1], W = d.dims[3], H = d.dims[2];
-  const int64_t want[4] = {C * H * W, 1, C * W, C};
-  for (int i = 0; i < 4; ++i)
-    if (d.dims[i] > 1 && d.strides[i] != want[i]) return false;
-  return true;
-}
-
 // 16-byte vectors of V elements along C.
 bool vec_ok(const cudnnTensorStruct& d, const void* p, int V) {
   if (V <= 1 || !aligned16(p)) return false;
@@ -845,7 +836,7 @@ bool pooling2d_backward(cudaStream_t stream, int device, const cudnnPoolingStruc
     constexpr int kV = 16 / sizeof(S);
     // Global average pooling (one window = the whole plane): a broadcast of dy / (H * W) over dx.
     if (!g.is_max && g.pad_h == 0 && g.pad_w == 0 && g.out_h == 1 && g.out_w == 1 && g.win_h == g.in_h &&
-        g.win_w == g.in_w && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV) && nhwc_packed(dxd)) {
+        g.win_w == g.in_w && vec_ok(dyd, dy, kV) && vec_ok(dxd, dx, kV) && fd::packed_nhwc(dxd)) {
       const int cvecs = static_cast<int>(dxd.dims[1] / kV);
       const int nvec = static_cast<int>(dxd.element_count() / kV);
       const int img = cvecs * g.in_h * g.in_w;

@@ -319,25 +319,6 @@ __global__ void __launch_bounds__(kThreads) global_avg_bwd(int count, int R, int
 
 constexpr int64_t kMaxItems = (int64_t{1} << 31) - 2 * kThreads;
 
-// Packed layouts of a 4-D / 5-D tensor: row-major (NCHW-like), or channels-last (C innermost, then the spatial
-// dims, then N).
-bool packed_planar(const cudnnTensorStruct& d) {
-  int64_t s = 1;
-  for (int i = d.nb_dims - 1; i >= 0; --i) {
-    if (d.dims[i] != 1 && d.strides[i] != s) return false;
-    s *= d.dims[i];
-  }
-  return true;
-}
-bool packed_channels_last(const cudnnTensorStruct& d) {
-  if (d.dims[1] != 1 && d.strides[1] != 1) return false;
-  int64_t s = d.dims[1];
-  for (int i = d.nb_dims - 1; i >= 2; --i) {
-    if (d.dims[i] != 1 && d.strides[i] != s) return false;
-    s *= d.dims[i];
-  }
-  return d.dims[0] == 1 || d.strides[0] == s;
-}
 
 }  // namespace
 
@@ -432,8 +413,8 @@ bool pooling_global_avg_backward(cudaStream_t stream, int device, const cudnnPoo
   const int64_t dysn = dyd.strides[0], dysc = dyd.strides[1];
   if (dysn < 0 || dysc < 0 || (N - 1) * dysn + (C - 1) * dysc >= (int64_t{1} << 31)) return false;
   // packed NCHW-like unless C == 1 or the planes are single elements (then both orders agree: take channels-last)
-  const bool planar = packed_planar(dxd) && R > 1 && C > 1;
-  if (!planar && !packed_channels_last(dxd)) return false;
+  const bool planar = dxd.is_packed_as(CUDNN_TENSOR_NCHW) && R > 1 && C > 1;
+  if (!planar && !dxd.is_packed_as(CUDNN_TENSOR_NHWC)) return false;
   bool launched = false;
   with_float_storage(dxd.dtype, [&](auto tag) {
     using S = decltype(tag);

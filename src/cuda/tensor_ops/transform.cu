@@ -479,15 +479,6 @@ __global__ void __launch_bounds__(kVBlock) transpose_stream(const R* in, R* out,
   }
 }
 
-bool packed_as(const cudnnTensorStruct& d, cudnnTensorFormat_t f) {
-  if (d.vect() != 1) return false;
-  int64_t s[CUDNN_DIM_MAX];
-  packed_strides(f, d.nb_dims, d.dims, 1, s);
-  for (int i = 0; i < d.nb_dims; ++i)
-    if (d.dims[i] > 1 && d.strides[i] != s[i]) return false;
-  return true;
-}
-
 bool needs_double(cudnnDataType_t t) {
   t = dtype_scalar(t);
   return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
@@ -597,8 +588,8 @@ cudnnStatus_t transform_tensor(cudaStream_t stream, int device, const cudnnTenso
   }
   // 2. Packed NCHW <-> NHWC of one type: batched tiled transposes.
   if (identity && same_type && x.nb_dims >= 3 && xp != yp) {
-    const bool to_nhwc = packed_as(x, CUDNN_TENSOR_NCHW) && packed_as(y, CUDNN_TENSOR_NHWC);
-    const bool to_nchw = packed_as(x, CUDNN_TENSOR_NHWC) && packed_as(y, CUDNN_TENSOR_NCHW);
+    const bool to_nhwc = x.is_packed_as(CUDNN_TENSOR_NCHW) && y.is_packed_as(CUDNN_TENSOR_NHWC);
+    const bool to_nchw = x.is_packed_as(CUDNN_TENSOR_NHWC) && y.is_packed_as(CUDNN_TENSOR_NCHW);
     if (to_nhwc || to_nchw) {
       int64_t spatial = 1;
       for (int i = 2; i < x.nb_dims; ++i) spatial *= x.dims[i];

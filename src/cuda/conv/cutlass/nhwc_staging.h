@@ -18,27 +18,6 @@
 
 namespace fd::cuda::conv {
 
-// Whether a 4-D tensor (dims n, c, h, w) stores its elements exactly as a packed NHWC tensor would (dims of extent 1
-// may have any stride). For a filter's as_tensor (k, c, r, s): packed KRSC.
-inline bool packed_nhwc(const cudnnTensorStruct& t) {
-  if (t.nb_dims != 4 || t.vect() != 1) return false;
-  const int64_t c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  const int64_t want[4] = {h * w * c, 1, w * c, c};
-  for (int i = 0; i < 4; ++i)
-    if (t.dims[i] > 1 && t.strides[i] != want[i]) return false;
-  return true;
-}
-
-// The same for packed NCHW (a filter's as_tensor: packed KCRS).
-inline bool packed_nchw(const cudnnTensorStruct& t) {
-  if (t.nb_dims != 4 || t.vect() != 1) return false;
-  const int64_t c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  const int64_t want[4] = {c * h * w, h * w, w, 1};
-  for (int i = 0; i < 4; ++i)
-    if (t.dims[i] > 1 && t.strides[i] != want[i]) return false;
-  return true;
-}
-
 // dst (packed, Np >= N images of H x W x Cp >= C channels) = t's tensor src (N, C, H, W through its strides), zeros
 // in the padding (channels c >= C; images n >= N, the zero filters of a padded K). dst 16-byte aligned.
 cudnnStatus_t to_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const cudnnTensorStruct& t, const void* src,

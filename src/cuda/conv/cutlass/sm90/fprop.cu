@@ -93,7 +93,7 @@ class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
     const void* c = a.out;
     double beta = 0.0;
     if (e.alpha2 != 0.0) {
-      if (sm90::packed_nhwc(*e.z) && sm90::aligned16(e.z_data)) {  // same shape and type as y: y's layout
+      if (fd::packed_nhwc(*e.z) && sm90::aligned16(e.z_data)) {  // same shape and type as y: y's layout
         c = e.z_data;
         beta = e.alpha2;
         f.alpha2 = 0.0;

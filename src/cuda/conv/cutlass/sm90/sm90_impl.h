@@ -47,7 +47,6 @@
 namespace fd::cuda::conv::sm90 {
 
 using fd::cuda::aligned16;
-using fd::cuda::conv::packed_nhwc;
 
 // Which operands of a forward go through packed NHWC / KRSC copies in the workspace, channels zero-padded to c / k
 // (multiples of the 16 bytes a TMA row needs: 4 floats, 8 halves), and the workspace layout. The backward directions
