@@ -39,6 +39,11 @@ namespace fd::cuda {
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
+// n mbarriers 8 bytes apart from `first` (one per pipeline stage), each expecting `count` arrivals.
+__device__ __forceinline__ void mbar_init_stages(uint32_t first, int n, uint32_t count) {
+#pragma unroll
+  for (int s = 0; s < n; ++s) mbar_init(first + uint32_t(s * 8), count);
+}
 // Makes the initialized mbarriers visible to the async proxy (the TMA unit that completes them).
 __device__ __forceinline__ void mbar_init_fence() {
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");

@@ -228,8 +228,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
     tma_load_4d(buf + uint32_t(kTH * kTW * cv * 8), &x_map, bar, cbase, q0 - g.pw, p0 - g.ph, n);
   };
   if (leader) {
-#pragma unroll
-    for (int s = 0; s < kTmaStages; ++s) mbar_init(bars + uint32_t(s * 8), 1);
+    mbar_init_stages(bars, kTmaStages, 1);
     mbar_init_fence();
 #pragma unroll
     for (int s = 0; s < kTmaStages; ++s)

@@ -309,8 +309,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
       tma_load_4d(buf + uint32_t(kTmaDyBytes + v * kTmaPlanePitch), &x_map, bar, c0 + 8 * v, q0 - g.pw, p0 - g.ph, n);
   };
   if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < kStages; ++s) mbar_init(bars + uint32_t(s * 8), 1);
+    mbar_init_stages(bars, kStages, 1);
     mbar_init_fence();
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s)

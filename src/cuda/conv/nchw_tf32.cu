@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
 
   if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) mbar_init(bars + uint32_t(s * 8), 1);
+    mbar_init_stages(bars, kStages, 1);
     mbar_init_fence();
   }
   __syncthreads();  // the barriers are initialized before thread 0 arms them and anyone waits

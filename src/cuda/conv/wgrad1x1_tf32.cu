@@ -102,11 +102,8 @@ __global__ void __launch_bounds__(Tile<WM>::kThreads, Tile<WM>::kBlocksPerSm)
     tma_load_3d(buf + T::kABytes, &x_map, bar, s0, c0, n);
   };
   if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      mbar_init(full + uint32_t(s * 8), 1);
-      mbar_init(empty + uint32_t(s * 8), WM);  // one arrival per warpgroup
-    }
+    mbar_init_stages(full, S, 1);
+    mbar_init_stages(empty, S, WM);  // one arrival per warpgroup
     mbar_init_fence();
 #pragma unroll
     for (int s = 0; s < S - 1; ++s)
