@@ -268,12 +268,9 @@ bool dw_tile_s1_wanted(const ConvProblem& p, const ConvArgs& a) {
   if (s2 == "0") return false;
   if (p.oh * p.ow <= 14 * 14) return true;
   const TileGeom g = tile_geom(p);
-  switch (p.xdt) {
-    case CUDNN_DATA_FLOAT: return tma_form<float, 2>(g, a);
-    case CUDNN_DATA_HALF: return tma_form<__half, 2>(g, a);
-    case CUDNN_DATA_BFLOAT16: return tma_form<__nv_bfloat16, 2>(g, a);
-    default: return false;
-  }
+  bool tma = false;
+  with_tensor_core_storage(p.xdt, [&](auto s) { tma = tma_form<decltype(s), 2>(g, a); });
+  return tma;
 }
 
 bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
@@ -287,13 +284,10 @@ bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
 
 cudnnStatus_t dw_tile_s1_run(const ConvProblem& p, const ConvArgs& a) {
   const TileGeom g = tile_geom(p);
-  switch (p.xdt) {
-    case CUDNN_DATA_FLOAT: FD_TRY(launch<float>(p, g, a)); break;
-    case CUDNN_DATA_HALF: FD_TRY(launch<__half>(p, g, a)); break;
-    case CUDNN_DATA_BFLOAT16: FD_TRY(launch<__nv_bfloat16>(p, g, a)); break;
-    default: FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "cuda:depthwise tile kernel: no kernel for %s",
-                     dtype_short_name(p.xdt));
-  }
+  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+  FD_CHECK_SUPPORTED(with_tensor_core_storage(p.xdt, [&](auto s) { st = launch<decltype(s)>(p, g, a); }),
+                     "cuda:depthwise tile kernel: no kernel for %s", dtype_short_name(p.xdt));
+  FD_TRY(st);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
