@@ -74,12 +74,15 @@ int current_sm_count() {
   return device_info(dev).sm_count;
 }
 
+cudnnStatus_t cuda_failure(cudaError_t e, const char* file, int line, const char* expr) {
+  return ::fd::report(CUDNN_STATUS_EXECUTION_FAILED, file, line, expr, "CUDA error %s: %s", cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
 cudnnStatus_t launch_status(cudnnStatus_t before, const char* file, int line) {
   if (before != CUDNN_STATUS_SUCCESS) return before;
   const cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) return CUDNN_STATUS_SUCCESS;
-  return ::fd::report(CUDNN_STATUS_EXECUTION_FAILED, file, line, "cudaGetLastError()", "CUDA error %s: %s",
-                      cudaGetErrorName(e), cudaGetErrorString(e));
+  return e == cudaSuccess ? CUDNN_STATUS_SUCCESS : cuda_failure(e, file, line, "cudaGetLastError()");
 }
 
 int grid_size(int64_t items, int block, int device, int waves) {

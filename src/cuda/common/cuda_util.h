@@ -14,9 +14,7 @@ struct cudnnContext;
 #define FD_CUDA_CHECK(expr)                                                                                  \
   do {                                                                                                       \
     const cudaError_t fd_cuda_err_ = (expr);                                                                 \
-    if (fd_cuda_err_ != cudaSuccess)                                                                         \
-      return ::fd::report(CUDNN_STATUS_EXECUTION_FAILED, __FILE__, __LINE__, #expr, "CUDA error %s: %s",     \
-                          cudaGetErrorName(fd_cuda_err_), cudaGetErrorString(fd_cuda_err_));                 \
+    if (fd_cuda_err_ != cudaSuccess) return ::fd::cuda::cuda_failure(fd_cuda_err_, __FILE__, __LINE__, #expr); \
   } while (0)
 // After a kernel launch: a bad configuration shows up here.
 #define FD_CUDA_LAUNCHED() FD_CUDA_CHECK(cudaGetLastError())
@@ -42,6 +40,9 @@ int current_sm_count();
 // the work needs.
 int grid_size(int64_t items, int block, int device, int waves = 4);
 
+// EXECUTION_FAILED for the CUDA error e that `expr` returned, logged with e's name at the caller's file and line: the
+// one body of FD_CUDA_CHECK and FD_LAUNCH_STATUS.
+cudnnStatus_t cuda_failure(cudaError_t e, const char* file, int line, const char* expr);
 // FD_LAUNCH_STATUS's body.
 cudnnStatus_t launch_status(cudnnStatus_t before, const char* file, int line);
 
