@@ -319,7 +319,6 @@ __global__ void __launch_bounds__(kThreads) global_avg_bwd(int count, int R, int
 
 constexpr int64_t kMaxItems = (int64_t{1} << 31) - 2 * kThreads;
 
-
 }  // namespace
 
 bool pooling2d_nhwc_forward(cudaStream_t stream, int device, const cudnnPoolingStruct& p, double alpha,
