@@ -263,6 +263,19 @@ TEST(ConvGpuDepthwise, TileStride2Nhwc) {
   check_tile_shapes(shapes);
 }
 
+// Stride 2 on outputs larger than 14 x 14 with FREEDNN_DW_TILE_S2 unset: the tile kernel takes them in its TMA form
+// and declines them without it (FREEDNN_DW_TILE_TMA=0 on half the cases), queuing nothing, so that the walk runs.
+TEST(ConvGpuDepthwise, TileStride2LargeTakesTmaOrDeclines) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "GPU test mode only";
+  OnlyImpl only(kId);
+  ft::ScopedEnv tile("FREEDNN_DW_TILE", "1"), s2("FREEDNN_DW_TILE_S2", "");
+  const Shape shapes[] = {
+      {"w1", 2, 64, 64, 64, {40, 40}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"w2", 1, 16, 16, 16, {61, 33}, {3, 3}, {1, 0}, {2, 2}, {1, 1}},
+  };
+  check_tile_shapes(shapes);
+}
+
 // The fast NHWC kernels' edges: 5x5 filters, padding 0 / 1 / 2 / 3 (both parities of the stride-2 backward data
 // strips; padding > K - 1 gives the stride-1 backward data a negative padding), widths that leave strip tails,
 // H != W, one channel vector, channel counts that split into several channel groups (C = 520 f16: 65 vectors).

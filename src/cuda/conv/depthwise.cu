@@ -313,7 +313,10 @@ cudnnStatus_t run_fwd_bwd_data(const ConvProblem& p, const ConvArgs& a) {
   cudnnContext* h = a.handle;
   const DwGeom g = dw_geom(p);
   constexpr int VM = static_cast<int>(16 / sizeof(S));
-  if (dw_tile_s1_covers(p, a) && dw_tile_s1_wanted(p, a)) return dw_tile_s1_run(p, a);
+  if (dw_tile_s1_covers(p, a) && dw_tile_s1_wanted(p)) {
+    const cudnnStatus_t st = dw_tile_s1_run(p, a);
+    if (st != CUDNN_STATUS_NOT_SUPPORTED) return st;
+  }
   if (dw_fwd_walk_wanted(p) && dw_fwd_walk_covers(p, a)) return dw_fwd_walk_run(p, a);
   if (dw_nhwc_fast_covers(p) && dw_nhwc_fast_aligned(a)) return dw_nhwc_fast_run(p, a);
   if (use_nhwc(p)) {

@@ -16,7 +16,7 @@
 // Work split: grid (channel chunks x column tiles, row tiles, N); block (cv, 8): cv channel vectors (the largest
 // divisor of C / V up to 16, so chunks divide C exactly) x 8 output columns. No reduction, no workspace.
 // Bytes: source and destination once from DRAM (the tile halos, 180 / 128 of the source, are mostly L2 hits).
-// The forward at stride 2 on small planes takes the same kernel too (see tile_rows and dw_tile_s1_wanted below).
+// The forward at stride 2 on small planes takes the same kernel too (see tile_rows and cp_async_form_wanted below).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -52,7 +52,8 @@ constexpr int kK = 3;
 // per output were slower on the H200 (run 17, MobileNet-v2 f16, stride-1 layers): 32-row tiles 1.19-1.24x the time,
 // the block's filter staged once in shared memory as float 1.02-1.13x.
 constexpr int kTH = 16, kTW = 8;
-// Stride 2 (forward only; the TMA form on any size, the cp.async one on outputs of at most 14 x 14; dw_tile_s1_wanted):
+// Stride 2 (forward only; the TMA form on any size, the cp.async one on outputs of at most 14 x 14;
+// cp_async_form_wanted):
 // 8 x 8 outputs from 17 x 17 source pixels (37 KB for 16 channel vectors), each thread's column walk loading two new
 // window rows per output row. Why: the forward walk that serves stride 2 is at 0.83-0.98 of PyTorch's path on
 // MobileNet-v2's stride-2 layers (run 17), where this tile layout gave the stride-1 layers 0.54-0.81x the walk's time.
@@ -243,10 +244,20 @@ cudnnStatus_t launch_tma(const ConvProblem& p, const TileGeom& g, const ConvArgs
   return CUDNN_STATUS_SUCCESS;
 }
 
+// The cp.async form at stride 2 on outputs larger than 14 x 14 only where FREEDNN_DW_TILE_S2=1 forces it: there it
+// measured slower than the walk (run 18, H200: 1.20x the walk's time at 56 x 56, 1.34x at 28 x 28), while the TMA
+// form is faster on every size (run 31, MobileNet-v2 f16 on an H100: 0.86x at 56 x 56, 0.89x at 28 x 28, 1.00 at
+// 14 x 14 and 7 x 7; run 18: the cp.async form 0.79x at 14 x 14, 0.94x at 7 x 7).
+bool cp_async_form_wanted(const ConvProblem& p) {
+  return p.sh == 1 || p.oh * p.ow <= 14 * 14 || fd::env_string("FREEDNN_DW_TILE_S2") == "1";
+}
+
+// The TMA form where it applies, else the cp.async form where that is wanted, else NOT_SUPPORTED with nothing queued.
 template <class S>
 cudnnStatus_t launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
   const cudnnStatus_t st = p.sh == 2 ? launch_tma<S, 2>(p, g, a) : launch_tma<S, 1>(p, g, a);
   if (st != CUDNN_STATUS_NOT_SUPPORTED) return st;
+  if (!cp_async_form_wanted(p)) return CUDNN_STATUS_NOT_SUPPORTED;
   const bool lean = dw_tile_lean();
   if (p.sh == 2)
     lean ? launch<S, 2, true>(p, g, a) : launch<S, 2, false>(p, g, a);
@@ -257,20 +268,9 @@ cudnnStatus_t launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a)
 
 }  // namespace
 
-bool dw_tile_s1_wanted(const ConvProblem& p, const ConvArgs& a) {
+bool dw_tile_s1_wanted(const ConvProblem& p) {
   if (fd::env_string("FREEDNN_DW_TILE") == "0") return false;
-  // Stride 2: the TMA kernel on every size (run 31, MobileNet-v2 f16 on an H100: 0.86x the walk's time at 56 x 56,
-  // 0.89x at 28 x 28, 1.00 at 14 x 14 and 7 x 7), the cp.async one on outputs of at most 14 x 14 (run 18, H200: 0.79x
-  // the walk's time at 14 x 14, 0.94x at 7 x 7, but 1.20x at 56 x 56 and 1.34x at 28 x 28); FREEDNN_DW_TILE_S2=1 / 0
-  // forces it on / off.
-  const std::string s2 = fd::env_string("FREEDNN_DW_TILE_S2");
-  if (p.sh == 1 || s2 == "1") return true;
-  if (s2 == "0") return false;
-  if (p.oh * p.ow <= 14 * 14) return true;
-  const TileGeom g = tile_geom(p);
-  bool tma = false;
-  with_tensor_core_storage(p.xdt, [&](auto s) { tma = tma_form<decltype(s), 2>(g, a); });
-  return tma;
+  return p.sh == 1 || fd::env_string("FREEDNN_DW_TILE_S2") != "0";  // =0: stride 2 never takes this kernel
 }
 
 bool dw_tile_s1_covers(const ConvProblem& p, const ConvArgs& a) {
@@ -287,7 +287,7 @@ cudnnStatus_t dw_tile_s1_run(const ConvProblem& p, const ConvArgs& a) {
   cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
   FD_CHECK_SUPPORTED(with_tensor_core_storage(p.xdt, [&](auto s) { st = launch<decltype(s)>(p, g, a); }),
                      "cuda:depthwise tile kernel: no kernel for %s", dtype_short_name(p.xdt));
-  FD_TRY(st);
+  FD_TRY(st);  // NOT_SUPPORTED where neither form is wanted: nothing queued, the caller goes on
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
