@@ -25,14 +25,17 @@ struct Terms {
     }
     input.assign(static_cast<size_t>(osp * ksp), -1);
     stored.resize(static_cast<size_t>(ksp));
-    std::vector<int> o(ns), r(ns);
+    std::vector<int> tap(static_cast<size_t>(ksp * ns)), o(ns);  // tap[r * ns + i]: tap r's coordinate in dim i
     for (int64_t rl = 0; rl < ksp; ++rl) {
       int64_t u = rl, rs = 0;
       for (int i = ns - 1; i >= 0; --i) {
-        r[i] = static_cast<int>(u % wd[2 + i]);
+        tap[static_cast<size_t>(rl * ns + i)] = static_cast<int>(u % wd[2 + i]);
         u /= wd[2 + i];
       }
-      for (int i = 0; i < ns; ++i) rs = rs * wd[2 + i] + (p.convolution ? wd[2 + i] - 1 - r[i] : r[i]);
+      for (int i = 0; i < ns; ++i) {
+        const int r = tap[static_cast<size_t>(rl * ns + i)];
+        rs = rs * wd[2 + i] + (p.convolution ? wd[2 + i] - 1 - r : r);
+      }
       stored[static_cast<size_t>(rl)] = rs;
     }
     for (int64_t ol = 0; ol < osp; ++ol) {
@@ -42,14 +45,10 @@ struct Terms {
         t /= yd[2 + i];
       }
       for (int64_t rl = 0; rl < ksp; ++rl) {
-        int64_t u = rl, il = 0;
-        for (int i = ns - 1; i >= 0; --i) {
-          r[i] = static_cast<int>(u % wd[2 + i]);
-          u /= wd[2 + i];
-        }
+        int64_t il = 0;
         bool inside = true;
         for (int i = 0; i < ns; ++i) {
-          const int pos = o[i] * p.stride[i] - p.pad[i] + r[i] * p.dilation[i];
+          const int pos = o[i] * p.stride[i] - p.pad[i] + tap[static_cast<size_t>(rl * ns + i)] * p.dilation[i];
           inside = inside && pos >= 0 && pos < xd[2 + i];
           il = il * xd[2 + i] + pos;
         }
