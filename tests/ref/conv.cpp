@@ -9,6 +9,7 @@ namespace {
 // (-1: outside x, a padding zero) and the tap's index as stored in w (flipped for CUDNN_CONVOLUTION), computed once
 // from the definition: i = o * stride - pad + r * dilation in each spatial dim.
 struct Terms {
+  int xc = 1, yc = 1;                // channels of x and y
   int cg = 1, kg = 1;                // input channels per group, output channels per group
   int64_t osp = 1, ksp = 1, isp = 1;  // output, filter and input positions (spatial)
   std::vector<int64_t> input;        // [o * ksp + r]: flattened input position, or -1
@@ -16,6 +17,8 @@ struct Terms {
 
   Terms(const std::vector<int>& xd, const std::vector<int>& wd, const std::vector<int>& yd, const ConvParams& p) {
     const int ns = static_cast<int>(xd.size()) - 2;
+    xc = xd[1];
+    yc = yd[1];
     cg = wd[1];
     kg = wd[0] / p.groups;
     for (int i = 0; i < ns; ++i) {
@@ -60,10 +63,10 @@ struct Terms {
   // f(x index, w index, y index) for every term of image n, output channel k and its group's input channel cw,
   // in a fixed order (output positions, then taps)
   template <class F>
-  void each(const std::vector<int>& xd, const std::vector<int>& yd, int n, int k, int cw, F&& f) const {
+  void each(int n, int k, int cw, F&& f) const {
     const int c = (k / kg) * cg + cw;
-    const int64_t x0 = (static_cast<int64_t>(n) * xd[1] + c) * isp, w0 = (static_cast<int64_t>(k) * cg + cw) * ksp;
-    const int64_t y0 = (static_cast<int64_t>(n) * yd[1] + k) * osp;
+    const int64_t x0 = (static_cast<int64_t>(n) * xc + c) * isp, w0 = (static_cast<int64_t>(k) * cg + cw) * ksp;
+    const int64_t y0 = (static_cast<int64_t>(n) * yc + k) * osp;
     for (int64_t ol = 0; ol < osp; ++ol)
       for (int64_t rl = 0; rl < ksp; ++rl) {
         const int64_t il = input[static_cast<size_t>(ol * ksp + rl)];
@@ -99,7 +102,7 @@ Tensor conv_forward(const Tensor& x, const Tensor& w, const ConvParams& p) {
   each_disjoint(int64_t{y.dims[0]} * y.dims[1], [&](int64_t j) {
     const int n = static_cast<int>(j / y.dims[1]), k = static_cast<int>(j % y.dims[1]);
     for (int cw = 0; cw < t.cg; ++cw)
-      t.each(x.dims, y.dims, n, k, cw, [&](int64_t xi, int64_t wi, int64_t yi) { y[yi] += x[xi] * w[wi]; });
+      t.each(n, k, cw, [&](int64_t xi, int64_t wi, int64_t yi) { y[yi] += x[xi] * w[wi]; });
   });
   return y;
 }
@@ -111,7 +114,7 @@ Tensor conv_backward_data(const Tensor& dy, const Tensor& w, const std::vector<i
     const int n = static_cast<int>(j / xdims[1]), c = static_cast<int>(j % xdims[1]);
     const int g = c / t.cg, cw = c % t.cg;
     for (int k = g * t.kg; k < (g + 1) * t.kg; ++k)
-      t.each(xdims, dy.dims, n, k, cw, [&](int64_t xi, int64_t wi, int64_t yi) { dx[xi] += dy[yi] * w[wi]; });
+      t.each(n, k, cw, [&](int64_t xi, int64_t wi, int64_t yi) { dx[xi] += dy[yi] * w[wi]; });
   });
   return dx;
 }
@@ -122,7 +125,7 @@ Tensor conv_backward_filter(const Tensor& x, const Tensor& dy, const std::vector
   each_disjoint(int64_t{wdims[0]} * wdims[1], [&](int64_t j) {
     const int k = static_cast<int>(j / wdims[1]), cw = static_cast<int>(j % wdims[1]);
     for (int n = 0; n < x.dims[0]; ++n)
-      t.each(x.dims, dy.dims, n, k, cw, [&](int64_t xi, int64_t wi, int64_t yi) { dw[wi] += dy[yi] * x[xi]; });
+      t.each(n, k, cw, [&](int64_t xi, int64_t wi, int64_t yi) { dw[wi] += dy[yi] * x[xi]; });
   });
   return dw;
 }
