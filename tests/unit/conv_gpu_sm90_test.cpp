@@ -803,21 +803,22 @@ TEST(ConvSm90, SubsampledStridedOneByOne) {
     for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF})
       for (int layout = 1; layout < 3; ++layout) {  // NCHW, NHWC with padded strides
         size_t ws[2] = {0, 0};
-        bool x_staged[2] = {true, true};  // random padded strides may come out packed (then x is read in place)
+        // One problem (one draw of strides) for both forms: y's random strides may come out packed in one draw and
+        // not in the other, and y's copy outweighs what subsampling x saves (run 39: 1x1s2_k136 f16, 52224 > 44032).
+        Problem p(s, t, layout == 2, layout == 2, false, rng);
+        if (t == CUDNN_DATA_FLOAT)
+          EXPECT_EQ(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH), CUDNN_STATUS_SUCCESS);
+        const bool x_staged = layout == 1 || p.x.span() != p.x.count();  // a packed NHWC x is read in place
         for (const char* form : {"1", "0"}) {
           SCOPED_TRACE(std::string("FREEDNN_SM90_SUBSAMPLE=") + form + " " + s.name + " " +
                        (t == CUDNN_DATA_FLOAT ? "tf32" : "f16") + (layout == 1 ? " nchw" : " padded"));
           ft::ScopedEnv env("FREEDNN_SM90_SUBSAMPLE", form);
-          Problem p(s, t, layout == 2, layout == 2, false, rng);
-          if (t == CUDNN_DATA_FLOAT)
-            EXPECT_EQ(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH), CUDNN_STATUS_SUCCESS);
           ws[form[0] - '0'] = fwd_workspace(h, p);
-          x_staged[form[0] - '0'] = layout == 1 || p.x.span() != p.x.count();
           const double alpha = i % 2 ? 0.75 : 1.0, beta = i % 3 == 2 ? -0.5 : 0.0;
           ++i;
           check_forward(h, p, rng, alpha, beta, t == CUDNN_DATA_FLOAT ? kTf32Tol : 0);
         }
-        if (x_staged[0] && x_staged[1]) EXPECT_LT(ws[1], ws[0]) << s.name << ": the subsampled copy of x is smaller";
+        if (x_staged) EXPECT_LT(ws[1], ws[0]) << s.name << ": the subsampled copy of x is smaller";
       }
 }
 
