@@ -288,6 +288,9 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
                           const __grid_constant__ CUtensorMap x_map, float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kSteps = kTileP * kTileQ / 16;
+  // a[j & 1] alternates, and a tile's last wgmma may still be in flight when the next tile loads a[0]: that one must
+  // read a[1]
+  static_assert(kSteps % 2 == 0, "the last k-step's A registers must be a[1]");
   extern __shared__ __align__(128) unsigned char smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int k0 = int(blockIdx.y) * kTileK, c0 = int(blockIdx.z) * kTileC;

@@ -212,7 +212,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         wgmma_fence();
         wgmma_m64n128k8_tf32_rs(acc, a, wgmma_desc_sw32(buf + uint32_t((grp * g.taps + t) * 4096)));
         wgmma_commit();
-        wgmma_wait<1>();  // the group before this one has completed (its A registers and stage are free)
+        // This group has completed before the next tap reloads a[]: a wgmma reads its A registers while in flight,
+        // and changing them before a wait that covers it is undefined (run 39: wrong sums under memcheck, whose
+        // slowed warps ran ahead, with wait<1> here). The stage is free with it too.
+        wgmma_wait<0>();
         if (++s == g.s) {
           s = 0;
           shift += g.dh * g.w - (g.s - 1) * g.dw;
