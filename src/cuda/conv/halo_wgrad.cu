@@ -288,8 +288,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
                           const __grid_constant__ CUtensorMap x_map, float* __restrict__ partial) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int kSteps = kTileP * kTileQ / 16;
-  // a[j & 1] alternates, and a tile's last wgmma may still be in flight when the next tile loads a[0]: that one must
-  // read a[1]
+  // a[j & 1] alternates, and a tile's last wgmma is still in flight when the next tile loads a[0]: that one must read
+  // a[1] (the one before it is waited for at the end of the tile)
   static_assert(kSteps % 2 == 0, "the last k-step's A registers must be a[1]");
   extern __shared__ __align__(128) unsigned char smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -341,8 +341,11 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
         wgmma_m64n32k16_rs<S>(acc[tap], a[j & 1], wgmma_desc(start, kHaloQ * 16, kTmaPlanePitch));
       }
       wgmma_commit();
+      // The group before this one has completed (at j = 0 the previous tile's last). Also after the last k-step: that
+      // completes the last reader of a[0], which the next tile's first ldmatrix rewrites (a pending wgmma's A
+      // registers must not change).
+      wgmma_wait<1>();
       if (j + 1 < kSteps) {
-        wgmma_wait<1>();  // the group before this one (the previous tile's last at j = 0) has completed
         if (j == 0 && threadIdx.x == 0 && t + kStages - 1 < t1) issue(t + kStages - 1, (i + kStages - 1) % kStages);
         ldmatrix_x4_trans(a[(j + 1) & 1], cur + a_off + uint32_t((j + 1) * 16 * 128));
       }

@@ -19,8 +19,8 @@
 //   is four loads: its two rows' pixels shifted by the tap, at its two channels, zero where the tap falls outside
 //   the image (a per-row tap mask computed once).
 // - Three stages; a stage is refilled once both warpgroups have completed the wgmma groups that read it (a named
-//   barrier after the next stage's first group). Each tap's group waits for the one before it, so the A registers
-//   of the group in flight are never rewritten.
+//   barrier after the next stage's first group). Each tap's group is waited for before the next tap reloads the A
+//   registers (no wgmma left in flight whose A registers change).
 // - Epilogue: y = alpha acc + beta y straight from the accumulators (8 consecutive pixels of one channel per store
 //   quad).
 // Status (run 33, H100): correct, but 1.6-2.8x the time of cutlass_sm90 with its NHWC copies on ResNet-50's 3x3
