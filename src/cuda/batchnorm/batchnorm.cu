@@ -879,7 +879,7 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   // On compute capability 9.0 the finalize and the apply pass launch as programmatic dependents of the kernel before
   // them (cuda/common/pdl.cuh), their launches overlapping its tail (H200 run 19: 0.95-0.98x the time of 16-bit NHWC
   // training passes on 28x28 .. 7x7 planes, 1.00 elsewhere); FREEDNN_BN_PDL=0 (read at every call): plain launches.
-  const bool pdl = need_stats && env_flag_or("FREEDNN_BN_PDL", true) && device_info(h->device).cc_major >= 9;
+  const bool pdl = need_stats && env_flag_or("FREEDNN_BN_PDL", true) && device_info(h->device).sm90_code;
   if (!inline_coef) {
     const int64_t per_stat = split_inner ? splits * fold : splits;
     if (split_inner && per_stat > 64)

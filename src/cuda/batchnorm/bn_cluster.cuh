@@ -283,7 +283,7 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   const long long mode = env_int("FREEDNN_BN_CLUSTER", -1);
   if (mode == 0 || rows <= 0 || s % v != 0) return best;
   const DeviceInfo& di = device_info(device);
-  if (di.cc_major < 9) return best;  // thread block clusters
+  if (!di.sm90_code) return best;  // thread block clusters; the kernel's body is compiled for 9.x only
   const long long force_g = env_int("FREEDNN_BN_CLUSTER_G", 0);
   const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
   const int64_t fill = di.sm_count;  // blocks wanted: one per SM (two, smaller, measured slower: run 24)

@@ -13,7 +13,25 @@
 
 namespace fd::cuda {
 
+bool current_device_runs_sm90_code();  // pdl_probe.cu
+
 namespace {
+
+// sm90_code on `device` (made current for the query, then the caller's device restored).
+bool runs_sm90_code(int device) {
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (current != device && cudaSetDevice(device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const bool yes = current_device_runs_sm90_code();
+  if (current != device) (void)cudaSetDevice(current);
+  return yes;
+}
 
 DeviceInfo query_device(int device) {
   DeviceInfo info;
@@ -25,6 +43,7 @@ DeviceInfo query_device(int device) {
     info.smem_per_block_optin = p.sharedMemPerBlockOptin;
     info.cc_major = p.major;
     info.cc_minor = p.minor;
+    info.sm90_code = p.major >= 9 && runs_sm90_code(device);
   } else {
     (void)cudaGetLastError();
     info.sm_count = 1;

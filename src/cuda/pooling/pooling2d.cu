@@ -782,7 +782,7 @@ int tile_grid(const void* kernel, const TPlan& t, int device) {
 
 }  // namespace
 
-bool pool_pdl(int device) { return env_flag("FREEDNN_POOL_PDL") && device_info(device).cc_major >= 9; }
+bool pool_pdl(int device) { return env_flag("FREEDNN_POOL_PDL") && device_info(device).sm90_code; }
 
 bool pool_tensor_fits(const cudnnTensorStruct& d) {
   if (d.nb_dims != 4 || d.vect() != 1) return false;

@@ -4,7 +4,8 @@
 #         mended ConvSm90.SubsampledStridedOneByOne with run 39's seed; the halo wgrad tests (its end-of-tile wait)
 #         plain and under memcheck
 #  ab:    the halo wgrad kernel against the library before its end-of-tile wait (build/h200/src/ref_pre_halo), on
-#         ResNet-50's stride-1 3x3 backward filters, f16 and bf16 NHWC, forced to cuda:halo_wgrad and through Find
+#         ResNet-50's stride-1 3x3 backward filters, f16 and bf16 NHWC, forced to cuda:halo_wgrad; the ops batch's
+#         act / bn / pool / softmax lines against the same library (PDL's new gate, DeviceInfo::sm90_code)
 #  suite: the whole gpu suite
 #  table: the ResNet-50 tables (CONFIGS, default TF32 NCHW) with NVIDIA cuDNN 9.19 and PyTorch; MobileNet-v2
 #  san:   compute-sanitizer memcheck over the whole suite (tools/gpu/sanitize.sh via h200_check.sh sanitize)
@@ -42,6 +43,11 @@ if want ab; then
     BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_halo_$dt MAX_MS=5 REPS=2 timeout 80 tools/gpu/ab.sh /tmp/halo.txt \
       "" "$REF" -- --dt=$dt --layout=nhwc --math=tensor --impl=cuda:halo_wgrad | tail -4
   done
+  # DeviceInfo::sm90_code now gates PDL and cluster batch norm (was cc_major >= 9): on a 9.0 device nothing may
+  # change, so the ops against the library before it should time the same (a 1.06-1.09x slowdown: PDL fell off)
+  grep -E "^(act|bn|pool|softmax)" tools/bench/batches/ops_resnet50.txt > /tmp/ops.txt
+  BENCH=$build/tools/bench/freednn-bench OUT=$OUT/ab_ops MAX_MS=5 REPS=1 timeout 90 tools/gpu/ab.sh /tmp/ops.txt \
+    "" "$REF" -- --dt=f16 --layout=nhwc | tail -3
   echo "ab at $(el) s"
 fi
 if want suite; then
