@@ -491,8 +491,9 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
                      "%s needs 16-byte aligned x and dy (16-byte cp.async)", id);
   HaloGeom g = make_geom(p);
   const DeviceInfo& di = device_info(h->device);
-  FD_CHECK_SUPPORTED(di.cc_major >= 9, "%s needs thread block clusters (compute capability 9.0 or later; device %d is "
-                     "%d.%d)", id, h->device, di.cc_major, di.cc_minor);
+  FD_CHECK_SUPPORTED(di.sm90_code,
+                     "%s needs thread block clusters: the build's compute capability 9.x code, which device %d (%d.%d) "
+                     "does not run (its kernel bodies exist there only)", id, h->device, di.cc_major, di.cc_minor);
   // The workspace query sized the partials for this device's SM count (one per cluster of slices); a smaller
   // workspace means fewer slices.
   const size_t per_cluster = dw_partial_bytes_per_block(g.K, g.ld);
@@ -543,8 +544,9 @@ class HaloWgrad final : public fd::conv::ConvImpl {
       (void)cudaGetLastError();
       return {CUDNN_STATUS_NOT_SUPPORTED, "cannot query the current CUDA device"};
     }
-    if (device_info(dev).cc_major < 9)
-      return {CUDNN_STATUS_NOT_SUPPORTED, "needs thread block clusters (compute capability 9.0 or later)"};
+    if (!device_info(dev).sm90_code)
+      return {CUDNN_STATUS_NOT_SUPPORTED,
+              "needs thread block clusters: the build's compute capability 9.x code, which this device does not run"};
     if (!fits_int(p)) return {CUDNN_STATUS_NOT_SUPPORTED, "tensors of 2^31 elements or more"};
     if ((p.oc + kTileK - 1) / kTileK > 65535 || p.ic / kTileC > 65535)
       return {CUDNN_STATUS_NOT_SUPPORTED, "too many K tiles or C blocks for the grid"};
