@@ -876,9 +876,10 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   // Only where apply_fwd loads each thread's coefficients once (NHWC-like, cm.fixed): computed per vector, they
   // cost more than the finalize launch saves (measured on the H200: NCHW f32 1.1x, NHWC f16 1.7x slower).
   const bool inline_coef = ic.scale != nullptr && fwd_ew.ok && fwd_ew.map.mode == 0 && fwd_ew.map.fixed;
-  // On compute capability 9.0 the finalize and the apply pass launch as programmatic dependents of the kernel before
-  // them (cuda/common/pdl.cuh), their launches overlapping its tail (H200 run 19: 0.95-0.98x the time of 16-bit NHWC
-  // training passes on 28x28 .. 7x7 planes, 1.00 elsewhere); FREEDNN_BN_PDL=0 (read at every call): plain launches.
+  // Where the device runs the build's 9.x code (sm90_code) the finalize and the apply pass launch as programmatic
+  // dependents of the kernel before them (cuda/common/pdl.cuh), their launches overlapping its tail (H200 run 19:
+  // 0.95-0.98x the time of 16-bit NHWC training passes on 28x28 .. 7x7 planes, 1.00 elsewhere); FREEDNN_BN_PDL=0
+  // (read at every call): plain launches.
   const bool pdl = need_stats && env_flag_or("FREEDNN_BN_PDL", true) && device_info(h->device).sm90_code;
   if (!inline_coef) {
     const int64_t per_stat = split_inner ? splits * fold : splits;

@@ -13,7 +13,7 @@
 
 namespace fd::cuda {
 
-bool current_device_runs_sm90_code();  // pdl_probe.cu
+bool current_device_runs_sm90_code();  // arch_probe.cu
 
 namespace {
 

@@ -31,7 +31,7 @@ struct DeviceInfo {
   size_t smem_per_block_optin = 0;
   int cc_major = 0, cc_minor = 0;
   // The device runs the library's compute capability 9.x code, not older PTX the driver compiled for it: the code
-  // with the programmatic-dependent-launch waits and the cluster kernels' bodies (pdl_probe.cu).
+  // with the programmatic-dependent-launch waits and the cluster kernels' bodies (arch_probe.cu).
   bool sm90_code = false;
 };
 // Properties of `device`, read once per device (later calls: one atomic load, no lock, no driver call).
