@@ -13,6 +13,8 @@
 
 #ifdef FREEDNN_WITH_CUDA
 #include <cuda_runtime_api.h>
+
+#include "cuda/common/cuda_util.h"
 #endif
 
 extern "C" {
@@ -111,6 +113,9 @@ cudnnStatus_t CUDNNWINAPI cudnnSetStream(cudnnHandle_t handle, cudaStream_t stre
     FD_TRY(fd::check_handle(handle));
     FD_CHECK_PARAM(!handle->on_cpu() || streamId == nullptr,
                    "a CPU-backend handle runs synchronously on the calling thread; only the NULL stream is valid");
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) FD_TRY(fd::cuda::scratch_stream_change(handle, streamId));
+#endif
     handle->stream = streamId;
     return CUDNN_STATUS_SUCCESS;
   });

@@ -65,6 +65,8 @@ void note_api_handle(cudnnHandle_t handle) {
 cudnnContext::~cudnnContext() {
 #ifdef FREEDNN_WITH_CUDA
   if (scratch != nullptr) (void)cudaFree(scratch);
+  for (void* p : scratch_retired) (void)cudaFree(p);
+  if (scratch_event != nullptr) (void)cudaEventDestroy(static_cast<cudaEvent_t>(scratch_event));
   if (cublas != nullptr) (void)cublasDestroy(static_cast<cublasHandle_t>(cublas));
   fd::cuda::conv::destroy_fft_plans(fft_plans);
   fd::cuda::destroy_aux_streams(aux_streams);

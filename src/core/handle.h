@@ -4,6 +4,7 @@
 #include <cudnn.h>
 
 #include <atomic>
+#include <vector>
 
 #include "core/checked.h"
 #include "core/log.h"
@@ -31,6 +32,16 @@ struct cudnnContext : fd::Checked<0x48414E44u> {
   // partial sums, per-channel coefficients). Grown stream-ordered by fd::cuda::handle_scratch; freed here.
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
+  // cudnnSetStream to another stream after the scratch was used on the old one records an event (a cudaEvent_t,
+  // made on first need) on the old stream, and the next use waits for it: else two calls on different streams would
+  // write the same buffer at once (fd::cuda::scratch_stream_change, handle_scratch).
+  void* scratch_event = nullptr;
+  bool scratch_used = false;  // since `stream` was set
+  bool scratch_wait = false;  // the next use waits for scratch_event
+  // Set once a stream capture used the scratch: a graph may replay that use after later calls, so a grown scratch
+  // keeps the old buffer (scratch_retired) until the handle is destroyed.
+  bool scratch_in_graph = false;
+  std::vector<void*> scratch_retired;
   // CUDA backend: the cuBLAS handle (a cublasHandle_t) of the GEMM-based kernels, created on first use by
   // fd::cuda::cublas_handle (which binds it to `stream` before each use); destroyed here.
   void* cublas = nullptr;

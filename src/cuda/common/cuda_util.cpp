@@ -162,24 +162,82 @@ cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+namespace {
+
+// Whether work queued on s now goes into a graph (an error asking, e.g. the legacy stream while another stream
+// captures in global mode, counts as capturing: nothing is allocated, freed or joined then).
+bool capturing(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &status) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
+// A new scratch buffer of `bytes`: stream-ordered on the handle's stream, or, under capture (where that would make
+// graph memory, which the handle's later calls could not use), a plain cudaMalloc in relaxed capture mode.
+cudaError_t allocate_scratch(cudnnContext* h, size_t bytes, bool in_capture, void** p) {
+  if (!in_capture) return cudaMallocAsync(p, bytes, h->stream);
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaError_t err = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (err != cudaSuccess) return err;
+  err = cudaMalloc(p, bytes);
+  (void)cudaThreadExchangeStreamCaptureMode(&mode);  // the caller's mode back
+  return err;
+}
+
+}  // namespace
+
+cudnnStatus_t scratch_stream_change(cudnnContext* h, cudaStream_t next) {
+  if (next == h->stream || !h->scratch_used) return CUDNN_STATUS_SUCCESS;
+  h->scratch_used = false;
+  // Not from a capture (a graph's use runs when it is launched; its event could not order the eager stream).
+  if (capturing(h->stream)) return CUDNN_STATUS_SUCCESS;
+  if (h->scratch_event == nullptr) {
+    cudaEvent_t e = nullptr;
+    FD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    h->scratch_event = e;
+  }
+  if (cudaEventRecord(static_cast<cudaEvent_t>(h->scratch_event), h->stream) != cudaSuccess) {
+    (void)cudaGetLastError();  // e.g. the old stream destroyed already: wait for everything instead
+    FD_CUDA_CHECK(cudaDeviceSynchronize());
+    return CUDNN_STATUS_SUCCESS;
+  }
+  h->scratch_wait = true;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out) {
+  const bool in_capture = capturing(h->stream);
+  if (h->scratch_wait && !in_capture) {  // the old stream's last use first (scratch_stream_change)
+    FD_CUDA_CHECK(cudaStreamWaitEvent(h->stream, static_cast<cudaEvent_t>(h->scratch_event), 0));
+    h->scratch_wait = false;
+  }
+  if (in_capture) h->scratch_in_graph = true;
   if (bytes > h->scratch_bytes) {
     size_t want = std::max<size_t>(size_t{1} << 20, h->scratch_bytes * 2);
     while (want < bytes) want *= 2;
     if (h->scratch != nullptr) {
-      FD_CUDA_CHECK(cudaFreeAsync(h->scratch, h->stream));
+      // A graph may still use the old buffer when it is launched (and under capture nothing can be freed
+      // stream-ordered): kept until the handle is destroyed.
+      if (h->scratch_in_graph)
+        h->scratch_retired.push_back(h->scratch);
+      else
+        FD_CUDA_CHECK(cudaFreeAsync(h->scratch, h->stream));
       h->scratch = nullptr;
       h->scratch_bytes = 0;
     }
-    const cudaError_t err = cudaMallocAsync(&h->scratch, want, h->stream);
+    const cudaError_t err = allocate_scratch(h, want, in_capture, &h->scratch);
     if (err != cudaSuccess) {
       (void)cudaGetLastError();
       h->scratch = nullptr;
-      return ::fd::report(CUDNN_STATUS_ALLOC_FAILED, __FILE__, __LINE__, "cudaMallocAsync",
+      return ::fd::report(CUDNN_STATUS_ALLOC_FAILED, __FILE__, __LINE__, "allocate_scratch",
                           "cannot allocate %zu bytes of handle scratch memory: %s", want, cudaGetErrorString(err));
     }
     h->scratch_bytes = want;
   }
+  h->scratch_used = true;
   *out = h->scratch;
   return CUDNN_STATUS_SUCCESS;
 }

@@ -62,6 +62,12 @@ cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device);
 
 // At least `bytes` of device scratch memory owned by the handle, valid for work queued on h->stream after this
 // call. Grows stream-ordered (cudaFreeAsync / cudaMallocAsync on the handle's stream): no host synchronization.
+// After cudnnSetStream, h->stream first waits for the scratch's last use on the old stream. Under stream capture it
+// grows by a plain cudaMalloc (relaxed capture mode), and a buffer a capture used is kept, not freed, when the
+// scratch grows later (a graph may still be launched with it).
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out);
+// cudnnSetStream's part for the scratch: before the handle's stream becomes `next`, an event on the current stream
+// for the next scratch use to wait for, where the scratch was used on it.
+cudnnStatus_t scratch_stream_change(cudnnContext* h, cudaStream_t next);
 
 }  // namespace fd::cuda
