@@ -34,6 +34,9 @@ if want fix; then
   timeout 90 $T --gtest_filter='ConvGpuHaloWgrad.*' > $OUT/halo.txt 2>&1; echo "halo rc=$?"
   timeout 150 compute-sanitizer --tool memcheck --leak-check no $T --gtest_filter='ConvGpuHaloWgrad.*' > $OUT/halo_mc.txt 2>&1
   echo "halo memcheck rc=$?"; grep -h "ERROR SUMMARY" $OUT/halo_mc.txt
+  # the handle scratch's stream and capture rules (cd70875): the graph-capture tests and the ops' PDL chains
+  timeout 120 $T --gtest_filter='BatchNorm.*Graph*:BatchNorm.*Capture*:ConvSm90.*Capture*:OpsPdl.*' > $OUT/scratch.txt 2>&1
+  echo "scratch / capture tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" $OUT/scratch.txt | head -6
   echo "fix at $(el) s"
 fi
 REF=--lib=$build/src/ref_pre_halo/libcudnn.so.8.2.0
