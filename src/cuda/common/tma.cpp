@@ -5,9 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>
 
-#include <map>
 #include <mutex>
-#include <utility>
 
 namespace fd::cuda {
 namespace {
@@ -30,27 +28,6 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 }
 
 }  // namespace
-
-bool tma_kernel_runs(const void* kernel, int device) {
-  static std::mutex mu;
-  static std::map<std::pair<const void*, int>, bool> known;
-  std::lock_guard<std::mutex> lock(mu);
-  const auto key = std::make_pair(kernel, device);
-  if (const auto it = known.find(key); it != known.end()) return it->second;
-  // cudaFuncGetAttributes describes the code for the current device: ask (and remember) only where that is `device`.
-  int current = -1;
-  if (cudaGetDevice(&current) != cudaSuccess || current != device) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  int major = 0;
-  cudaFuncAttributes attr = {};
-  const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-                  major >= 9 && cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90;
-  (void)cudaGetLastError();
-  known[key] = ok;
-  return ok;
-}
 
 cudnnStatus_t encode_tma_map(CUtensorMap* map, const void* base, cudnnDataType_t dt, int rank, const uint64_t* dims,
                              const uint64_t* strides, const uint32_t* box, CUtensorMapSwizzle swizzle,

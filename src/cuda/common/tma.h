@@ -26,11 +26,6 @@ cudnnStatus_t encode_nhwc_map(CUtensorMap* map, const void* base, cudnnDataType_
                               int64_t c, uint32_t box_c, uint32_t box_w, uint32_t box_h, CUtensorMapSwizzle swizzle,
                               const char* what);
 
-// Whether `kernel` (a __global__ function whose TMA body is compiled for __CUDA_ARCH__ >= 900 only) runs that body on
-// `device`: a 9.0 or later device and code built from a PTX of 9.0 or later (not a compute_80 PTX the driver
-// compiled for the device, whose body is empty). Cached per kernel and device.
-bool tma_kernel_runs(const void* kernel, int device);
-
 }  // namespace fd::cuda
 
 #if defined(__CUDACC__)

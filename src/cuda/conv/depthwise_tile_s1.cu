@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   mbar_wait(b, 0);
   tile_outputs<S, ST>(g, tile, wt, qc, v, p0, q0, n, c0, dst, alpha, beta);
 #elif defined(__CUDA_ARCH__)
-  __trap();  // no sm_90 code: tma_kernel_runs keeps the host from launching it
+  __trap();  // no sm_90 code: DeviceInfo::sm90_code keeps the host from launching it
 #endif
   pdl_allow_dependents();
 }
@@ -221,8 +221,7 @@ void launch(const ConvProblem& p, const TileGeom& g, const ConvArgs& a) {
 template <class S, int ST>
 bool tma_form(const TileGeom& g, const ConvArgs& a) {
   return fd::env_string("FREEDNN_DW_TILE_TMA") != "0" && g.cv % 2 == 0 && (g.C * sizeof(S)) % 16 == 0 &&
-         aligned16(a.in) &&
-         tma_kernel_runs(reinterpret_cast<const void*>(&dw_tile_tma_kernel<S, ST>), a.handle->device);
+         aligned16(a.in) && device_info(a.handle->device).sm90_code;
 }
 
 // The TMA kernel where tma_form says so; NOT_SUPPORTED (nothing queued) otherwise, or where the driver refuses the

@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(kMaxThreads, 4)
   }
   store_column_sums<S>(g, reinterpret_cast<float*>(tiles), qc, v, acc, partial);
 #elif defined(__CUDA_ARCH__)
-  __trap();  // no sm_90 code: tma_kernel_runs keeps the host from launching it
+  __trap();  // no sm_90 code: DeviceInfo::sm90_code keeps the host from launching it
 #endif
   pdl_allow_dependents();
 }
@@ -287,14 +287,13 @@ TilePlan tile_plan(const ConvProblem& p, bool tma = false) {
 }
 
 // Whether the TMA kernel takes p (b: its TMA plan) on `device`: FREEDNN_DW_WGRAD_TILE_TMA unless 0 (read at every
-// call), the kernel's sm_90 code on the device (tma_kernel_runs), an even cv and 16-byte map strides (C * element
+// call), the library's sm_90 code on the device (DeviceInfo::sm90_code), an even cv and 16-byte map strides (C * element
 // size).
 template <class S>
 bool tma_wanted(const ConvProblem& p, const TilePlan& b, int device) {
   if (fd::env_string("FREEDNN_DW_WGRAD_TILE_TMA") == "0") return false;
   return b.g.cv % 2 == 0 && (p.ic * int64_t(sizeof(S))) % 16 == 0 &&
-         b.smem <= int(device_info(device).smem_per_block_optin) &&
-         tma_kernel_runs(reinterpret_cast<const void*>(&dw_wgrad_tile_tma_kernel<S>), device);
+         b.smem <= int(device_info(device).smem_per_block_optin) && device_info(device).sm90_code;
 }
 
 // The TMA kernel's maps: dy as (C, Q, P, N) in cv-vector x 8 x 16 boxes, x as (C, W, H, N) in cv-vector x 10 x 18
