@@ -162,10 +162,6 @@ cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-namespace {
-
-// Whether work queued on s now goes into a graph (an error asking, e.g. the legacy stream while another stream
-// captures in global mode, counts as capturing: nothing is allocated, freed or joined then).
 bool capturing(cudaStream_t s) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(s, &status) != cudaSuccess) {
@@ -174,6 +170,8 @@ bool capturing(cudaStream_t s) {
   }
   return status != cudaStreamCaptureStatusNone;
 }
+
+namespace {
 
 // A new scratch buffer of `bytes`: stream-ordered on the handle's stream, or, under capture (where that would make
 // graph memory, which the handle's later calls could not use), a plain cudaMalloc in relaxed capture mode.

@@ -60,6 +60,10 @@ int resident_grid(const void* kernel, int64_t items, int64_t per_block, int bloc
 // kernel, device and size: later calls with the same or a smaller size make no driver call.
 cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device);
 
+// Whether work queued on s now goes into a graph. An error asking (e.g. about the legacy stream while another stream
+// captures in global mode) counts as capturing: callers then allocate, free, join or tune nothing.
+bool capturing(cudaStream_t s);
+
 // At least `bytes` of device scratch memory owned by the handle, valid for work queued on h->stream after this
 // call. Grows stream-ordered (cudaFreeAsync / cudaMallocAsync on the handle's stream): no host synchronization.
 // After cudnnSetStream, h->stream first waits for the scratch's last use on the old stream. Under stream capture it

@@ -13,6 +13,7 @@
 #include "core/env.h"
 #include "core/handle.h"
 #include "core/log.h"
+#include "cuda/common/cuda_util.h"
 #include "cuda/common/cublas_util.h"
 
 namespace fd::cuda {
@@ -164,11 +165,7 @@ size_t lt_tuned_work(const LtGemm& g) {
 
 cudnnStatus_t lt_tune(cudnnContext* h, const LtGemm& g) {
   if (!env_flag_or("FREEDNN_LT_TUNE", true)) return CUDNN_STATUS_SUCCESS;
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(h->stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
-    cudaGetLastError();
-    return CUDNN_STATUS_SUCCESS;
-  }
+  if (capturing(h->stream)) return CUDNN_STATUS_SUCCESS;
   cublasHandle_t cb = nullptr;
   FD_TRY(cublas_handle(h, &cb));
   const auto lt = reinterpret_cast<cublasLtHandle_t>(cb);  // a cuBLAS handle is a cuBLASLt one
