@@ -26,8 +26,8 @@
 namespace fd::conv {
 namespace {
 
-// A zero-initialised buffer of the handle's backend (host memory, or device memory on the CUDA backend) that
-// reports allocation failure instead of throwing.
+// A zero-initialised buffer of the handle's backend (host memory, or device memory on the CUDA backend, zeroed on
+// the handle's stream) that reports allocation failure instead of throwing.
 struct Buffer {
   std::unique_ptr<unsigned char[]> host;
   void* device = nullptr;
@@ -43,7 +43,7 @@ struct Buffer {
       return host != nullptr;
     }
 #ifdef FREEDNN_WITH_CUDA
-    if (cudaMalloc(&device, bytes) != cudaSuccess || cudaMemset(device, 0, bytes) != cudaSuccess) {
+    if (cudaMalloc(&device, bytes) != cudaSuccess || cudaMemsetAsync(device, 0, bytes, h->stream) != cudaSuccess) {
       (void)cudaGetLastError();
       if (device != nullptr) (void)cudaFree(device);
       device = nullptr;
@@ -68,7 +68,9 @@ bool fill_pattern(const cudnnContext* h, const cudnnTensorStruct& d, void* p) {
 #ifdef FREEDNN_WITH_CUDA
   std::vector<unsigned char> staging(d.size_in_bytes());
   cpu::write_tensor(d, staging.data(), v.data(), 1.0, 0.0);
-  if (cudaMemcpy(p, staging.data(), staging.size(), cudaMemcpyHostToDevice) == cudaSuccess) return true;
+  // On the handle's stream, ahead of the timed runs (the legacy stream does not order a non-blocking one). From
+  // pageable memory the call returns once the staging buffer has been copied out, so it may be freed then.
+  if (cudaMemcpyAsync(p, staging.data(), staging.size(), cudaMemcpyHostToDevice, h->stream) == cudaSuccess) return true;
   (void)cudaGetLastError();
 #endif
   return false;

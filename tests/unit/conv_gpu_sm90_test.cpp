@@ -454,6 +454,47 @@ TEST(ConvSm90, WgradSplitGraphCapture) {
 }
 #endif
 
+#ifdef FT_WITH_CUDA
+// 16-bit backward data at stride 2 captured into a graph on a new handle, after the workspace query (which makes
+// the aux streams the call forks: every live phase but the first, plus one for the pass over the phases no tap
+// reaches) and replayed: one live phase beside that pass in a grouped launch (the default) and as a separate
+// launch (FREEDNN_SM90_PHASES_GROUPED=0), and four phases as separate launches.
+TEST(ConvSm90, Dgrad16StrideGraphCapture) {
+  SKIP_UNLESS_HOPPER();
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_dgrad");
+  const Shape one{"1x1s2_c136", 2, 136, 64, 1, {11, 9}, {1, 1}, {0, 0}, {2, 2}, {1, 1}};
+  const Shape four{"3x3s2_c96", 2, 96, 64, 1, {13, 15}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  struct Case {
+    const Shape* s;
+    const char* grouped;
+  };
+  int i = 0;
+  for (const Case& c : {Case{&one, "1"}, Case{&one, "0"}, Case{&four, "0"}}) {
+    ft::ScopedEnv grouped("FREEDNN_SM90_PHASES_GROUPED", c.grouped);
+    const cudnnDataType_t t = i++ % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    SCOPED_TRACE(std::string(c.s->name) + " FREEDNN_SM90_PHASES_GROUPED=" + c.grouped);
+    ft::Handle h;  // new: its aux streams are the query's
+    Problem p(*c.s, t, true, false, false, rng);
+    p.y.fill_uniform(rng, -1, 1);
+    p.w.fill_uniform(rng, -1, 1);
+    p.x.fill_uniform(rng, -1, 1);
+    const std::vector<double> prior = p.x.values();
+    size_t ws = 0;
+    FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                                                       &ws));
+    ft::Bytes buf(ws > 0 ? ws : 1);
+    const float alpha = 0.5f, beta = 0.25f;
+    replay_captured(h, [&] {
+      return cudnnConvolutionBackwardData(h, &alpha, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
+                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, buf.data(), ws, &beta, p.xd, p.x.data());
+    });
+    const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
+    EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "graph " + p.str()));
+  }
+}
+#endif
+
 TEST(ConvSm90, DeclinesWhenForced) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;

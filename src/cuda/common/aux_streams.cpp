@@ -87,7 +87,13 @@ cudaStream_t aux_stream(const AuxStreams& a, int i) { return a.streams[i]; }
 cudnnStatus_t aux_fork(cudnnContext* h, AuxStreams& a, int count) {
   if (count == 0) return CUDNN_STATUS_SUCCESS;
   FD_CUDA_CHECK(cudaEventRecord(a.fork, h->stream));
-  for (int i = 0; i < count; ++i) FD_CUDA_CHECK(cudaStreamWaitEvent(a.streams[i], a.fork, 0));
+  for (int i = 0; i < count; ++i) {
+    const cudaError_t e = cudaStreamWaitEvent(a.streams[i], a.fork, 0);
+    if (e == cudaSuccess) continue;
+    const cudnnStatus_t st = cuda_failure(e, __FILE__, __LINE__, "cudaStreamWaitEvent(aux stream, fork event)");
+    (void)aux_join(h, a, i);  // the streams already forked rejoin (under capture an unjoined one breaks it)
+    return st;
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -31,7 +31,8 @@ struct AuxStreams;
 cudnnStatus_t aux_streams(cudnnContext* h, int count, AuxStreams** out);
 // Stream i < count of a pool returned for `count`.
 cudaStream_t aux_stream(const AuxStreams& a, int i);
-// The handle's stream -> aux streams 0..count-1.
+// The handle's stream -> aux streams 0..count-1. If one wait fails, the streams forked before it are joined again
+// (the caller joins nothing on an error).
 cudnnStatus_t aux_fork(cudnnContext* h, AuxStreams& a, int count);
 // Aux streams 0..count-1 -> the handle's stream. Queue all the aux work before it: the records come last, so a
 // record waiting on one stream's kernel never sits in a shared hardware queue ahead of another stream's kernel.

@@ -80,11 +80,14 @@ int64_t fft_size(int64_t n) {
 using PlanKey = FftPlanKey;
 
 // A cached plan: the cuFFT handle (made without a work area), its work size, and an event recorded on the stream
-// after each run that used it (complete = the plan is idle).
+// after each run that used it (complete = the plan is idle). A run on another stream than the last first waits
+// for that event, so the event recorded after it covers both streams' runs.
 struct FftPlan {
   cufftHandle handle = 0;
   cudaEvent_t done = nullptr;
   size_t work = 0;
+  bool recorded = false;
+  cudaStream_t last = nullptr;  // the stream of the last record (when recorded)
 };
 
 const char* kind_name(FftKind k) { return k == FftKind::r2c ? "R2C" : "C2R"; }
@@ -228,7 +231,8 @@ class PlanLease {
   ~PlanLease() {
     std::lock_guard<std::mutex> lock(hp_.mu);
     for (int i = 0; i < n_; ++i) {
-      if (FftPlan* p = hp_.lru.find(keys_[i])) (void)cudaEventRecord(p->done, stream_);
+      if (FftPlan* p = hp_.lru.find(keys_[i]); p != nullptr && cudaEventRecord(p->done, stream_) == cudaSuccess)
+        p->recorded = true, p->last = stream_;
       hp_.lru.unpin(keys_[i]);
     }
   }
@@ -246,6 +250,10 @@ class PlanLease {
       hp_.lru.pin(keys[i]);
       keys_[n_++] = keys[i];
       out[i] = *hp_.lru.find(keys[i]);
+      // The handle's stream changed since the plan's last run: this run follows it (the idle check's event then
+      // covers both). Not under capture, where a wait on an event recorded outside it is refused.
+      if (out[i].recorded && out[i].last != stream_ && !capturing(stream_))
+        FD_CUDA_CHECK(cudaStreamWaitEvent(stream_, out[i].done, 0));
     }
     return CUDNN_STATUS_SUCCESS;
   }

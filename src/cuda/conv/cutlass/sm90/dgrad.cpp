@@ -51,9 +51,9 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
   cudnnStatus_t prepare(cudnnContext* h, const fd::ConvProblem& p) const override {
     if (h == nullptr || h->on_cpu()) return CUDNN_STATUS_SUCCESS;
     const auto f = phase_figures(p);
-    if (!f || !f->verdict.ok() || f->live < 2) return CUDNN_STATUS_SUCCESS;
+    if (!f || !f->verdict.ok() || f->aux < 1) return CUDNN_STATUS_SUCCESS;
     AuxStreams* pool = nullptr;
-    return aux_streams(h, f->live - 1, &pool);
+    return aux_streams(h, f->aux, &pool);
   }
 
   double cost_estimate(const fd::ConvProblem& p) const override {
@@ -82,16 +82,20 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
   bool takes_strided(const fd::ConvProblem& p) const override { return sm90::dgrad16_phases_wanted(p); }
 
  private:
-  // What the registry asks of a stride-phase plan: its verdict, workspace, modelled time and phase count.
+  // What the registry asks of a stride-phase plan: its verdict, workspace, modelled time, and the most aux streams
+  // its run may fork (run_phases: every live phase but the first, plus one for the 16-bit pass over the phases no
+  // tap reaches; run_phases_grouped: that pass's one).
   struct PhaseFigures {
     fd::conv::Verdict verdict;
     size_t workspace = 0;
     double seconds = 0;
-    int live = 0;
+    int aux = 0;
   };
-  template <class Plan>
-  static PhaseFigures figures(const fd::conv::Verdict& v, const Plan& plan) {
-    return {v, plan.workspace, plan.seconds, plan.live};
+  static PhaseFigures figures(const fd::conv::Verdict& v, const sm90::Dgrad16Plan& plan) {
+    return {v, plan.workspace, plan.seconds, plan.live - 1 + (plan.empty_mask != 0 ? 1 : 0)};
+  }
+  static PhaseFigures figures(const fd::conv::Verdict& v, const sm90::Tf32DgradPlan& plan) {
+    return {v, plan.workspace, plan.seconds, plan.live - 1};
   }
 
   // The figures of the stride-phase path that serves p (16-bit strided with the knob, or float), none for the
