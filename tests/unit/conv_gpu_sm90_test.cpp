@@ -896,6 +896,31 @@ TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
   }
 }
 
+// The TF32 forward's staged KCRS filter in flat tiles of as many rows of C as a tile holds (448 of a 3x3 filter's
+// 9 taps, spread evenly: C = 600 takes two tiles of 320 rows, the second partial; 1x1: one tile of every row), and
+// x's planes beside it; FREEDNN_CHWN_FLAT=0 (read at every call) keeps both on the 32 x 32 tiles.
+TEST(ConvSm90, Tf32ForwardFlatChwnCopy) {
+  SKIP_UNLESS_HOPPER();
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:cutlass_sm90_fprop");
+  const std::vector<Shape> shapes = {
+      {"c600_3x3", 2, 600, 16, 1, {6, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"c72_5x5f", 2, 72, 40, 1, {7, 7}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+      {"c40_1x1", 3, 40, 24, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"c1000_1x1s2", 2, 1000, 8, 1, {6, 6}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+  };
+  int i = 0;
+  for (const char* flat : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_CHWN_FLAT", flat);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(s.name) + " FREEDNN_CHWN_FLAT=" + flat);
+      Tf32Problem p(s, false, false, rng);
+      check_tf32_forward(h, p, rng, 1.0, ++i % 2 ? 0.5 : 0.0);
+    }
+  }
+}
+
 // The same space-to-depth forwards with float data on TF32 tensor cores (z's channels padded to multiples of 4).
 TEST(ConvSm90, Tf32SpaceToDepthStemForward) {
   SKIP_UNLESS_HOPPER();

@@ -48,8 +48,9 @@ struct ChwnArgs {
   bool a_inner = false;
   Divider d_fast, d_mid;  // v-fastest: V, U; a-fastest: Ap, V
   int tiles_i = 0;        // 32-row tiles along i: the copy's blocks are (tile of i) + tiles_i * (tile of n)
-  // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a)
+  // plane tiles: blocks (tile of the plane) + tiles_p * ((tile of n) + tiles_n * a), rows_n rows of n each
   bool plane = false, flat = false;
+  int rows_n = 32;
   // channel tiles: blocks (tile of a) + tiles_a * ((tile of n) + tiles_n * (u * V + v))
   bool channel = false;
   int tiles_a = 0;
@@ -77,20 +78,20 @@ __device__ __forceinline__ void chwn_split(const ChwnArgs<E>& g, int64_t i, int6
   }
 }
 
-// One plane tile: rows n0 .. n0 + 31 (zeros past N) of a's plane elements p0 .. p0 + pw - 1 into shared memory,
-// then dst rows a * P + p, 32 n each, as 16-byte stores (8 threads per row: a warp writes four 128-byte rows).
-// a >= A: zero rows. Shared rows kPlane + 1 apart, or (flat: the rows of n adjacent in memory, sn == P <= kPlane)
-// P apart, the tile's nw * P elements loaded as one run of 16-byte vectors whatever P; the column reads of the
-// stores are conflict-free with an odd row stride.
+// One plane tile: rows n0 .. n0 + rows_n - 1 (zeros past N) of a's plane elements p0 .. p0 + pw - 1 into shared
+// memory, then dst rows a * P + p, rows_n n each, as 16-byte stores (8 threads per 32 n: a warp writes four
+// 128-byte pieces). a >= A: zero rows. Shared rows kPlane + 1 apart (32 rows of n), or (flat: the rows of n
+// adjacent in memory, sn == P <= kPlane) P apart, the tile's nw * P elements loaded as one run of 16-byte vectors
+// whatever P, as many rows as fill the tile (a 3x3 filter's taps: 448 rows of 9, not 32).
 __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) {
   __shared__ float sm[kT * (kPlane + 1)];
   const int pt = local % g.tiles_p;
   local /= g.tiles_p;
   const int nt = local % g.tiles_n;
   const int64_t a = local / g.tiles_n;
-  const int64_t p0 = int64_t(pt) * kPlane, n0 = int64_t(nt) * kT;
+  const int64_t p0 = int64_t(pt) * kPlane, n0 = int64_t(nt) * g.rows_n;
   const int pw = static_cast<int>(min(int64_t(kPlane), g.P - p0));
-  const int nw = a < g.A ? static_cast<int>(max(int64_t(0), min(int64_t(kT), g.N - n0))) : 0;  // rows read
+  const int nw = a < g.A ? static_cast<int>(max(int64_t(0), min(int64_t(g.rows_n), g.N - n0))) : 0;  // rows read
   const int tid = static_cast<int>(threadIdx.y) * kT + static_cast<int>(threadIdx.x);
   const float* base = g.src + a * g.sa + n0 * g.sn + p0;
   const int rs = g.flat ? pw : kPlane + 1;  // shared row stride
@@ -127,7 +128,7 @@ __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) 
     }
   }
   __syncthreads();
-  const int quads = static_cast<int>(min(int64_t(kT), g.Np - n0)) / 4;  // Np % 4 == 0
+  const int quads = static_cast<int>(min(int64_t(g.rows_n), g.Np - n0)) / 4;  // Np % 4 == 0
   float* out = g.dst + (a * g.P + p0) * g.Np + n0;
   for (int f = tid; f < pw * quads; f += kThreads) {
     const int pp = f / quads, n = 4 * (f - pp * quads);
@@ -265,12 +266,15 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   // and 16-byte loads: along the plane (P % 4 == 0), or (flat; FREEDNN_CHWN_FLAT=0, read at every call, turns it
   // off) over whole tiles where the rows of n are adjacent planes of at most kPlane elements (NCHW's dy in the dgrad
   // at 7 x 7: run 24 timed the two 7x7 1x1 TF32 dgrads at 0.92 and 0.97 of the 32 x 32 tiles' layer time). Run 23
-  // timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7 planes
+  // timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7 planes. Flat tiles take
+  // planes of any size (a KCRS filter's 3x3 taps, staged for the TF32 forward, went through 32 x 32 tiles of 4-byte
+  // loads: run 40's ncu had the 7x7 3x3 forward's staging copy at 15.7 us for 16 MB in); planes along rows of n
+  // need 16 elements or more
   const bool base_ok = plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) &&
-                       g.P >= 16 && g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 &&
+                       g.sn >= 0 && g.sa >= 0 && g.Np % 4 == 0 &&
                        aligned16(g.dst) && g.sa % 4 == 0 &&
                        aligned16(g.src);
-  const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0;
+  const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0 && g.P >= 16;
   g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag_or("FREEDNN_CHWN_FLAT", true);
   // channel tiles: 16-bit, contiguous along a, everything on the 8-element (16-byte) grid; FREEDNN_CHWN_CHANNEL=0
   // (read at every call) keeps such copies on the 32 x 32 tiles (A/B)
@@ -286,7 +290,11 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   if (base_ok && (rows_vec || g.flat)) {
     g.plane = true;
     g.tiles_p = static_cast<int>(ceil_div(g.P, kPlane));
-    g.tiles_n = static_cast<int>(ceil_div(g.Np, kT));
+    if (g.flat) {  // as many rows of n (a multiple of 32) as the tile holds, spread evenly over the tiles of n
+      const int64_t most = kT * kPlane / g.P / kT * kT;
+      g.rows_n = static_cast<int>(ceil_div(ceil_div(g.Np, ceil_div(g.Np, most)), kT) * kT);
+    }
+    g.tiles_n = static_cast<int>(ceil_div(g.Np, g.rows_n));
     g.blocks = int64_t(g.tiles_p) * g.tiles_n * g.Ap;
   }
   return g;
