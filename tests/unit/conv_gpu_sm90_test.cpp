@@ -897,8 +897,10 @@ TEST(ConvSm90, Tf32ForwardShapesAndLayouts) {
 }
 
 // The TF32 forward's staged KCRS filter in flat tiles of as many rows of C as a tile holds (448 of a 3x3 filter's
-// 9 taps, spread evenly: C = 600 takes two tiles of 320 rows, the second partial; 1x1: one tile of every row), and
-// x's planes beside it; FREEDNN_CHWN_FLAT=0 (read at every call) keeps both on the 32 x 32 tiles.
+// 9 taps, spread evenly: C = 600 takes two tiles of 320 rows, the second partial; a 5x5 filter's 25; a 1x1 filter's
+// single tap in one tile of every row, its K = 6 padded to 8 with zero rows: an unpadded 1x1 filter is read as it
+// is), and x's planes beside it (x of the stride-2 1x1 is its subsampled view, on the 32 x 32 tiles);
+// FREEDNN_CHWN_FLAT=0 (read at every call) keeps both on the 32 x 32 tiles.
 TEST(ConvSm90, Tf32ForwardFlatChwnCopy) {
   SKIP_UNLESS_HOPPER();
   ft::Handle h;
@@ -907,8 +909,8 @@ TEST(ConvSm90, Tf32ForwardFlatChwnCopy) {
   const std::vector<Shape> shapes = {
       {"c600_3x3", 2, 600, 16, 1, {6, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"c72_5x5f", 2, 72, 40, 1, {7, 7}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
-      {"c40_1x1", 3, 40, 24, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
-      {"c1000_1x1s2", 2, 1000, 8, 1, {6, 6}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"c40_1x1_k6", 3, 40, 6, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"c1000_1x1s2_k6", 2, 1000, 6, 1, {6, 6}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
   };
   int i = 0;
   for (const char* flat : {"1", "0"}) {

@@ -225,14 +225,16 @@ cudnnStatus_t ensure_plans_locked(HandlePlans& hp, const PlanKey* keys, int n, b
 // unpinned; from then on a trim destroys it only once the event has completed.
 class PlanLease {
  public:
-  PlanLease(HandlePlans& hp, cudaStream_t stream) : hp_(hp), stream_(stream) {}
+  PlanLease(HandlePlans& hp, cudaStream_t stream) : hp_(hp), stream_(stream), captured_(capturing(stream)) {}
   PlanLease(const PlanLease&) = delete;
   PlanLease& operator=(const PlanLease&) = delete;
   ~PlanLease() {
     std::lock_guard<std::mutex> lock(hp_.mu);
     for (int i = 0; i < n_; ++i) {
+      // Under capture the record is the graph's (the event then reads as busy until an eager run records it
+      // again, so no trim destroys the plan meanwhile), and no later call may wait on it: not `recorded`.
       if (FftPlan* p = hp_.lru.find(keys_[i]); p != nullptr && cudaEventRecord(p->done, stream_) == cudaSuccess)
-        p->recorded = true, p->last = stream_;
+        p->recorded = !captured_, p->last = stream_;
       hp_.lru.unpin(keys_[i]);
     }
   }
@@ -251,8 +253,8 @@ class PlanLease {
       keys_[n_++] = keys[i];
       out[i] = *hp_.lru.find(keys[i]);
       // The handle's stream changed since the plan's last run: this run follows it (the idle check's event then
-      // covers both). Not under capture, where a wait on an event recorded outside it is refused.
-      if (out[i].recorded && out[i].last != stream_ && !capturing(stream_))
+      // covers both). Not under capture: the graph would wait on an event from outside it.
+      if (out[i].recorded && out[i].last != stream_ && !captured_)
         FD_CUDA_CHECK(cudaStreamWaitEvent(stream_, out[i].done, 0));
     }
     return CUDNN_STATUS_SUCCESS;
@@ -261,6 +263,7 @@ class PlanLease {
  private:
   HandlePlans& hp_;
   cudaStream_t stream_;
+  bool captured_;  // stream_ is capturing
   PlanKey keys_[3];
   int n_ = 0;
 };

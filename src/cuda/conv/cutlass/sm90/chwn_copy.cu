@@ -2,10 +2,10 @@
 // Copyright 2026 The freednn Authors
 // The transposing copy of chwn_copy.h, through shared memory, writes along n (128 bytes per row of 32 elements):
 // - plane tiles (float sources whose (u, v) plane is contiguous, a multiple of 4 elements and 16-byte aligned:
-//   NCHW's x and dy): 32 rows of n x up to 128 elements of one a's plane, read and written (along n) as 16-byte
-//   vectors. Why: run 22's ncu had the 32 x 32 tiles of single 4-byte loads
-//   (4 KB per block) at about 2 TB/s on the TF32 NCHW backward data's copy of dy (25.7 us of a 59 us layer);
-//   FREEDNN_CHWN_PLANE_TILES=0 keeps every copy on them (A/B).
+//   NCHW's x and dy): 32 rows of n x up to 128 elements of one a's plane (or, flat, as many adjacent rows as fill
+//   4096 elements), read and written (along n) as 16-byte vectors. Why: run 22's ncu had the 32 x 32 tiles of
+//   single 4-byte loads (4 KB per block) at about 2 TB/s on the TF32 NCHW backward data's copy of dy (25.7 us of a
+//   59 us layer); FREEDNN_CHWN_PLANE_TILES=0 keeps every copy on them (A/B).
 // - channel tiles (16-bit sources contiguous along a, the 16-bit dgrad's sub-filters of a KRSC filter): 64 a x 64 n
 //   of one (u, v) tap, read along a and written along n as 16-byte vectors. Why: on the 32 x 32 tiles of 2-byte
 //   accesses the 2048 x 1024 1x1 filter of ResNet's 14 -> 7 stride-2 dgrad took 12.7 us (H100 ncu, run 28), a
@@ -79,10 +79,11 @@ __device__ __forceinline__ void chwn_split(const ChwnArgs<E>& g, int64_t i, int6
 }
 
 // One plane tile: rows n0 .. n0 + rows_n - 1 (zeros past N) of a's plane elements p0 .. p0 + pw - 1 into shared
-// memory, then dst rows a * P + p, rows_n n each, as 16-byte stores (8 threads per 32 n: a warp writes four
-// 128-byte pieces). a >= A: zero rows. Shared rows kPlane + 1 apart (32 rows of n), or (flat: the rows of n
-// adjacent in memory, sn == P <= kPlane) P apart, the tile's nw * P elements loaded as one run of 16-byte vectors
-// whatever P, as many rows as fill the tile (a 3x3 filter's taps: 448 rows of 9, not 32).
+// memory, then dst rows a * P + p, rows_n n each, as 16-byte stores (with 32 rows, 8 threads per row p: a warp
+// writes four 128-byte pieces and, at an odd shared row stride, reads 32 banks). a >= A: zero rows. Shared rows
+// kPlane + 1 apart (32 rows of n), or (flat: the rows of n adjacent in memory, sn == P <= kPlane) P apart, the
+// tile's nw * P elements loaded as one run of 16-byte vectors whatever P, with up to as many rows as fill the tile
+// (a 3x3 filter's taps: up to 448 rows of 9, not 32).
 __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) {
   __shared__ float sm[kT * (kPlane + 1)];
   const int pt = local % g.tiles_p;
@@ -130,6 +131,7 @@ __device__ __forceinline__ void plane_tile(const ChwnArgs<float>& g, int local) 
   __syncthreads();
   const int quads = static_cast<int>(min(int64_t(g.rows_n), g.Np - n0)) / 4;  // Np % 4 == 0
   float* out = g.dst + (a * g.P + p0) * g.Np + n0;
+  // (with rows_n above 32 a warp's lanes share pp: its shared reads are 4-way bank conflicts at an odd row stride)
   for (int f = tid; f < pw * quads; f += kThreads) {
     const int pp = f / quads, n = 4 * (f - pp * quads);
     float4 o;
@@ -267,7 +269,7 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
   // off) over whole tiles where the rows of n are adjacent planes of at most kPlane elements (NCHW's dy in the dgrad
   // at 7 x 7: run 24 timed the two 7x7 1x1 TF32 dgrads at 0.92 and 0.97 of the 32 x 32 tiles' layer time). Run 23
   // timed a 4-byte-load form of the plane tiles at 1.5x the 32 x 32 tiles' time on 7x7 planes. Flat tiles take
-  // planes of any size (a KCRS filter's 3x3 taps, staged for the TF32 forward, went through 32 x 32 tiles of 4-byte
+  // small odd planes too (a KCRS filter's 3x3 taps, staged for the TF32 forward, went through 32 x 32 tiles of 4-byte
   // loads: run 40's ncu had the 7x7 3x3 forward's staging copy at 15.7 us for 16 MB in); planes along rows of n
   // need 16 elements or more
   const bool base_ok = plane_on && sizeof(E) == 4 && !g.a_inner && g.sv == 1 && (g.U == 1 || g.su == g.V) &&
@@ -275,7 +277,9 @@ ChwnArgs<E> chwn_args(const ChwnCopy<E>& c) {
                        aligned16(g.dst) && g.sa % 4 == 0 &&
                        aligned16(g.src);
   const bool rows_vec = g.P % 4 == 0 && g.sn % 4 == 0 && g.P >= 16;
-  g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && fd::env_flag_or("FREEDNN_CHWN_FLAT", true);
+  // (below 16 elements only odd planes: at an even row stride the stores' shared reads conflict 16- to 32-way)
+  g.flat = base_ok && !rows_vec && g.sn == g.P && g.P <= kPlane && (g.P >= 16 || g.P % 2 == 1) &&
+           fd::env_flag_or("FREEDNN_CHWN_FLAT", true);
   // channel tiles: 16-bit, contiguous along a, everything on the 8-element (16-byte) grid; FREEDNN_CHWN_CHANNEL=0
   // (read at every call) keeps such copies on the 32 x 32 tiles (A/B)
   const auto grid8 = [](int64_t x) { return x % 8 == 0; };
