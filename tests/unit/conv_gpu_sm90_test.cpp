@@ -456,9 +456,10 @@ TEST(ConvSm90, WgradSplitGraphCapture) {
 
 #ifdef FT_WITH_CUDA
 // 16-bit backward data at stride 2 captured into a graph on a new handle, after the workspace query (which makes
-// the aux streams the call forks: every live phase but the first, plus one for the pass over the phases no tap
-// reaches) and replayed: one live phase beside that pass in a grouped launch (the default) and as a separate
-// launch (FREEDNN_SM90_PHASES_GROUPED=0), and four phases as separate launches.
+// the aux streams the call forks, said in the info log: every live phase but the first, plus one for the pass over
+// the phases no tap reaches; the captured call makes none) and replayed: one live phase beside that pass in a
+// grouped launch (the default) and as a separate launch (FREEDNN_SM90_PHASES_GROUPED=0), and four phases as
+// separate launches.
 TEST(ConvSm90, Dgrad16StrideGraphCapture) {
   SKIP_UNLESS_HOPPER();
   auto rng = ft::make_rng();
@@ -481,14 +482,24 @@ TEST(ConvSm90, Dgrad16StrideGraphCapture) {
     p.x.fill_uniform(rng, -1, 1);
     const std::vector<double> prior = p.x.values();
     size_t ws = 0;
-    FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
-                                                       &ws));
+    {
+      ft::InfoLog log;
+      FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                                                         &ws));
+      EXPECT_NE(log.text.find("auxiliary stream"), std::string::npos) << "the query made no aux stream";
+    }
     ft::Bytes buf(ws > 0 ? ws : 1);
     const float alpha = 0.5f, beta = 0.25f;
-    replay_captured(h, [&] {
-      return cudnnConvolutionBackwardData(h, &alpha, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
-                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, buf.data(), ws, &beta, p.xd, p.x.data());
-    });
+    {
+      ft::InfoLog log;
+      replay_captured(h, [&] {
+        return cudnnConvolutionBackwardData(h, &alpha, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
+                                            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, buf.data(), ws, &beta, p.xd,
+                                            p.x.data());
+      });
+      EXPECT_EQ(log.text.find("auxiliary stream"), std::string::npos) << "the captured call made aux streams:\n"
+                                                                      << log.text;
+    }
     const auto r = ref::conv_backward_data(as_ref(p.y), as_ref(p.w), p.xdims, p.params);
     EXPECT_TRUE(ft::near(p.x.values(), ref::blend(r.v, prior, alpha, beta), tol(p.dt), "graph " + p.str()));
   }

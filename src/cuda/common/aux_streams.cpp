@@ -4,8 +4,11 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 
+#include "core/api_context.h"
 #include "core/handle.h"
+#include "core/log.h"
 #include "cuda/common/cuda_util.h"
 
 namespace fd::cuda {
@@ -74,9 +77,17 @@ cudnnStatus_t aux_streams(cudnnContext* h, int count, AuxStreams** out) {
     int dev = -1;
     FD_CUDA_CHECK(cudaGetDevice(&dev));
     if (dev != h->device) FD_CUDA_CHECK(cudaSetDevice(h->device));  // streams and events belong to a device
+    const int before = a->ready.load();
     const cudnnStatus_t st = grow_to(*a, count);
     if (dev != h->device) FD_CUDA_CHECK(cudaSetDevice(dev));
     if (st != CUDNN_STATUS_SUCCESS) return st;
+    // Said at info level: a computing call under graph capture should find them made by the query or Find (tests)
+    const int made = a->ready.load() - before;
+    if (made > 0 && log::enabled(CUDNN_SEV_INFO))
+      log::emit(CUDNN_SEV_INFO, current_api_context().function,
+                "made " + std::to_string(made) + " auxiliary stream(s) for the handle (" +
+                    std::to_string(a->ready.load()) + " in all)",
+                CUDNN_STATUS_SUCCESS);
   }
   *out = a;
   return CUDNN_STATUS_SUCCESS;
