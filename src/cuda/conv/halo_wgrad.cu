@@ -517,6 +517,14 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const auto* xs = static_cast<const S*>(a.in);
   const auto* dys = static_cast<const S*>(a.in2);
   if constexpr (WM == kWgmmaTma) {
+    // The kernel's body is sm_90a code (a trap elsewhere), which FREEDNN_HALO_WGRAD_WGMMA=1 could ask for on a
+    // build or device without it: refused, and run() falls back to the mma.sync kernel.
+#if defined(FREEDNN_BUILD_SM90A)
+    const bool has_90a = is_cc90(h->device);
+#else
+    const bool has_90a = false;
+#endif
+    FD_CHECK_SUPPORTED(has_90a, "%s: the wgmma kernel needs an sm_90a build on a compute capability 9.0 device", id);
     CUtensorMap dy_map, x_map;
     FD_TRY(tma_maps(p, g, xs, dys, &dy_map, &x_map));
     halo_wgrad_tma_kernel<S><<<grid, block_threads<WM>(), smem_bytes<WM>(), h->stream>>>(g, dy_map, x_map, partial);
