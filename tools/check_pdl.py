@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The freednn Authors
-"""Checks that every kernel launched by launch_pdl (src/cuda/common/pdl.cuh) starts with pdl_wait().
+"""Checks that every kernel launched by launch_pdl (src/cuda/common/pdl.cuh), or with the attribute set by hand, starts
+with pdl_wait().
 
 A kernel launched as a programmatic dependent may start while the kernel before it on the stream still runs; it must
 call pdl_wait() before its first global memory access, or it reads stale data (docs/developing.md, "Launch overlap
@@ -148,9 +149,32 @@ def main():
                     bad.append(f"{where}: {n} is launched by launch_pdl but does not start with pdl_wait()")
                 elif a.verbose:
                     print(f"ok  {where}: {n}")
+    # Launches that set the attribute themselves (outside pdl.cuh) name their kernels in a comment within the lines
+    # above it: "// pdl kernels: a, b".
+    attrs = 0
+    for f in files:
+        if f.name == "pdl.cuh":
+            continue
+        text = f.read_text()
+        for m in re.finditer(r"cudaLaunchAttributeProgrammaticStreamSerialization", text):
+            line = text.count("\n", 0, m.start()) + 1
+            names = []
+            for ln in text[:m.start()].split("\n")[-6:]:
+                decl = re.search(r"pdl kernels:\s*(.*)", ln)
+                if decl:
+                    names += [w for w in IDENT.findall(decl.group(1)) if w in waits]
+            attrs += 1
+            where = f"{f.relative_to(a.root)}:{line}"
+            if not names:
+                bad.append(f"{where}: a programmatic-dependent launch attribute without a '// pdl kernels:' comment")
+            for n in sorted(set(names)):
+                if not waits[n]:
+                    bad.append(f"{where}: {n} is launched as a programmatic dependent but does not start with pdl_wait()")
+                elif a.verbose:
+                    print(f"ok  {where}: {n}")
     for b in bad:
         print(b)
-    print(f"{launches} launch_pdl calls checked, {len(bad)} problems")
+    print(f"{launches} launch_pdl calls and {attrs} other programmatic-dependent launches checked, {len(bad)} problems")
     return 1 if bad else 0
 
 

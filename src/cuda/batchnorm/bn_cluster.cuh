@@ -235,6 +235,7 @@ cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, bool 
   attr->val.clusterDim.x = grid.x;
   attr->val.clusterDim.y = 1;
   attr->val.clusterDim.z = 1;
+  // pdl kernels: bn_cluster (tools/check_pdl.py checks that it waits first)
   attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
