@@ -138,8 +138,12 @@ cudnnStatus_t CUDNNWINAPI cudnnGetFoldedConvBackwardDataDescriptors(
     int64_t f = 1;
     for (int i = 0; i < p.nsp; ++i) {
       const int j = first + i, s = st[j];
+      // a stride is a fold of the transform (at most 65536), and every folded extent and channel count a dim
+      FD_CHECK_SUPPORTED(s <= 65536, "stride %d of spatial dim %d exceeds the folds' 65536", s, i);
       const int64_t a = (ker[j] + s - 1) / s;                       // folded filter extent
       const int64_t q = std::max(out[j] + a - 1, (in[j] + pad[j] + s - 1) / s);  // folded dx extent
+      FD_CHECK_SUPPORTED(q <= INT32_MAX && q * s - in[j] - pad[j] <= INT32_MAX,
+                         "spatial dim %d: the folded extent %lld exceeds 2^31 - 1", i, static_cast<long long>(q));
       wf[2 + i] = static_cast<int>(a);
       dyp[2 + i] = static_cast<int>(q - a + 1);
       dxf[2 + i] = static_cast<int>(q);
@@ -149,8 +153,11 @@ cudnnStatus_t CUDNNWINAPI cudnnGetFoldedConvBackwardDataDescriptors(
       dx_after[2 + i] = static_cast<int32_t>(q * s - in[j] - pad[j]);
       fold[i] = static_cast<uint32_t>(s);
       ones[i] = 1;
-      f *= s;
+      f *= s;  // <= 2^31 * 2^16 before the check
+      FD_CHECK_SUPPORTED(f <= INT32_MAX, "the strides' product %lld exceeds 2^31 - 1", static_cast<long long>(f));
     }
+    FD_CHECK_SUPPORTED(p.ic * f <= INT32_MAX, "the folded channel count %lld x %lld exceeds 2^31 - 1",
+                       static_cast<long long>(p.ic), static_cast<long long>(f));
     wf[0] = static_cast<int>(p.oc);
     wf[1] = static_cast<int>(p.icg() * f);
     dyp[0] = static_cast<int>(p.mb);

@@ -2,6 +2,7 @@
 // Copyright 2026 The freednn Authors
 // Convolution descriptors: create, set, get, destroy, output dims.
 #include <algorithm>
+#include <cstdint>
 #include <new>
 
 #include "core/api_context.h"
@@ -45,6 +46,7 @@ cudnnStatus_t forward_output_dims(const cudnnConvolutionStruct* conv, const cudn
                    "spatial dim %d: input %lld + 2 x pad %d is smaller than the dilated filter (%lld - 1) x %d + 1",
                    i, static_cast<long long>(x->dims[2 + i]), conv->pad[i], static_cast<long long>(w->dims[2 + i]),
                    conv->dilation[i]);
+    FD_CHECK_SUPPORTED(o <= INT32_MAX, "spatial dim %d: the output extent %lld exceeds 2^31 - 1", i, o);
     out[2 + i] = static_cast<int>(o);
   }
   return CUDNN_STATUS_SUCCESS;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // Pooling: descriptor, output dims, forward and backward (CPU backend).
+#include <cstdint>
 #include <new>
 
 #include "core/api_context.h"
@@ -39,6 +40,8 @@ cudnnStatus_t output_dims(const cudnnPoolingStruct& p, const cudnnTensorStruct& 
     out[2 + d] = out_dim(x.dims[2 + d], p.window[d], p.padding[d], p.stride[d]);
     FD_CHECK_PARAM(out[2 + d] >= 1, "spatial dim %d: window %d does not fit input %lld with padding %d", d,
                    p.window[d], static_cast<long long>(x.dims[2 + d]), p.padding[d]);
+    FD_CHECK_SUPPORTED(out[2 + d] <= INT32_MAX, "spatial dim %d: the output extent %lld exceeds 2^31 - 1", d,
+                       static_cast<long long>(out[2 + d]));
   }
   return CUDNN_STATUS_SUCCESS;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // Spatial transformer: descriptor, grid generator and bilinear sampler, forward and backward (CPU and CUDA backends).
+#include <cstdint>
 #include <new>
 
 #include "core/api_context.h"
@@ -89,6 +90,12 @@ cudnnStatus_t CUDNNWINAPI cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTra
                     FD_CHECK_PARAM(dimA[i] > 0, "dimA[%d]=%d must be positive", i, dimA[i]);
                   FD_CHECK_SUPPORTED(fd::dtype_is_float(dataType), "data type %s is not supported",
                                      fd::dtype_short_name(dataType));
+                  // The grid (N x H x W x 2) and theta (N x 2 x 3) are packed tensors of their own: each must be
+                  // a tensor the library takes (fewer than 2^31 elements)
+                  const int64_t n = dimA[0], plane = int64_t(dimA[2]) * dimA[3];  // each product < 2^62
+                  FD_CHECK_SUPPORTED(plane <= INT32_MAX / 2 && n <= INT32_MAX / (plane * 2) && n * 6 <= INT32_MAX,
+                                     "the grid of %d x %d x %d x 2 or theta of %d x 6 elements reaches 2^31",
+                                     dimA[0], dimA[2], dimA[3], dimA[0]);
                   stDesc->sampler = samplerType;
                   stDesc->dtype = dataType;
                   stDesc->nb_dims = nbDims;

@@ -108,9 +108,13 @@ cudnnStatus_t CUDNNWINAPI cudnnSetTensorTransformDescriptor(cudnnTensorTransform
       FD_CHECK_PARAM(t.pad_before[i] >= 0 && t.pad_after[i] >= 0, "padding of dim %d (%d before, %d after) is negative",
                      i, t.pad_before[i], t.pad_after[i]);
     }
+    int64_t product = 1;  // the fold product multiplies the channel count: it must fit a dim
     for (int i = 0; i + 2 < t.nb_dims; ++i) {
       t.fold[i] = foldA ? foldA[i] : 1u;
       FD_CHECK_PARAM(t.fold[i] >= 1 && t.fold[i] <= 65536u, "foldA[%d]=%u must be in [1, 65536]", i, t.fold[i]);
+      product *= t.fold[i];  // <= 2^31 * 2^16 before the check below: no overflow
+      FD_CHECK_SUPPORTED(product <= INT32_MAX, "the fold product (%lld by dim %d) exceeds 2^31 - 1",
+                         static_cast<long long>(product), i + 2);
     }
     t.is_set = true;
     transformDesc->is_set = t.is_set;

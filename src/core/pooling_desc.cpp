@@ -2,6 +2,8 @@
 // Copyright 2026 The freednn Authors
 #include "core/pooling_desc.h"
 
+#include <cstdint>
+
 #include "core/status.h"
 
 namespace {
@@ -58,6 +60,13 @@ cudnnStatus_t set_pooling(cudnnPoolingStruct& p, cudnnPoolingMode_t mode, cudnnN
     FD_CHECK_PARAM(window[i] > 0, "windowDimA[%d]=%d must be positive", i, window[i]);
     FD_CHECK_PARAM(stride[i] > 0, "strideA[%d]=%d must be positive", i, stride[i]);
     FD_CHECK_PARAM(padding[i] >= 0, "paddingA[%d]=%d is negative", i, padding[i]);
+  }
+  // The average modes divide by the window's element count (as int in the kernels): it must fit 31 bits
+  int64_t elems = 1;
+  for (int i = 0; i < nb_dims; ++i) {
+    elems *= window[i];  // < 2^31 * 2^31 before the check below
+    FD_CHECK_SUPPORTED(elems <= INT32_MAX, "the window's element count (%lld by dim %d) exceeds 2^31 - 1",
+                       static_cast<long long>(elems), i);
   }
   p.mode = mode;
   p.nan_opt = nan_opt;

@@ -102,14 +102,16 @@ cudnnStatus_t transform_dims(const cudnnTensorTransformStruct& t, int nb_dims, c
     const int64_t pads = static_cast<int64_t>(t.pad_before[i]) + t.pad_after[i];
     const int64_t f = i >= 2 ? t.fold[i - 2] : 1;
     if (!unfold) {
-      const int64_t padded = src[i] + pads;
+      const int64_t padded = src[i] + pads;  // each term below 2^31
+      FD_CHECK_PARAM(i != 1 || padded <= INT32_MAX / F, "FOLD: %lld padded channels times the fold product %lld "
+                     "exceed 2^31 - 1", static_cast<long long>(padded), static_cast<long long>(F));
       dst[i] = i == 1 ? padded * F : (padded + f - 1) / f;
     } else if (i == 1) {
       FD_CHECK_PARAM(src[1] % F == 0, "UNFOLD: channel count %lld is not a multiple of the fold product %lld",
                      static_cast<long long>(src[1]), static_cast<long long>(F));
       dst[1] = src[1] / F - pads;
     } else {
-      dst[i] = src[i] * f - pads;
+      dst[i] = src[i] * f - pads;  // below 2^31 * 2^16: no overflow
     }
     FD_CHECK_PARAM(dst[i] > 0 && dst[i] <= INT32_MAX, "the transform gives dim %d the extent %lld", i,
                    static_cast<long long>(dst[i]));

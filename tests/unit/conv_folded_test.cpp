@@ -97,6 +97,17 @@ TEST(ConvFolded, FoldedProblemGivesTheDirectDx) {
   }
 }
 
+// A stride is a fold of the transforms (at most 65536): stride 65537 gave 4295098369 channels, cast to int
+// (found by review, run 40).
+TEST(ConvFolded, StridePastTheFoldLimit) {
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const Shape s{"s65537", 1, 1, 1, 1, {1, 1}, {1, 1}, {0, 0}, {65537, 65537}, {1, 1}};
+  Problem p(s, CUDNN_DATA_FLOAT, false, false, false, rng);
+  Folded f;
+  EXPECT_EQ(f.get(h, p, CUDNN_TENSOR_NCHW), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
 TEST(ConvFolded, BadArguments) {
   ft::Handle h;
   auto rng = ft::make_rng();

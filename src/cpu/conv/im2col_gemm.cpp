@@ -185,6 +185,9 @@ class Im2colGemm final : public fd::conv::ConvImpl {
     const int64_t lim = INT32_MAX;
     if (col_rows(p) > lim || p.osp() > lim || p.oc > lim)
       return {CUDNN_STATUS_NOT_SUPPORTED, "a GEMM dimension exceeds the 32-bit BLAS interface"};
+    // One image's column matrix, in bytes, within the tensors' own limit (2^36): its size cannot wrap
+    if (col_rows(p) * p.osp() > (int64_t{1} << 36) / static_cast<int64_t>(elem_size(p)))
+      return {CUDNN_STATUS_NOT_SUPPORTED, "one image's column matrix would exceed 2^36 bytes"};
     return {};
   }
   size_t workspace_size(const ConvProblem& p) const override {

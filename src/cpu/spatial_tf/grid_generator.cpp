@@ -9,6 +9,8 @@
 namespace fd::cpu {
 namespace {
 
+// Within the library's tensor limit: cudnnSetSpatialTransformerNdDescriptor refuses grids and thetas of 2^31
+// elements or more, so the int strides below cannot overflow and the set cannot fail.
 cudnnTensorStruct packed_tensor(cudnnDataType_t dt, int d0, int d1, int d2, int d3) {
   cudnnTensorStruct t;
   const int dims[4] = {d0, d1, d2, d3};

@@ -358,6 +358,11 @@ class Im2colGemm final : public fd::conv::ConvImpl {
               "int8 needs exact int32 sums; cuda:im2col_gemm runs float GEMMs, so it declines int8"};
     if (gemm_k(p) > INT_MAX || p.osp() > INT_MAX || p.ocg() > INT_MAX)
       return {CUDNN_STATUS_NOT_SUPPORTED, "a GEMM dimension exceeds cuBLAS's 32-bit sizes"};
+    // One image's column matrix (all groups' rows), in bytes, within the tensors' own limit (2^36): the layout's
+    // sizes cannot wrap (ic * ksp < 2^31 * 2^31 and each factor of the product below < 2^31)
+    const int64_t rows = p.ic * p.ksp();
+    if (rows > INT_MAX || rows * p.osp() > (int64_t{1} << 36) / int64_t{8})
+      return {CUDNN_STATUS_NOT_SUPPORTED, "one image's column matrix would exceed 2^36 bytes"};
     return {};
   }
   size_t workspace_size(const ConvProblem& p) const override { return layout(p).total; }
