@@ -23,12 +23,12 @@ namespace fd::log {
 namespace {
 
 struct Sink {
-  std::mutex mutex;
+  // Recursive: a callback may call cudnnGetCallback / cudnnSetCallback (or any cuDNN function) on its own thread
+  std::recursive_mutex mutex;
   unsigned mask = 0;  // CUDNN_SEV_*_EN bits
   void* udata = nullptr;
   cudnnCallback_t callback = nullptr;
   FILE* file = nullptr;
-  bool owns_file = false;
   bool commands = false;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::atomic<unsigned> fast_mask{0};  // mask, or all bits while a callback is installed
@@ -42,9 +42,6 @@ struct Sink {
     // cuDNN 8 logs nothing when no destination is named; our reproducer lines default to stderr.
     if (!file) mask = 0;
     fast_mask = mask;
-  }
-  ~Sink() {
-    if (owns_file && file) std::fclose(file);
   }
 
   void open_destination(const std::string& dest) {
@@ -64,16 +61,21 @@ struct Sink {
         }
       }
       file = std::fopen(path.c_str(), "a");
-      owns_file = file != nullptr;
       if (!file) std::fprintf(stderr, "freednn: cannot open log destination '%s'; logging disabled\n", path.c_str());
     }
   }
 };
 
+// Never destroyed: a user's static object may still log (or set the callback) after this file's statics would
+// be gone at exit. Every write is flushed, so nothing is lost unclosed.
 Sink& sink() {
-  static Sink s;
-  return s;
+  static Sink* s = new Sink();
+  return *s;
 }
+
+// Set while this thread runs the user's callback: what the callback's own cuDNN calls log is dropped, not
+// delivered to it again (it could recurse without end).
+thread_local bool in_callback = false;
 
 unsigned sev_bit(cudnnSeverity_t sev) {
   switch (sev) {
@@ -135,7 +137,7 @@ std::string format_double(double v) {
 
 void emit(cudnnSeverity_t sev, const char* function, const std::string& body, cudnnStatus_t status) {
   Sink& s = sink();
-  if (!enabled(sev)) return;
+  if (!enabled(sev) || in_callback) return;
   const char upper = sev == CUDNN_SEV_INFO ? 'I' : sev == CUDNN_SEV_WARNING ? 'W' : 'E';
   const char lower = static_cast<char>(upper - 'A' + 'a');
 
@@ -172,7 +174,7 @@ void emit(cudnnSeverity_t sev, const char* function, const std::string& body, cu
                   "; Thread=" + std::to_string(thread_id()) + "; GPU=" + gpu + "; Handle=" + handle +
                   "; StreamId=" + stream + ".");
 
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
   if (s.callback) {
     if ((s.mask & sev_bit(sev)) == 0) return;
     std::string msg;
@@ -194,7 +196,9 @@ void emit(cudnnSeverity_t sev, const char* function, const std::string& body, cu
     dbg.pid = static_cast<unsigned long long>(getpid());
     dbg.tid = thread_id();
     dbg.cudaDeviceId = ctx.device;
+    in_callback = true;
     s.callback(sev, s.udata, &dbg, msg.data());
+    in_callback = false;
     return;
   }
   if (!s.file) return;
@@ -213,7 +217,7 @@ void emit(cudnnSeverity_t sev, const char* function, const std::string& body, cu
 void emit_command(const std::string& problem) {
   Sink& s = sink();
   if (!s.commands) return;
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
   FILE* f = s.file ? s.file : stderr;
   std::fprintf(f, "freednn-bench %s\n", problem.c_str());
   std::fflush(f);
@@ -221,7 +225,7 @@ void emit_command(const std::string& problem) {
 
 void set_callback(unsigned mask, void* udata, cudnnCallback_t fn) {
   Sink& s = sink();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
   s.mask = mask & (CUDNN_SEV_ERROR_EN | CUDNN_SEV_WARNING_EN | CUDNN_SEV_INFO_EN);
   s.udata = udata;
   s.callback = fn;
@@ -231,7 +235,7 @@ void set_callback(unsigned mask, void* udata, cudnnCallback_t fn) {
 
 void get_callback(unsigned* mask, void** udata, cudnnCallback_t* fn) {
   Sink& s = sink();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
   if (mask) *mask = s.mask;
   if (udata) *udata = s.udata;
   if (fn) *fn = s.callback;

@@ -67,12 +67,17 @@ bool parse_line(const std::string& line, Table& t) {
   return true;
 }
 
-// Reads a whole file. Missing file: empty table, no warning. Wrong header: empty table, warning.
-Table read_file(const std::string& path) {
+// Reads a whole file. Missing file: empty table, no warning. Wrong header: empty table, warning. A file that
+// exists but cannot be read (whole): empty or partial table, a warning, and *readable = false when asked.
+Table read_file(const std::string& path, bool* readable = nullptr) {
   Table t;
+  if (readable) *readable = true;
   FILE* f = std::fopen(path.c_str(), "r");
   if (!f) {
-    if (errno != ENOENT) warn("cannot read " + path + ": " + std::strerror(errno) + " (ignored)");
+    if (errno != ENOENT) {
+      warn("cannot read " + path + ": " + std::strerror(errno) + " (ignored)");
+      if (readable) *readable = false;
+    }
     return t;
   }
   std::string line;
@@ -105,6 +110,10 @@ Table read_file(const std::string& path) {
     }
   }
   if (ok && !line.empty()) ok = finish_line();
+  if (std::ferror(f)) {
+    warn("error reading " + path + " (what was read before it is kept)");
+    if (readable) *readable = false;
+  }
   std::fclose(f);
   if (!ok) return {};
   if (bad > 0)
@@ -238,9 +247,22 @@ void store(const std::string& device, const std::string& key, const std::vector<
   std::lock_guard<std::mutex> guard(g_mutex);
   // Advisory lock across processes so concurrent writers merge rather than overwrite each other; the
   // temporary file + rename alone already keeps readers from ever seeing a partial file.
+  // Without the lock, or without all of the file, a write could drop other processes' or the file's entries:
+  // then nothing is written.
   const int lock_fd = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd >= 0) ::flock(lock_fd, LOCK_EX);
-  Table t = read_file(path);
+  if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX) != 0) {
+    warn("cannot lock " + path + ".lock: " + std::strerror(errno) + " (result not saved)");
+    if (lock_fd >= 0) ::close(lock_fd);
+    return;
+  }
+  bool readable = true;
+  Table t = read_file(path, &readable);
+  if (!readable) {
+    ::flock(lock_fd, LOCK_UN);
+    ::close(lock_fd);
+    warn("cannot read all of " + path + " (result not saved, so that its entries are kept)");
+    return;
+  }
   t[key] = entries;
   static std::atomic<unsigned> counter{0};
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
@@ -263,10 +285,8 @@ void store(const std::string& device, const std::string& key, const std::vector<
   } else {
     err = errno;
   }
-  if (lock_fd >= 0) {
-    ::flock(lock_fd, LOCK_UN);
-    ::close(lock_fd);
-  }
+  ::flock(lock_fd, LOCK_UN);
+  ::close(lock_fd);
   if (!ok) warn("cannot write " + path + ": " + std::strerror(err) + " (result not saved)");
 }
 

@@ -9,13 +9,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/test_util.h"
@@ -329,6 +332,49 @@ TEST(Logging, CallbackMaskSelectsSeverities) {
 
   FT_OK(cudnnSetCallback(mask0, ud0, fn0));
   EXPECT_EQ(cudnnGetCallback(nullptr, &ud, &fn), CUDNN_STATUS_BAD_PARAM);
+}
+
+// A callback that calls cuDNN itself: reads the callback, makes a failing call (whose error is not delivered to
+// it again) and switches itself off. This deadlocked on the logger's lock before (found by review, run 40); run on
+// a thread with a deadline, so that a deadlock fails the test instead of hanging it.
+struct Reentrant {
+  int calls = 0;
+  bool saw_itself = false;
+};
+void reentrant_callback(cudnnSeverity_t, void* udata, const cudnnDebug_t*, const char*) {
+  auto* r = static_cast<Reentrant*>(udata);
+  ++r->calls;
+  unsigned mask = 0;
+  void* ud = nullptr;
+  cudnnCallback_t fn = nullptr;
+  r->saw_itself = cudnnGetCallback(&mask, &ud, &fn) == CUDNN_STATUS_SUCCESS && ud == udata;
+  bad_call();                           // logs an error inside the callback: dropped, not delivered again
+  cudnnSetCallback(0, nullptr, nullptr);  // off
+}
+
+TEST(Logging, CallbackMayCallCudnn) {
+  unsigned mask0 = 0;
+  void* ud0 = nullptr;
+  cudnnCallback_t fn0 = nullptr;
+  FT_OK(cudnnGetCallback(&mask0, &ud0, &fn0));
+  Reentrant r;
+  FT_OK(cudnnSetCallback(CUDNN_SEV_ERROR_EN, &r, reentrant_callback));
+  std::packaged_task<void()> task([] { bad_call(); });
+  std::future<void> done = task.get_future();
+  std::thread t(std::move(task));
+  if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    t.detach();  // stuck on the logger's lock: the process ends with it
+    FAIL() << "a callback calling cuDNN deadlocked";
+  }
+  t.join();
+  EXPECT_EQ(r.calls, 1);
+  EXPECT_TRUE(r.saw_itself);
+  unsigned mask = 1;
+  void* ud = &r;
+  cudnnCallback_t fn = reentrant_callback;
+  FT_OK(cudnnGetCallback(&mask, &ud, &fn));
+  EXPECT_EQ(fn, nullptr) << "the callback did not switch itself off";
+  FT_OK(cudnnSetCallback(mask0, ud0, fn0));
 }
 
 TEST(Logging, CommandLineForComputingCalls) {
