@@ -2,11 +2,17 @@
 // Copyright 2026 The freednn Authors
 #include "cuda/common/cublas_util.h"
 
+#include <mutex>
+
 #include "core/handle.h"
 
 namespace fd::cuda {
 
 cudnnStatus_t cublas_handle(cudnnContext* h, cublasHandle_t* out) {
+  // Made once per handle under a lock: a workspace query on another thread (cuBLASLt tuning) may ask for it while
+  // a call runs (found by review); the lock is uncontended otherwise
+  static std::mutex make;
+  std::lock_guard<std::mutex> lock(make);
   if (h->cublas == nullptr) {
     cublasHandle_t c = nullptr;
     const cublasStatus_t st = cublasCreate(&c);

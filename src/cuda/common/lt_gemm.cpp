@@ -206,6 +206,8 @@ cudnnStatus_t lt_tune(cudnnContext* h, const LtGemm& g) {
   }
   std::lock_guard<std::mutex> lock(g_mu);
   Entry& t = table()[Key{h->device, g}];
+  // The first answer stays: a workspace another thread sized from it must still cover the call (found by review)
+  if (t.timed) return CUDNN_STATUS_SUCCESS;
   t.timed = true;
   if (best >= 0) t.have_best = true, t.best = r[best].algo, t.best_work = r[best].workspaceSize;
   return CUDNN_STATUS_SUCCESS;
