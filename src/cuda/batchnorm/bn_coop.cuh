@@ -226,8 +226,9 @@ bool coop_device_ok(int device) {
       (void)cudaGetLastError();
       a = 0;
     }
+    int unknown = 0;  // a refusal stored meanwhile (2) stays: the first answer wins
+    if (!known.compare_exchange_strong(unknown, a != 0 ? 1 : 2, std::memory_order_relaxed)) return unknown == 1;
     v = a != 0 ? 1 : 2;
-    known.store(v, std::memory_order_relaxed);
   }
   return v == 1;
 }
