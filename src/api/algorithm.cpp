@@ -5,6 +5,9 @@
 #include <cstring>
 #include <new>
 
+#include <algorithm>
+#include <vector>
+
 #include "core/algorithm_desc.h"
 #include "core/api_context.h"
 #include "core/handle.h"
@@ -133,6 +136,10 @@ cudnnStatus_t CUDNNWINAPI cudnnDestroyAlgorithmPerformance(cudnnAlgorithmPerform
     for (int i = 0; i < numberToDestroy; ++i)
       FD_CHECK_PARAM(algoPerf[i] == nullptr || algoPerf[i]->alive(),
                      "algoPerf[%d] is not a live cudnnAlgorithmPerformance_t (destroyed twice?)", i);
+    std::vector<cudnnAlgorithmPerformance_t> seen(algoPerf, algoPerf + numberToDestroy);
+    std::sort(seen.begin(), seen.end());
+    for (size_t i = 1; i < seen.size(); ++i)  // the same object twice would be deleted twice
+      FD_CHECK_PARAM(seen[i] == nullptr || seen[i] != seen[i - 1], "algoPerf lists one object more than once");
     for (int i = 0; i < numberToDestroy; ++i) {
       delete algoPerf[i];
       algoPerf[i] = nullptr;

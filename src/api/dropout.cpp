@@ -35,6 +35,8 @@ cudnnStatus_t check_set_args(cudnnHandle_t handle, const cudnnDropoutStruct* d, 
                  static_cast<double>(dropout));
   FD_CHECK(states == nullptr || size >= fd::kDropoutStatesSize, CUDNN_STATUS_INVALID_VALUE,
            "stateSizeInBytes=%zu is less than cudnnDropoutGetStatesSize (%zu)", size, fd::kDropoutStatesSize);
+  FD_CHECK_PARAM(reinterpret_cast<uintptr_t>(states) % alignof(fd::DropoutState) == 0,
+                 "states %p is not %zu-byte aligned", states, alignof(fd::DropoutState));
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -46,6 +48,10 @@ cudnnStatus_t check_run(cudnnHandle_t handle, const cudnnDropoutStruct* d, const
   FD_TRY(check_dropout_obj(d));
   FD_CHECK_PARAM(d->is_set, "dropoutDesc has not been set");
   FD_CHECK_PARAM(d->states != nullptr, "dropoutDesc has no states (cudnnSetDropoutDescriptor with NULL states)");
+  FD_CHECK_PARAM(d->states_on_cpu == handle->on_cpu(),
+                 "dropoutDesc's states are in %s memory (set with a %s handle), this handle runs on the %s",
+                 d->states_on_cpu ? "host" : "device", d->states_on_cpu ? "CPU" : "CUDA",
+                 handle->on_cpu() ? "CPU" : "GPU");
   FD_TRY(fd::check_tensor(in, in_name));
   FD_TRY(fd::check_tensor(out, out_name));
   FD_CHECK_PARAM(in_data && out_data, "%s or %s is NULL", in_name, out_name);
@@ -126,6 +132,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dro
                   }
                   dropoutDesc->dropout = dropout;
                   dropoutDesc->states = states;
+                  dropoutDesc->states_on_cpu = handle->on_cpu();
                   dropoutDesc->states_size = stateSizeInBytes;
                   dropoutDesc->seed = seed;
                   dropoutDesc->is_set = true;
@@ -151,6 +158,7 @@ cudnnStatus_t CUDNNWINAPI cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t
                   dropoutDesc->mirror = cur;
                   dropoutDesc->dropout = dropout;
                   dropoutDesc->states = states;
+                  dropoutDesc->states_on_cpu = handle->on_cpu();
                   dropoutDesc->states_size = stateSizeInBytes;
                   dropoutDesc->seed = seed;
                   dropoutDesc->is_set = true;

@@ -158,9 +158,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetFusedOpsConstParamPackAttribute(const cudnnFus
         // param is a descriptor of the label's kind: the stored descriptor is copied into it.
         FD_TRY(check_desc_alive(k, param));
         const void* d = constPack->desc[paramLabel];
-        *isNULL = d == nullptr;
+        if (d != nullptr) FD_TRY(check_desc_kind(k, d, label_name(paramLabel)));  // it may have been destroyed
+        *isNULL = d == nullptr;  // written on success only
         if (d == nullptr) return CUDNN_STATUS_SUCCESS;
-        FD_TRY(check_desc_kind(k, d, label_name(paramLabel)));  // the stored one may have been destroyed
         if (k == ConstKind::tensor) copy_desc<cudnnTensorStruct>(param, d);
         if (k == ConstKind::filter) copy_desc<cudnnFilterStruct>(param, d);
         if (k == ConstKind::conv) copy_desc<cudnnConvolutionStruct>(param, d);

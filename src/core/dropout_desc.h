@@ -31,6 +31,7 @@ struct cudnnDropoutStruct : fd::Checked<0x44524F50u> {
   bool is_set = false;
   float dropout = 0.0f;
   void* states = nullptr;
+  bool states_on_cpu = true;  // set by a CPU handle (host memory), else by a CUDA one (device memory)
   size_t states_size = 0;
   unsigned long long seed = 0;
   fd::DropoutState mirror{};  // magic == kMagic once Set/Restore attached initialized states

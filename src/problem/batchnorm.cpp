@@ -180,6 +180,8 @@ cudnnStatus_t NormCall::validate(bool shapes_only) {
       FD_CHECK_PARAM(bias != nullptr, "bias is NULL");
       FD_CHECK_PARAM((running_mean == nullptr) == (running_var == nullptr),
                      "resultRunningMean and resultRunningVariance must both be NULL or both be set");
+      FD_CHECK_PARAM(running_mean == nullptr || (factor >= 0.0 && factor <= 1.0),
+                     "exponentialAverageFactor=%g is not a weight in [0, 1]", factor);
       FD_CHECK_PARAM((save_mean == nullptr) == (save_inv_var == nullptr),
                      "resultSaveMean and resultSaveInvVariance must both be NULL or both be set");
       if (has_add()) FD_CHECK_PARAM(z != nullptr, "ops=add_act but z is NULL");

@@ -684,6 +684,15 @@ TEST(BatchNorm, ForwardBadArguments) {
   EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, m, a, b, xd, x.data(), yd, y.data(), pd, p.data(), nullptr, 0.1,
                                                    nullptr, nullptr, 1e-5, nullptr, nullptr),
             CUDNN_STATUS_BAD_PARAM);
+  // The running averages' weight outside [0, 1] (NaN, -1, 5 wrote NaN or extrapolated statistics; found by review,
+  // run 40); without running averages it is unused
+  for (double f : {std::nan(""), -1.0, 5.0}) {
+    EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, m, a, b, xd, x.data(), yd, y.data(), pd, p.data(), p.data(),
+                                                     f, r1.data(), r2.data(), 1e-5, nullptr, nullptr),
+              CUDNN_STATUS_BAD_PARAM) << "factor " << f;
+    FT_OK(cudnnBatchNormalizationForwardTraining(h, m, a, b, xd, x.data(), yd, y.data(), pd, p.data(), p.data(), f,
+                                                 nullptr, nullptr, 1e-5, nullptr, nullptr));
+  }
 }
 
 TEST(BatchNorm, BackwardBadArguments) {

@@ -234,6 +234,11 @@ TEST(Dropout, BadArguments) {
   EXPECT_EQ(cudnnSetDropoutDescriptor(dd, h, 1.5f, st.data(), st.size(), 1), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnSetDropoutDescriptor(dd, h, NAN, st.data(), st.size(), 1), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnSetDropoutDescriptor(dd, h, 0.5f, st.data(), st.size() - 1, 1), CUDNN_STATUS_INVALID_VALUE);
+  {  // states not 8-byte aligned (the state is read and written as 64-bit words); refused before any access
+    ft::Bytes big(st.size() + 8);
+    EXPECT_EQ(cudnnSetDropoutDescriptor(dd, h, 0.5f, big.data() + 1, st.size(), 1),
+              CUDNN_STATUS_BAD_PARAM);
+  }
   float p;
   void* sp;
   unsigned long long seed;

@@ -78,7 +78,10 @@ void op_tensor(cudnnOpTensorOp_t op, cudnnNanPropagation_t nan_opt, bool double_
 
 void add_tensor(const cudnnTensorStruct& a, const void* ap, const cudnnTensorStruct& c, void* cp, double alpha,
                 double beta) {
-  with_compute_type(c.dtype, [&](auto zero) {
+  // 32- and 64-bit integers in double, as scale_tensor and the transform do: float is exact only below 2^24
+  const cudnnDataType_t st = dtype_scalar(c.dtype);
+  const bool wide = st == CUDNN_DATA_DOUBLE || st == CUDNN_DATA_INT32 || st == CUDNN_DATA_INT64;
+  with_compute_type(wide ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, [&](auto zero) {
     using T = decltype(zero);
     const std::vector<T> av = read_tensor<T>(a, ap);
     std::vector<T> out(static_cast<size_t>(c.element_count()));
