@@ -377,6 +377,18 @@ ScopedEnv::~ScopedEnv() {
     unsetenv(name_.c_str());
 }
 
+::testing::AssertionResult near_units(const std::vector<double>& got, const std::vector<double>& ref, double units,
+                                      const std::string& what) {
+  if (got.size() != ref.size())
+    return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs reference " << ref.size();
+  for (size_t i = 0; i < ref.size(); ++i)
+    if (!(std::fabs(got[i] - ref[i]) <= units))  // NaN fails
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i] << ", reference "
+                                           << ref[i] << " (more than " << units << " apart); seed FREEDNN_TEST_SEED="
+                                           << seed();
+  return ::testing::AssertionSuccess();
+}
+
 double max_abs(const std::vector<double>& v) {
   double m = 0;
   for (double x : v)

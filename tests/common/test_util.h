@@ -111,6 +111,10 @@ std::vector<int> padded_strides(std::mt19937_64& rng, const std::vector<int>& di
 ::testing::AssertionResult near(const std::vector<double>& got, const std::vector<double>& ref, double tol,
                                 const std::string& what, double min_scale = 0);
 double max_abs(const std::vector<double>& v);  // the largest finite |v[i]| (0 when empty)
+// For integer outputs: every element within `units` of the (unrounded) reference, absolutely, whatever the
+// outputs' size; NaN or a size mismatch fails.
+::testing::AssertionResult near_units(const std::vector<double>& got, const std::vector<double>& ref, double units,
+                                      const std::string& what);
 
 // Sets (or unsets, value nullptr) an environment variable for a scope and restores the previous value. Knobs the
 // library reads once per process take effect only in a test that runs alone (ctest runs each test alone).

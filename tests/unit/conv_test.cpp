@@ -266,32 +266,53 @@ TEST(ConvImpl, DeterministicIdsAreBitwiseReproducible) {
   const ft::HostTensor x0 = p.x, w0 = p.w;
   ft::HostTensor dy = p.y;
   dy.fill_uniform(rng, -1, 1);
-  auto twice = [&](auto&& run, const ft::Bytes& (*out)(Problem&)) {
+  // The output poisoned before each run (a run that writes nothing cannot match the first one's bytes), and the
+  // first run's output checked as written (no poison NaN left)
+  auto twice = [&](auto&& run, ft::HostTensor& (*out)(Problem&)) -> ::testing::AssertionResult {
+    out(p).poison();
     run();
     ft::sync_device();  // the bytes are read directly below, not through HostTensor's synchronizing accessors
-    const auto first = out(p);
+    const ft::Bytes first = out(p).bytes;
+    for (double v : out(p).values())
+      if (std::isnan(v)) return ::testing::AssertionFailure() << "the first run left the output unwritten";
+    out(p).poison();
     run();
     ft::sync_device();
-    return first == out(p);
+    if (first == out(p).bytes) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "two runs differ";
   };
+  int checked[3] = {0, 0, 0};
   for (int i = 0; i < nf; ++i) {
     if (fperf[i].status != CUDNN_STATUS_SUCCESS || fperf[i].determinism != CUDNN_DETERMINISTIC) continue;
-    EXPECT_TRUE(twice([&] { p.x = x0; p.w = w0; ft_conv::forward(h, p, fperf[i].algo, 1, 0); },
-                      [](Problem& q) -> const ft::Bytes& { return q.y.bytes; }))
+    ++checked[0];
+    auto run = [&] {
+      p.x = x0, p.w = w0;
+      EXPECT_EQ(ft_conv::forward(h, p, fperf[i].algo, 1, 0), CUDNN_STATUS_SUCCESS);
+    };
+    EXPECT_TRUE(twice(run, [](Problem& q) -> ft::HostTensor& { return q.y; }))
         << "fwd algo " << fperf[i].algo;
   }
   for (int i = 0; i < nd; ++i) {
     if (dperf[i].status != CUDNN_STATUS_SUCCESS || dperf[i].determinism != CUDNN_DETERMINISTIC) continue;
-    EXPECT_TRUE(twice([&] { p.y = dy; p.w = w0; ft_conv::backward_data(h, p, dperf[i].algo, 1, 0); },
-                      [](Problem& q) -> const ft::Bytes& { return q.x.bytes; }))
+    ++checked[1];
+    auto run = [&] {
+      p.y = dy, p.w = w0;
+      EXPECT_EQ(ft_conv::backward_data(h, p, dperf[i].algo, 1, 0), CUDNN_STATUS_SUCCESS);
+    };
+    EXPECT_TRUE(twice(run, [](Problem& q) -> ft::HostTensor& { return q.x; }))
         << "bwd data algo " << dperf[i].algo;
   }
   for (int i = 0; i < nw; ++i) {
     if (wperf[i].status != CUDNN_STATUS_SUCCESS || wperf[i].determinism != CUDNN_DETERMINISTIC) continue;
-    EXPECT_TRUE(twice([&] { p.y = dy; p.x = x0; ft_conv::backward_filter(h, p, wperf[i].algo, 1, 0); },
-                      [](Problem& q) -> const ft::Bytes& { return q.w.bytes; }))
+    ++checked[2];
+    auto run = [&] {
+      p.y = dy, p.x = x0;
+      EXPECT_EQ(ft_conv::backward_filter(h, p, wperf[i].algo, 1, 0), CUDNN_STATUS_SUCCESS);
+    };
+    EXPECT_TRUE(twice(run, [](Problem& q) -> ft::HostTensor& { return q.w; }))
         << "bwd filter algo " << wperf[i].algo;
   }
+  for (int d = 0; d < 3; ++d) EXPECT_GT(checked[d], 0) << "no deterministic algorithm checked in direction " << d;
 }
 
 // Winograd F(2x2,3x3): forward only, 3x3 stride 1 without dilation; anything else is NOT_SUPPORTED.
