@@ -101,6 +101,27 @@ def call_args(text, start):
         i += 1
 
 
+def declared(before, marker, span, waits):
+    """The kernels a comment "// <marker> a, b" in the last `span` lines of `before` names."""
+    names = []
+    for ln in before[-span:]:
+        decl = re.search(marker + r"\s*(.*)", ln)
+        if decl:
+            names += [w for w in IDENT.findall(decl.group(1)) if w in waits]
+    return names
+
+
+def judge(bad, where, names, waits, verbose, unnamed, launched_as):
+    """Appends to bad a launch that names no kernel (unnamed) and each named kernel that does not wait first."""
+    if not names:
+        bad.append(f"{where}: {unnamed}")
+    for n in sorted(set(names)):
+        if not waits[n]:
+            bad.append(f"{where}: {n} is launched {launched_as} but does not start with pdl_wait()")
+        elif verbose:
+            print(f"ok  {where}: {n}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=str(pathlib.Path(__file__).resolve().parent.parent))
@@ -136,19 +157,10 @@ def main():
                                 names += [w for w in IDENT.findall(a2) if w in waits]
                         break
             if not names:  # declared by a comment: "// launch_pdl kernels: a, b"
-                for ln in before[-3:]:
-                    decl = re.search(r"launch_pdl kernels:\s*(.*)", ln)
-                    if decl:
-                        names += [w for w in IDENT.findall(decl.group(1)) if w in waits]
+                names = declared(before, "launch_pdl kernels:", 3, waits)
             launches += 1
-            where = f"{f.relative_to(a.root)}:{line}"
-            if not names:
-                bad.append(f"{where}: cannot tell which kernel launch_pdl launches ({args[1].strip()})")
-            for n in sorted(set(names)):
-                if not waits[n]:
-                    bad.append(f"{where}: {n} is launched by launch_pdl but does not start with pdl_wait()")
-                elif a.verbose:
-                    print(f"ok  {where}: {n}")
+            judge(bad, f"{f.relative_to(a.root)}:{line}", names, waits, a.verbose,
+                  f"cannot tell which kernel launch_pdl launches ({args[1].strip()})", "by launch_pdl")
     # Launches that set the attribute themselves (outside pdl.cuh) name their kernels in a comment within the lines
     # above it: "// pdl kernels: a, b".
     attrs = 0
@@ -158,20 +170,11 @@ def main():
         text = f.read_text()
         for m in re.finditer(r"cudaLaunchAttributeProgrammaticStreamSerialization", text):
             line = text.count("\n", 0, m.start()) + 1
-            names = []
-            for ln in text[:m.start()].split("\n")[-6:]:
-                decl = re.search(r"pdl kernels:\s*(.*)", ln)
-                if decl:
-                    names += [w for w in IDENT.findall(decl.group(1)) if w in waits]
             attrs += 1
-            where = f"{f.relative_to(a.root)}:{line}"
-            if not names:
-                bad.append(f"{where}: a programmatic-dependent launch attribute without a '// pdl kernels:' comment")
-            for n in sorted(set(names)):
-                if not waits[n]:
-                    bad.append(f"{where}: {n} is launched as a programmatic dependent but does not start with pdl_wait()")
-                elif a.verbose:
-                    print(f"ok  {where}: {n}")
+            names = declared(text[:m.start()].split("\n"), "pdl kernels:", 6, waits)
+            judge(bad, f"{f.relative_to(a.root)}:{line}", names, waits, a.verbose,
+                  "a programmatic-dependent launch attribute without a '// pdl kernels:' comment",
+                  "as a programmatic dependent")
     for b in bad:
         print(b)
     print(f"{launches} launch_pdl calls and {attrs} other programmatic-dependent launches checked, {len(bad)} problems")
