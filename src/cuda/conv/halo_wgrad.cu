@@ -372,17 +372,22 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(block_threads
 #endif
 }
 
-// Whether run() takes the wgmma kernel on `device`: FREEDNN_HALO_WGRAD_WGMMA=0 / 1 if set, else where it exists (an
-// sm_90a build, FREEDNN_BUILD_SM90A, on a compute capability 9.0 device: sm_90a code runs there only).
-bool wgmma_wanted(int device) {
-  const std::string v = fd::env_string("FREEDNN_HALO_WGRAD_WGMMA");
-  if (!v.empty()) return v == "1";
+// Whether the wgmma kernel's code exists on `device`: an sm_90a build (FREEDNN_BUILD_SM90A) on a compute capability
+// 9.0 device (sm_90a code runs there only; elsewhere its body is a trap).
+bool wgmma_kernel_runs(int device) {
 #if defined(FREEDNN_BUILD_SM90A)
   return is_cc90(device);
 #else
   (void)device;
   return false;
 #endif
+}
+
+// Whether run() takes the wgmma kernel on `device`: FREEDNN_HALO_WGRAD_WGMMA=0 / 1 if set, else where it runs.
+bool wgmma_wanted(int device) {
+  const std::string v = fd::env_string("FREEDNN_HALO_WGRAD_WGMMA");
+  if (!v.empty()) return v == "1";
+  return wgmma_kernel_runs(device);
 }
 
 // Why p is not for this kernel, or nullptr.
@@ -517,14 +522,10 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const auto* xs = static_cast<const S*>(a.in);
   const auto* dys = static_cast<const S*>(a.in2);
   if constexpr (WM == kWgmmaTma) {
-    // The kernel's body is sm_90a code (a trap elsewhere), which FREEDNN_HALO_WGRAD_WGMMA=1 could ask for on a
-    // build or device without it: refused, and run() falls back to the mma.sync kernel.
-#if defined(FREEDNN_BUILD_SM90A)
-    const bool has_90a = is_cc90(h->device);
-#else
-    const bool has_90a = false;
-#endif
-    FD_CHECK_SUPPORTED(has_90a, "%s: the wgmma kernel needs an sm_90a build on a compute capability 9.0 device", id);
+    // FREEDNN_HALO_WGRAD_WGMMA=1 could ask for it where it does not run: refused, and run() falls back to the
+    // mma.sync kernel.
+    FD_CHECK_SUPPORTED(wgmma_kernel_runs(h->device),
+                       "%s: the wgmma kernel needs an sm_90a build on a compute capability 9.0 device", id);
     CUtensorMap dy_map, x_map;
     FD_TRY(tma_maps(p, g, xs, dys, &dy_map, &x_map));
     halo_wgrad_tma_kernel<S><<<grid, block_threads<WM>(), smem_bytes<WM>(), h->stream>>>(g, dy_map, x_map, partial);
