@@ -656,6 +656,21 @@ void check_tf32_forward(cudnnHandle_t h, Problem& p, std::mt19937_64& rng, doubl
   check_forward(h, p, rng, alpha, beta, kTf32Tol);
 }
 
+// check(p, i) on an NCHW TF32 problem of each shape, with the transposing copy's flat tiles on, then off
+// (FREEDNN_CHWN_FLAT, read at every call); i counts the checks from 1.
+template <class Check>
+void each_chwn_flat_setting(const std::vector<Shape>& shapes, std::mt19937_64& rng, Check&& check) {
+  int i = 0;
+  for (const char* flat : {"1", "0"}) {
+    ft::ScopedEnv env("FREEDNN_CHWN_FLAT", flat);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(s.name) + " FREEDNN_CHWN_FLAT=" + flat);
+      Tf32Problem p(s, false, false, rng);
+      check(p, ++i);
+    }
+  }
+}
+
 // The 16-bit forward on the grouped persistent kernel (the default, sm90_grouped.h): both tiles (K <= 64: 128x64),
 // random ResNet-like layers, blending and not, and layers of more tiles than an H200 has SMs (132), so that CTAs
 // walk several tiles and their pipelines run on across tiles (k136_many blends: run 21 hung there before every
@@ -923,15 +938,8 @@ TEST(ConvSm90, Tf32ForwardFlatChwnCopy) {
       {"c40_1x1_k6", 3, 40, 6, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"c1000_1x1s2_k6", 2, 1000, 6, 1, {6, 6}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
   };
-  int i = 0;
-  for (const char* flat : {"1", "0"}) {
-    ft::ScopedEnv env("FREEDNN_CHWN_FLAT", flat);
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(s.name) + " FREEDNN_CHWN_FLAT=" + flat);
-      Tf32Problem p(s, false, false, rng);
-      check_tf32_forward(h, p, rng, 1.0, ++i % 2 ? 0.5 : 0.0);
-    }
-  }
+  each_chwn_flat_setting(shapes, rng,
+                         [&](Tf32Problem& p, int i) { check_tf32_forward(h, p, rng, 1.0, i % 2 ? 0.5 : 0.0); });
 }
 
 // The same space-to-depth forwards with float data on TF32 tensor cores (z's channels padded to multiples of 4).
@@ -1077,16 +1085,10 @@ TEST(ConvSm90, Tf32DgradFlatChwnCopy) {
       {"1x1_5x6_k34", 2, 8, 34, 1, {5, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
       {"1x1_7x7_k38", 2, 16, 38, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},  // K % 4 != 0: 32 x 32 tiles
   };
-  int i = 0;
-  for (const char* flat : {"1", "0"}) {
-    ft::ScopedEnv env("FREEDNN_CHWN_FLAT", flat);
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(s.name) + " FREEDNN_CHWN_FLAT=" + flat);
-      Tf32Problem p(s, false, false, rng);
-      const bool blend = ++i % 2 == 0;
-      check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, kTf32Tol);
-    }
-  }
+  each_chwn_flat_setting(shapes, rng, [&](Tf32Problem& p, int i) {
+    const bool blend = i % 2 == 0;
+    check_backward_data(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, kTf32Tol);
+  });
 }
 
 // Every dx element is summed by one CTA in a fixed order: two runs give the same bits (stride 2: four phases on
