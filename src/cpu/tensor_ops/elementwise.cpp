@@ -78,10 +78,7 @@ void op_tensor(cudnnOpTensorOp_t op, cudnnNanPropagation_t nan_opt, bool double_
 
 void add_tensor(const cudnnTensorStruct& a, const void* ap, const cudnnTensorStruct& c, void* cp, double alpha,
                 double beta) {
-  // 32- and 64-bit integers in double, as scale_tensor and the transform do: float is exact only below 2^24
-  const cudnnDataType_t st = dtype_scalar(c.dtype);
-  const bool wide = st == CUDNN_DATA_DOUBLE || st == CUDNN_DATA_INT32 || st == CUDNN_DATA_INT64;
-  with_compute_type(wide ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, [&](auto zero) {
+  with_compute_type(needs_double(dtype_scalar(c.dtype)) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, [&](auto zero) {
     using T = decltype(zero);
     const std::vector<T> av = read_tensor<T>(a, ap);
     std::vector<T> out(static_cast<size_t>(c.element_count()));
@@ -104,8 +101,7 @@ void set_tensor(const cudnnTensorStruct& y, void* yp, const void* value) {
 }
 
 void scale_tensor(const cudnnTensorStruct& y, void* yp, double alpha) {
-  const cudnnDataType_t st = dtype_scalar(y.dtype);
-  if (st == CUDNN_DATA_DOUBLE || st == CUDNN_DATA_INT32 || st == CUDNN_DATA_INT64) {
+  if (needs_double(dtype_scalar(y.dtype))) {
     const std::vector<double> v = read_tensor<double>(y, yp);
     write_tensor<double>(y, yp, v.data(), alpha, 0.0);
   } else {

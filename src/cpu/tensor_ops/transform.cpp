@@ -93,10 +93,6 @@ void zero_vector_padding(const cudnnTensorStruct& y, void* yp) {
   });
 }
 
-bool needs_double(cudnnDataType_t t) {
-  return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
-}
-
 template <class T>
 void run(const Mapper& m, const cudnnTensorStruct& x, const void* xp, const cudnnTensorStruct& y, void* yp,
          double alpha, double beta) {
