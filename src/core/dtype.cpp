@@ -89,6 +89,11 @@ int dtype_vector_width(cudnnDataType_t t) {
   }
 }
 
+bool needs_double(cudnnDataType_t t) {
+  t = dtype_scalar(t);
+  return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
+}
+
 cudnnDataType_t dtype_scalar(cudnnDataType_t t) {
   switch (t) {
     case CUDNN_DATA_INT8x4:

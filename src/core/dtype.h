@@ -28,6 +28,9 @@ int dtype_vector_width(cudnnDataType_t t);
 cudnnDataType_t dtype_scalar(cudnnDataType_t t);
 bool dtype_is_valid(cudnnDataType_t t);
 bool dtype_is_float(cudnnDataType_t t);  // FLOAT, DOUBLE, HALF, BFLOAT16
+// Whether values stored as t (or its scalar type) need double arithmetic to stay exact: DOUBLE, and 32- / 64-bit
+// integers (float is exact only below 2^24). Both backends ask this, so that they round alike.
+bool needs_double(cudnnDataType_t t);
 // Short name used in problem strings: f32 f64 f16 bf16 s8 s32 s8x4 u8 u8x4 s8x32 s64.
 const char* dtype_short_name(cudnnDataType_t t);
 bool dtype_from_short_name(const std::string& s, cudnnDataType_t* t);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/tensor_desc.h"
 
 // Moving tensors between their stored form (any data type, any strides, vector layouts) and packed
@@ -31,12 +32,6 @@ std::vector<T> read_tensor(const cudnnTensorStruct& d, const void* data) {
 // garbage (NaN included) then, as cuDNN documents.
 template <class T>
 void write_tensor(const cudnnTensorStruct& d, void* data, const T* v, double alpha, double beta);
-
-// Whether values stored as t need double arithmetic to stay exact: DOUBLE, and 32- / 64-bit integers (float is
-// exact only below 2^24).
-inline bool needs_double(cudnnDataType_t t) {
-  return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
-}
 
 // Calls f(float{}) or f(double{}): the compute type for a storage type (double only for DOUBLE).
 template <class F>

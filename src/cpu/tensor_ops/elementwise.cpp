@@ -78,7 +78,7 @@ void op_tensor(cudnnOpTensorOp_t op, cudnnNanPropagation_t nan_opt, bool double_
 
 void add_tensor(const cudnnTensorStruct& a, const void* ap, const cudnnTensorStruct& c, void* cp, double alpha,
                 double beta) {
-  with_compute_type(needs_double(dtype_scalar(c.dtype)) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, [&](auto zero) {
+  with_compute_type(needs_double(c.dtype) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, [&](auto zero) {
     using T = decltype(zero);
     const std::vector<T> av = read_tensor<T>(a, ap);
     std::vector<T> out(static_cast<size_t>(c.element_count()));
@@ -101,7 +101,7 @@ void set_tensor(const cudnnTensorStruct& y, void* yp, const void* value) {
 }
 
 void scale_tensor(const cudnnTensorStruct& y, void* yp, double alpha) {
-  if (needs_double(dtype_scalar(y.dtype))) {
+  if (needs_double(y.dtype)) {
     const std::vector<double> v = read_tensor<double>(y, yp);
     write_tensor<double>(y, yp, v.data(), alpha, 0.0);
   } else {

@@ -329,8 +329,8 @@ cudnnStatus_t op_tensor(cudaStream_t stream, int device, cudnnOpTensorOp_t op, c
 
 cudnnStatus_t add_tensor(cudaStream_t stream, int device, const cudnnTensorStruct& a, const void* ap,
                          const cudnnTensorStruct& c, void* cp, double alpha, double beta) {
-  return run(stream, device, kCopyB, false, c.dtype == CUDNN_DATA_DOUBLE, nullptr, nullptr, 0.0, &a, ap, alpha, c,
-             cp, beta);
+  // Double arithmetic where float would round stored values (INT32 past 2^24), as the CPU backend.
+  return run(stream, device, kCopyB, false, needs_double(c.dtype), nullptr, nullptr, 0.0, &a, ap, alpha, c, cp, beta);
 }
 
 }  // namespace fd::cuda

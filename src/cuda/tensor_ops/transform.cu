@@ -479,11 +479,6 @@ __global__ void __launch_bounds__(kVBlock) transpose_stream(const R* in, R* out,
   }
 }
 
-bool needs_double(cudnnDataType_t t) {
-  t = dtype_scalar(t);
-  return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_INT64;
-}
-
 // transpose_stream<R, TR, TC> over `batch` rows x cols matrices on a grid of resident blocks (as many as fit, spread
 // so that every block takes the same number of tiles give or take one). NOT_SUPPORTED, nothing queued and nothing
 // logged, when the tile count overflows 32 bits.
