@@ -127,26 +127,48 @@ __device__ __forceinline__ void stage_patch(const DgradGeom& g, const S* __restr
       }
     }
   } else {
-    // Any strides: i over (k, row, column), the column fastest (NCHW dy reads coalesced).
-    constexpr int kBatch = 12;
-    const int total = g.PR * g.PC * kChunk;
-    for (int i0 = 0; i0 < total; i0 += kThreads * kBatch) {
-      Bits<S> v[kBatch];
-      int dst[kBatch];
+    // Channels not innermost (NCHW): a thread takes whole patch pixels, its address set up once, and walks the
+    // chunk's channels by dy's channel stride, kBatch loads in flight; each group of kV channels goes to shared
+    // memory as one 16-byte store (the pixel pitch is an odd number of 16-byte units: no bank conflicts). Run 41's
+    // ncu of the TF32 stem: the old loop over (k, row, column) spent ~52 instructions per element on index math.
+    constexpr int kV = 16 / int(sizeof(S));
+    constexpr int kBatch = 32;  // a multiple of kV that divides kChunk
+    static_assert(kBatch % kV == 0 && kChunk % kBatch == 0);
+    const int kn = int(g.K - k0 < kChunk ? g.K - k0 : kChunk);  // channels of this chunk that dy has
+    const int64_t ks = g.dyv.st[1];
+    const int npix = g.PR * g.PC;
+    for (int pix = tid; pix < npix; pix += kThreads) {
+      const int pr = g.div_pc.div(pix), pc = pix - pr * g.PC;
+      const int64_t p = p_lo + pr, q = q_lo + pc;
+      const bool inside = p >= 0 && p < g.P && q >= 0 && q < g.Q;
+      const S* src = dy + n * g.dyv.st[0] + k0 * ks + (inside ? p * g.dyv.st[3] + q * g.dyv.st[4] : 0);
+      unsigned char* dst = patch + size_t(pix) * g.pix_pitch;
+      const bool all = inside && kn == kChunk;  // the common case: every load unconditional
+#pragma unroll 1
+      for (int kb = 0; kb < kChunk; kb += kBatch) {
+        Bits<S> v[kBatch];
+        if (all) {
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int i = i0 + j * kThreads + tid, rest = g.div_pc.div(i), pc = i - rest * g.PC,
-                  kk = g.div_pr.div(rest), pr = rest - kk * g.PR;
-        const int64_t p = p_lo + pr, q = q_lo + pc, k = k0 + kk;
-        S x = zero_of<S>();
-        if (i < total && p >= 0 && p < g.P && q >= 0 && q < g.Q && k < g.K)
-          x = dy[n * g.dyv.st[0] + k * g.dyv.st[1] + p * g.dyv.st[3] + q * g.dyv.st[4]];
-        v[j] = operand_bits(x);
-        dst[j] = (pr * g.PC + pc) * g.pix_pitch + kk * int(sizeof(S));
+          for (int j = 0; j < kBatch; ++j) {
+            v[j] = operand_bits(__ldg(src));
+            src += ks;
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < kBatch; ++j) {
+            S x = zero_of<S>();
+            if (inside && kb + j < kn) x = src[j * ks];
+            v[j] = operand_bits(x);
+          }
+          src += kBatch * ks;
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; j += kV) {
+          uint4 b;
+          memcpy(&b, &v[j], 16);
+          *reinterpret_cast<uint4*>(dst + size_t(kb + j) * sizeof(S)) = b;
+        }
       }
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j)
-        if (i0 + j * kThreads + tid < total) *reinterpret_cast<Bits<S>*>(patch + dst[j]) = v[j];
     }
   }
 }
@@ -169,7 +191,7 @@ constexpr size_t kTwoPerSm = 110 * 1024;  // shared memory of a block that lets 
 template <class S>
 __global__ void __launch_bounds__(kThreads)
     patch_dgrad_kernel(DgradGeom g, const S* __restrict__ dy, const uint2* __restrict__ wp, S* __restrict__ dx,
-                       float alpha, float beta, int64_t tiles) {
+                       float alpha, float beta, int tiles) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gq = lane >> 2, tq = lane & 3;
   // ldmatrix: lane supplies row (lane / 8 % 2) * 8 + lane % 8 of the 16-position A tile, k half lane / 16.
@@ -179,10 +201,19 @@ __global__ void __launch_bounds__(kThreads)
   uint2* filter = reinterpret_cast<uint2*>(smem + patch_bytes(g));
   const int phases = g.sh * g.sw;
   const FusedDev none{};
+  // Each phase's row and column offsets (a, b), and the packed filter's stride between taps, worked out once: in
+  // the tap loop the divisions by sw cost more than the loop's mma (run 41, SASS of the TF32 kernel).
+  int pa[kMaxPhases], pb[kMaxPhases];
+#pragma unroll
+  for (int f = 0; f < kMaxPhases; ++f) {
+    pa[f] = f / g.sw;
+    pb[f] = f - pa[f] * g.sw;
+  }
+  const int tap_stride = g.b_smem ? g.ksteps * 32 : g.chunks * g.ksteps * 32;  // uint2 entries
 
-  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const int64_t tu = tile % g.tiles_u, rest = tile / g.tiles_u;
-    const int64_t ti = rest % g.tiles_i, n = rest / g.tiles_i;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {  // 32-bit: make_geom bounds the tile count
+    const int tu = tile % g.tiles_u, rest = tile / g.tiles_u;
+    const int ti = rest % g.tiles_i, n = rest / g.tiles_i;
     const int64_t i0 = g.i_min + ti * kTileI, u0 = g.u_min + tu * kTileU;
     float acc[kMaxPhases][2][4];
 #pragma unroll
@@ -201,17 +232,16 @@ __global__ void __launch_bounds__(kThreads)
       // fragment is loaded once per offset and feeds the mma of every phase that has that tap (stride 2: 16
       // offsets against 49 taps on a 7x7 filter; run 22: the stem's TF32 NCHW backward data 1.05 -> 0.83 ms, f16 NHWC
       // 0.38 -> 0.32 ms).
+      const uint2* wchunk = g.b_smem ? filter + lane : wp + chunk * g.ksteps * 32 + lane;  // tap 0's entries
       for (int j = 0; j < g.Rm; ++j)
         for (int l = 0; l < g.Sm; ++l) {
           const uint2* wt[kMaxPhases];
           bool on[kMaxPhases];
 #pragma unroll
           for (int f = 0; f < kMaxPhases; ++f) {
-            const int a = f / g.sw, b = f - a * g.sw, r = a + g.sh * j, s = b + g.sw * l;
+            const int r = pa[f] + g.sh * j, s = pb[f] + g.sw * l;
             on[f] = f < phases && r < g.R && s < g.S;
-            const int tap = on[f] ? r * g.S + s : 0;
-            wt[f] = g.b_smem ? filter + tap * g.ksteps * 32 + lane
-                             : wp + (int64_t(tap) * g.chunks + chunk) * g.ksteps * 32 + lane;
+            wt[f] = wchunk + (on[f] ? r * g.S + s : 0) * tap_stride;
           }
           // Patch pixel of this lane's A row for each m16 tile: phase-grid row 2 * warp + mt, column a_row.
           const int pc = a_row - l + g.Sm - 1;
@@ -234,25 +264,27 @@ __global__ void __launch_bounds__(kThreads)
     }
 
     // Thread holds, per phase and m16 tile, positions (row 2 * warp + mt, columns gq and gq + 8) x channels
-    // 2 * tq and 2 * tq + 1.
+    // 2 * tq and 2 * tq + 1. Offsets from dx's strides directly (vect is 1 for the float types; View5::at's
+    // vector branch carried a 64-bit division into every one of the 32 stores).
     if (2 * tq >= g.C) continue;
+    const int64_t c = 2 * tq;
+    const bool c1 = c + 1 < g.C;
+    const int64_t base_nc = n * g.dxv.st[0] + c * g.dxv.st[1];
 #pragma unroll
     for (int f = 0; f < kMaxPhases; ++f) {
       if (f >= phases) break;
-      const int a = f / g.sw, b = f - a * g.sw;
 #pragma unroll
       for (int mt = 0; mt < 2; ++mt) {
-        const int64_t h = (i0 + 2 * warp + mt) * g.sh + a - g.ph;
+        const int64_t h = (i0 + 2 * warp + mt) * g.sh + pa[f] - g.ph;
         if (h < 0 || h >= g.H) continue;
+        const int64_t row = base_nc + h * g.dxv.st[3];
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const int64_t wi = (u0 + gq + 8 * half) * g.sw + b - g.pw;
+          const int64_t wi = (u0 + gq + 8 * half) * g.sw + pb[f] - g.pw;
           if (wi < 0 || wi >= g.W) continue;
-          const int64_t c = 2 * tq;
-          write_out(dx, g.dxv.at(n, c, 0, h, wi), acc[f][mt][2 * half], alpha, beta, none, n, c, 0, h, wi);
-          if (c + 1 < g.C)
-            write_out(dx, g.dxv.at(n, c + 1, 0, h, wi), acc[f][mt][2 * half + 1], alpha, beta, none, n, c + 1, 0, h,
-                      wi);
+          const int64_t off = row + wi * g.dxv.st[4];
+          write_out(dx, off, acc[f][mt][2 * half], alpha, beta, none, n, c, 0, h, wi);
+          if (c1) write_out(dx, off + g.dxv.st[1], acc[f][mt][2 * half + 1], alpha, beta, none, n, c + 1, 0, h, wi);
         }
       }
     }
@@ -272,14 +304,23 @@ bool make_geom(const ConvProblem& p, size_t es, DgradGeom* out, const char** why
   g.i_min = g.ph / g.sh;
   g.u_min = g.pw / g.sw;
   const int64_t ni = (g.H - 1 + g.ph) / g.sh - g.i_min + 1, nu = (g.W - 1 + g.pw) / g.sw - g.u_min + 1;
-  g.tiles_i = int((ni + kTileI - 1) / kTileI);
-  g.tiles_u = int((nu + kTileU - 1) / kTileU);
+  const int64_t tiles_i = (ni + kTileI - 1) / kTileI, tiles_u = (nu + kTileU - 1) / kTileU;
+  if (g.N * tiles_i * tiles_u > INT32_MAX) {  // the kernel counts tiles in 32 bits
+    *why = "more than 2^31 - 1 tiles of 16 x 16 positions";
+    return false;
+  }
+  g.tiles_i = int(tiles_i);
+  g.tiles_u = int(tiles_u);
   g.chunks = int((g.K + kChunk - 1) / kChunk);
   g.ksteps = kChunk / (es == 2 ? 16 : 8);
   g.PR = kTileI + g.Rm - 1;
   g.PC = kTileU + g.Sm - 1;
   g.pix_pitch = int(kChunk * es + 16);
   g.div_pc = SmallDivider(g.PC), g.div_pr = SmallDivider(g.PR);
+  if (packed_entries(g) > INT32_MAX / 2) {  // the kernel indexes the packed filter in 32 bits
+    *why = "the packed filter is too large (taps x dy channels)";
+    return false;
+  }
   if (patch_bytes(g) > kMaxSmem) {
     *why = "the dy patch exceeds the shared memory budget (filter too large for the stride)";
     return false;
@@ -312,7 +353,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   const size_t smem = patch_bytes(g) + (g.b_smem ? filter_bytes(g) : 0);
   const void* kernel = reinterpret_cast<const void*>(&patch_dgrad_kernel<S>);
   FD_TRY(allow_dynamic_smem(kernel, smem, h->device));
-  const int64_t tiles = g.N * g.tiles_i * g.tiles_u;
+  const int tiles = int(g.N * g.tiles_i * g.tiles_u);
   const int grid = resident_grid(kernel, tiles, 1, kThreads, smem, h->device);
   patch_dgrad_kernel<S><<<grid, kThreads, smem, h->stream>>>(g, static_cast<const S*>(a.in), wp,
                                                               static_cast<S*>(a.out), static_cast<float>(a.alpha),

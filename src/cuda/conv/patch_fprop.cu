@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "cuda/common/cuda_util.h"
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     const int64_t tp_i = rest % g.tiles_p, n = rest / g.tiles_p;
     const int64_t p0 = tp_i * kTileP, q0 = tq_i * kTileQ;
     __syncthreads();  // the previous tile's reads of the patch are done (and, first time, the tables are written)
-    stage_input_patch<S, kThreads>(g.in, x, patch, n, p0, q0);
+    stage_input_patch<S, kThreads, 16>(g.in, x, patch, n, p0, q0);
     __syncthreads();
 
     float acc[2][8][4];
@@ -161,42 +162,59 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 
     // Epilogue: thread holds pixels (row 2 * warp + mt, columns gq and gq + 8) x channels nt * 8 + 2 * tq + {0, 1}.
+    // Written twice: plain stores, and the fused form through one called copy (its code unrolled 64 times made
+    // the kernel too large for the instruction cache; run 41).
+    auto epilogue = [&](auto fused_tag) {
+      constexpr bool kFused = decltype(fused_tag)::value;
 #pragma unroll
-    for (int mt = 0; mt < 2; ++mt) {
-      const int64_t p = p0 + 2 * warp + mt;
-      if (p >= g.P) continue;
+      for (int mt = 0; mt < 2; ++mt) {
+        const int64_t p = p0 + 2 * warp + mt;
+        if (p >= g.P) continue;
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int64_t q = q0 + gq + 8 * half;
-        if (q >= g.Q) continue;
-        const int64_t pix = n * g.yv.st[0] + p * g.yv.st[3] + q * g.yv.st[4];
+        for (int half = 0; half < 2; ++half) {
+          const int64_t q = q0 + gq + 8 * half;
+          if (q >= g.Q) continue;
+          const int64_t pix = n * g.yv.st[0] + p * g.yv.st[3] + q * g.yv.st[4];
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt) {
-          const int64_t c = k0 + nt * 8 + 2 * tq;
-          const float v0 = acc[mt][nt][2 * half], v1 = acc[mt][nt][2 * half + 1];
-          if (g.y_pairs) {
+          for (int nt = 0; nt < 8; ++nt) {
+            const int64_t c = k0 + nt * 8 + 2 * tq;
+            const float v0 = acc[mt][nt][2 * half], v1 = acc[mt][nt][2 * half + 1];
             if (c >= g.K) continue;
-            // Two neighbouring channels in one store (K is even here, so c + 1 < K too).
-            S* dst = y + pix + c;
-            float r0 = alpha * v0, r1 = alpha * v1;
-            if (beta != 0.f) r0 += beta * widen(dst[0]), r1 += beta * widen(dst[1]);
-            S pair[2];
-            store(pair, 0, r0);
-            store(pair, 1, r1);
-            if constexpr (sizeof(S) == 2) {
-              uint32_t bits;
-              memcpy(&bits, pair, 4);
-              *reinterpret_cast<uint32_t*>(dst) = bits;
+            if constexpr (kFused) {
+              const int64_t off = pix + c * g.yv.st[1];
+              write_out_called(y, off, v0, alpha, beta, fused, n, c, int64_t(0), p, q);
+              if (c + 1 < g.K) write_out_called(y, off + g.yv.st[1], v1, alpha, beta, fused, n, c + 1, int64_t(0), p, q);
+            } else if (g.y_pairs) {
+              // Two neighbouring channels in one store (K is even here, so c + 1 < K too).
+              S* dst = y + pix + c;
+              float r0 = alpha * v0, r1 = alpha * v1;
+              if (beta != 0.f) r0 += beta * widen(dst[0]), r1 += beta * widen(dst[1]);
+              S pair[2];
+              store(pair, 0, r0);
+              store(pair, 1, r1);
+              if constexpr (sizeof(S) == 2) {
+                uint32_t bits;
+                memcpy(&bits, pair, 4);
+                *reinterpret_cast<uint32_t*>(dst) = bits;
+              } else {
+                *reinterpret_cast<float2*>(dst) = make_float2(pair[0], pair[1]);
+              }
             } else {
-              *reinterpret_cast<float2*>(dst) = make_float2(pair[0], pair[1]);
+              const int64_t off = pix + c * g.yv.st[1];
+              float r0 = alpha * v0, r1 = alpha * v1;
+              if (beta != 0.f) r0 += beta * widen(y[off]);
+              store(y, off, r0);
+              if (c + 1 < g.K) {
+                if (beta != 0.f) r1 += beta * widen(y[off + g.yv.st[1]]);
+                store(y, off + g.yv.st[1], r1);
+              }
             }
-          } else {
-            if (c < g.K) write_out(y, pix + c * g.yv.st[1], v0, alpha, beta, fused, n, c, 0, p, q);
-            if (c + 1 < g.K) write_out(y, pix + (c + 1) * g.yv.st[1], v1, alpha, beta, fused, n, c + 1, 0, p, q);
           }
         }
       }
-    }
+    };
+    if (fused.on) epilogue(std::true_type{});
+    else epilogue(std::false_type{});
   }
 }
 

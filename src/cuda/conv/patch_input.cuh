@@ -105,6 +105,14 @@ inline bool make_input_patch(const ConvProblem& p, InputPatch* out, const char**
     *why = "the input patch is too large (strides or dilations)";
     return false;
   }
+  // The staging addresses x within an image, and a tile's rows and columns, in 32 bits.
+  const int64_t span = in.C * p.x->strides[1] + in.H * p.x->strides[2] + in.W * p.x->strides[3];
+  const int64_t reach = std::max<int64_t>(p.oh * in.sh + in.ph, in.H) + std::max<int64_t>(p.ow * in.sw + in.pw, in.W) +
+                        PH + PW;
+  if (span > INT32_MAX || reach > INT32_MAX) {
+    *why = "an image of x spans 2^31 elements or more";
+    return false;
+  }
   in.PH = int(PH), in.PW = int(PW), in.pitch = int(PW * in.C);
   in.elems = int(elems), in.zero_elems = int(zero);
   for (int i = 0; i < 4; ++i) in.xs[i] = p.x->strides[i];
@@ -154,23 +162,43 @@ __device__ __forceinline__ void stage_input_patch(const InputPatch& in, const S*
       for (int j = 0; j < kBatch; ++j)
         if (i0 + j * kThreads + tid < total) patch[i0 + j * kThreads + tid] = v[j];
     }
-  } else {  // any strides: i over (r, c, e), e fastest (x's w runs for NCHW)
-    const int total = in.PH * int(in.C) * in.PW;
-    for (int i0 = 0; i0 < total; i0 += kThreads * kBatch) {
-      T v[kBatch];
-      int dst[kBatch];
+  } else {
+    // Any strides (NCHW): a patch row (r, c) is a run of x along w. Eight lanes share a row, each taking every
+    // eighth column, so that a row's address is worked out once per thread, not per element (run 41: the flat
+    // loop over (r, c, e) spent ~40 instructions per element); up to kBatch loads in flight per thread (rows of
+    // eight columns). Offsets within an image in 32 bits (make_input_patch bounds them).
+    constexpr int kLanes = 8, kGroups = kThreads / kLanes, kCols = kBatch < 8 ? kBatch : 8;
+    constexpr int kRows = kBatch / kCols;
+    static_assert(kThreads % kLanes == 0);
+    const int sub = tid % kLanes, group = tid / kLanes, rows = in.PH * int(in.C);
+    const S* xn = x + n * in.xs[0];
+    const int cs = int(in.xs[1]), hs = int(in.xs[2]), ws = int(in.xs[3]);
+    const int hb = int(h0), wb = int(w0), H = int(in.H), W = int(in.W);
+    for (int e0 = 0; e0 < in.PW; e0 += kLanes * kCols) {  // one pass while PW <= 8 * kCols
+      for (int rc0 = group; rc0 < rows; rc0 += kGroups * kRows) {
+        T v[kRows][kCols];
+        int base[kRows];  // patch index of (r, column 0, c); -1 past the last row
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int i = i0 + j * kThreads + tid, rc = in.div_pw.div(i), e = i - rc * in.PW;
-        const int r = in.div_c.div(rc), c = rc - r * int(in.C);
-        const int64_t h = h0 + r, wi = w0 + e;
-        const bool ok = i < total && h >= 0 && h < in.H && wi >= 0 && wi < in.W;
-        v[j] = patch_value<T>(ok ? x[n * in.xs[0] + c * in.xs[1] + h * in.xs[2] + wi * in.xs[3]] : zero_of<S>());
-        dst[j] = r * in.pitch + e * int(in.C) + c;
+        for (int m = 0; m < kRows; ++m) {
+          const int rc = rc0 + m * kGroups, r = in.div_c.div(rc), c = rc - r * int(in.C), h = hb + r;
+          const bool row_ok = rc < rows && h >= 0 && h < H;
+          const S* src = xn + (row_ok ? c * cs + h * hs : 0);
+          base[m] = rc < rows ? r * in.pitch + c : -1;
+#pragma unroll
+          for (int k = 0; k < kCols; ++k) {
+            const int e = e0 + sub + k * kLanes, wi = wb + e;
+            const bool ok = row_ok && e < in.PW && wi >= 0 && wi < W;
+            v[m][k] = patch_value<T>(ok ? src[wi * ws] : zero_of<S>());
+          }
+        }
+#pragma unroll
+        for (int m = 0; m < kRows; ++m)
+#pragma unroll
+          for (int k = 0; k < kCols; ++k) {
+            const int e = e0 + sub + k * kLanes;
+            if (base[m] >= 0 && e < in.PW) patch[base[m] + e * int(in.C)] = v[m][k];
+          }
       }
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j)
-        if (i0 + j * kThreads + tid < total) patch[dst[j]] = v[j];
     }
   }
 }
