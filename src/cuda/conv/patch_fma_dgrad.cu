@@ -138,6 +138,9 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
 
+    // Offsets from dx's strides directly (vect is 1 for float): View5::at's vector branch put a 64-bit division
+    // at each of the 64 stores (run 41, as in cuda:patch_dgrad).
+    const int64_t base_n = n * g.dxv.st[0];
 #pragma unroll
     for (int f = 0; f < kMaxPhases; ++f) {
       if (f >= phases) break;
@@ -148,9 +151,10 @@ __global__ void __launch_bounds__(kThreads, 2)
       for (int t = 0; t < 4; ++t) {
         const int64_t wi = (u0 + grp * 4 + t) * g.sw + b - g.pw;
         if (wi < 0 || wi >= g.W) continue;
+        const int64_t off = base_n + h * g.dxv.st[3] + wi * g.dxv.st[4];
 #pragma unroll
         for (int c = 0; c < 4; ++c)
-          if (c < g.C) write_out(dx, g.dxv.at(n, c, 0, h, wi), acc[f][t][c], alpha, beta, none, n, c, 0, h, wi);
+          if (c < g.C) write_out(dx, off + c * g.dxv.st[1], acc[f][t][c], alpha, beta, none, n, c, 0, h, wi);
       }
     }
   }
