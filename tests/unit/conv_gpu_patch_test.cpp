@@ -88,10 +88,11 @@ TEST(ConvGpuPatch, FmaForwardShapesLayouts) {
   OnlyImpl only("cuda:patch_fma_fprop");
   for_each_case(patch_shapes(), {CUDNN_DATA_FLOAT}, true, rng,
                 [&](Problem& p, double alpha, double beta) { check_forward(h, p, rng, alpha, beta, kFmaFwdTol); });
-  for (bool nhwc : {true, false}) {  // the fused epilogue
-    Problem p(patch_shapes()[1], CUDNN_DATA_FLOAT, nhwc, false, false, rng);
-    ft_conv_check::check_fused(h, p, kAlgo, rng, false, kFmaFwdTol, "patch fma");
-  }
+  for (bool z_is_y : {false, true})  // the fused epilogue (a called copy since run 41)
+    for (bool nhwc : {true, false}) {
+      Problem p(patch_shapes()[1], CUDNN_DATA_FLOAT, nhwc, false, false, rng);
+      ft_conv_check::check_fused(h, p, kAlgo, rng, z_is_y, kFmaFwdTol, "patch fma");
+    }
 }
 
 // The workspace is zero and the filter may be flipped (CUDNN_CONVOLUTION) on every layout.
