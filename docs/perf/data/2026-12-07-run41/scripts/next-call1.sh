@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run 42's first call (written in run 41, not run there: no device time was left): the patch tests (the FMA
 # fused epilogue with z = y), per-kernel times of the FMA 3x3 56x56 winograd layers, then the FMA and f16 tables
-# after the stem change (cfdb322). Run: LIMIT=540 OUT=$OUT bash .devrun/call1.sh 2>&1 | tail -40   (carry .prebuilt)
+# after the stem change (cfdb322). Run: LIMIT=540 OUT=$OUT bash .devrun/next.sh 2>&1 | tail -40   (carry .prebuilt)
 set -u
 mkdir -p $OUT/t; . .devrun/common.sh
 PREBUILT=1 tools/gpu/h200_check.sh none > /dev/null 2>&1
