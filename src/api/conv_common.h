@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/api_context.h"
 #include "core/dtype.h"
 #include "core/handle.h"
 #include "core/log.h"
@@ -38,7 +39,27 @@ inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, c
   const conv::ConvImpl* impl = nullptr;
   FD_TRY(conv::select(p, handle->backend, algo, &impl, true, handle));
   args.handle = handle;
-  const size_t need = impl->workspace_size(p);
+  size_t need = impl->workspace_size(p);
+  if (args.workspace_size < need) {
+    // What an algorithm runs can change between the caller's workspace query and its call (a Find, on this thread
+    // or another, records a faster implementation with a larger workspace): run another implementation of the
+    // same algorithm that fits the workspace given, as the caller sized it for.
+    const conv::ConvImpl* chosen = impl;
+    for (const conv::ConvImpl* other : conv::candidates(p, handle->backend, algo)) {
+      if (other == chosen || other->prepare(handle, p) != CUDNN_STATUS_SUCCESS) continue;
+      if (other->workspace_size(p) > args.workspace_size) continue;
+      impl = other;
+      need = impl->workspace_size(p);
+      if (log::enabled(CUDNN_SEV_INFO))
+        log::emit(CUDNN_SEV_INFO, current_api_context().function,
+                  std::string("    dispatch: workSpaceSizeInBytes=") + std::to_string(args.workspace_size) +
+                      " is less than the " + std::to_string(chosen->workspace_size(p)) + " bytes " + chosen->id() +
+                      " needs; " + impl->id() + " (" + std::to_string(need) + " bytes) runs " +
+                      conv::algo_name(p.dir, algo) + " instead",
+                  CUDNN_STATUS_SUCCESS);
+      break;
+    }
+  }
   FD_CHECK_PARAM(args.workspace_size >= need, "workSpaceSizeInBytes=%zu is less than the %zu bytes %s (%s) needs",
                  args.workspace_size, need, conv::algo_name(p.dir, algo), impl->id());
   FD_CHECK_PARAM(need == 0 || args.workspace != nullptr, "workSpace is NULL but %s needs %zu bytes", impl->id(), need);

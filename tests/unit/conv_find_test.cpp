@@ -669,6 +669,33 @@ TEST(ConvFind, RecordedImplementationServesTheAlgorithm) {
   EXPECT_TRUE(ft::near(q.x.values(), r.v, ft::tolerance(CUDNN_DATA_DOUBLE), "dx of the recorded cpu:direct"));
 }
 
+// The caller's workspace was sized for another implementation of the algorithm (its query ran before a Find changed
+// the choice, perhaps on another thread): the call runs one that fits (on the CPU, BWD_DATA_ALGO_1's cpu:direct,
+// which needs none, where cpu:im2col_gemm was chosen), and computes dx.
+TEST(ConvFind, CallFallsBackToAnImplementationThatFitsTheWorkspace) {
+  if (ft::gpu_mode()) GTEST_SKIP() << "relies on the CPU's two implementations of BWD_DATA_ALGO_1";
+  DbScope db;
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  const int algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+  Problem p(Shape{"fit", 2, 3, 5, 1, {7, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, CUDNN_DATA_DOUBLE, false, false, false,
+            rng);
+  size_t ws = 0;
+  FT_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.yd, p.cd, p.xd,
+                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &ws));
+  ASSERT_GT(ws, 0u) << "the chosen implementation (cpu:im2col_gemm) needs a workspace";
+  p.w.fill_uniform(rng, -1, 1);
+  p.y.fill_uniform(rng, -1, 1);
+  p.x.poison();
+  const double one = 1.0, zero = 0.0;
+  FT_OK(cudnnConvolutionBackwardData(h, &one, p.wd, p.w.data(), p.yd, p.y.data(), p.cd,
+                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), nullptr, 0, &zero, p.xd,
+                                     p.x.data()));
+  const auto r = ref::conv_backward_data(ft_conv_check::as_ref(p.y), ft_conv_check::as_ref(p.w), p.xdims, p.params);
+  EXPECT_TRUE(ft::near(p.x.values(), r.v, ft::tolerance(CUDNN_DATA_DOUBLE), "dx with no workspace"));
+  // (An algorithm with one implementation still refuses a smaller workspace: ConvApi.BadArguments, GEMM.)
+}
+
 // freednn.h: which implementation an algorithm runs, the same one the workspace query names.
 TEST(ConvFind, ImplementationQuery) {
   DbScope db;
