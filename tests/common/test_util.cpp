@@ -314,7 +314,11 @@ void HostTensor::fill_ints(std::mt19937_64& rng, int lo, int hi) {
 
 void HostTensor::poison() {
   sync_device();
-  std::fill(bytes.begin(), bytes.end(), 0xFF);
+  // 0xFF is NaN for the float types; for integers it reads -1, a value an int8 or int32 result often has, so
+  // integers get 0x5B bytes (91, 1532713819, ...): a result that was never written then shows.
+  const bool integer = dtype != CUDNN_DATA_FLOAT && dtype != CUDNN_DATA_DOUBLE && dtype != CUDNN_DATA_HALF &&
+                       dtype != CUDNN_DATA_BFLOAT16;
+  std::fill(bytes.begin(), bytes.end(), integer ? 0x5B : 0xFF);
 }
 
 std::string HostTensor::str() const {

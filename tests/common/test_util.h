@@ -98,7 +98,7 @@ struct HostTensor {
   void set_values(const std::vector<double>& v);  // logical order, v.size() == count()
   void fill_uniform(std::mt19937_64& rng, double lo, double hi);
   void fill_ints(std::mt19937_64& rng, int lo, int hi);  // small integers: exact in every float type
-  void poison();                                         // every byte 0xFF: NaN for float types
+  void poison();  // every byte 0xFF (NaN) for float types, 0x5B for integer types (0xFF would read -1)
   std::string str() const;                               // "f32 2x3x4x5 strides 60x20x5x1"
 };
 
