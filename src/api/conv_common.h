@@ -43,11 +43,11 @@ inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, c
   if (args.workspace_size < need) {
     // What an algorithm runs can change between the caller's workspace query and its call (a Find, on this thread
     // or another, records a faster implementation with a larger workspace): run another implementation of the
-    // same algorithm that fits the workspace given, as the caller sized it for.
+    // same algorithm that fits the workspace given, as the caller sized it for. Not prepare()d here: that is for
+    // the query and Find (it may tune and allocate), and every run works without it (as under stream capture).
     const conv::ConvImpl* chosen = impl;
     for (const conv::ConvImpl* other : conv::candidates(p, handle->backend, algo)) {
-      if (other == chosen || other->prepare(handle, p) != CUDNN_STATUS_SUCCESS) continue;
-      if (other->workspace_size(p) > args.workspace_size) continue;
+      if (other == chosen || other->workspace_size(p) > args.workspace_size) continue;
       impl = other;
       need = impl->workspace_size(p);
       if (log::enabled(CUDNN_SEV_INFO))

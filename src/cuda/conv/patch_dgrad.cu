@@ -305,8 +305,8 @@ bool make_geom(const ConvProblem& p, size_t es, DgradGeom* out, const char** why
   g.u_min = g.pw / g.sw;
   const int64_t ni = (g.H - 1 + g.ph) / g.sh - g.i_min + 1, nu = (g.W - 1 + g.pw) / g.sw - g.u_min + 1;
   const int64_t tiles_i = (ni + kTileI - 1) / kTileI, tiles_u = (nu + kTileU - 1) / kTileU;
-  if (g.N * tiles_i * tiles_u > INT32_MAX) {  // the kernel counts tiles in 32 bits
-    *why = "more than 2^31 - 1 tiles of 16 x 16 positions";
+  if (g.N * tiles_i * tiles_u > INT32_MAX / 2) {  // the kernel counts tiles in 32 bits, tile + gridDim.x included
+    *why = "more than 2^30 tiles of 16 x 16 positions";
     return false;
   }
   g.tiles_i = int(tiles_i);

@@ -105,18 +105,19 @@ inline bool make_input_patch(const ConvProblem& p, InputPatch* out, const char**
     *why = "the input patch is too large (strides or dilations)";
     return false;
   }
-  // The staging addresses x within an image, and a tile's rows and columns, in 32 bits.
-  const int64_t span = in.C * p.x->strides[1] + in.H * p.x->strides[2] + in.W * p.x->strides[3];
+  for (int i = 0; i < 4; ++i) in.xs[i] = p.x->strides[i];
+  in.rows_packed = in.xs[1] == 1 && in.xs[3] == in.C;
+  // The strided staging (not rows_packed) works in 32 bits: a row's offset c * xs1 + h * xs2 within an image, a
+  // column's w * xs3, and a tile's rows and columns.
+  const int64_t row_span = (in.C - 1) * in.xs[1] + (in.H - 1) * in.xs[2], col_span = (in.W - 1) * in.xs[3];
   const int64_t reach = std::max<int64_t>(p.oh * in.sh + in.ph, in.H) + std::max<int64_t>(p.ow * in.sw + in.pw, in.W) +
                         PH + PW;
-  if (span > INT32_MAX || reach > INT32_MAX) {
-    *why = "an image of x spans 2^31 elements or more";
+  if (!in.rows_packed && (row_span > INT32_MAX || col_span > INT32_MAX || reach > INT32_MAX)) {
+    *why = "x's strided image offsets exceed 32 bits";
     return false;
   }
   in.PH = int(PH), in.PW = int(PW), in.pitch = int(PW * in.C);
   in.elems = int(elems), in.zero_elems = int(zero);
-  for (int i = 0; i < 4; ++i) in.xs[i] = p.x->strides[i];
-  in.rows_packed = in.xs[1] == 1 && in.xs[3] == in.C;
   in.div_pitch = SmallDivider(in.pitch), in.div_pw = SmallDivider(in.PW), in.div_c = SmallDivider(int(in.C));
   *out = in;
   return true;
