@@ -46,16 +46,18 @@ inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, c
     // same algorithm that fits the workspace given, as the caller sized it for. Not prepare()d here: that is for
     // the query and Find (it may tune and allocate), and every run works without it (as under stream capture).
     const conv::ConvImpl* chosen = impl;
+    const size_t chosen_need = need;
     for (const conv::ConvImpl* other : conv::candidates(p, handle->backend, algo)) {
-      if (other == chosen || other->workspace_size(p) > args.workspace_size) continue;
+      const size_t other_need = other == chosen ? chosen_need : other->workspace_size(p);
+      if (other_need > args.workspace_size) continue;
       impl = other;
-      need = impl->workspace_size(p);
+      need = other_need;
       if (log::enabled(CUDNN_SEV_INFO))
         log::emit(CUDNN_SEV_INFO, current_api_context().function,
                   std::string("    dispatch: workSpaceSizeInBytes=") + std::to_string(args.workspace_size) +
-                      " is less than the " + std::to_string(chosen->workspace_size(p)) + " bytes " + chosen->id() +
-                      " needs; " + impl->id() + " (" + std::to_string(need) + " bytes) runs " +
-                      conv::algo_name(p.dir, algo) + " instead",
+                      " is less than the " + std::to_string(chosen_need) + " bytes " + chosen->id() + " needs; " +
+                      impl->id() + " (" + std::to_string(need) + " bytes) runs " + conv::algo_name(p.dir, algo) +
+                      " instead",
                   CUDNN_STATUS_SUCCESS);
       break;
     }

@@ -123,13 +123,10 @@ __global__ void __launch_bounds__(kThreads, 2)
         for (int j = 0; j < 8; ++j) {
           if (c0 + j >= g.K) continue;
           const int64_t off = pix + (c0 + j) * g.yv.st[1];
-          if (fused_on) {
+          if (fused_on)
             write_out_called(y, off, acc[i][j], alpha, beta, fused, n, c0 + j, int64_t(0), p, q);
-          } else {
-            float r = alpha * acc[i][j];
-            if (beta != 0.f) r += beta * y[off];
-            y[off] = r;
-          }
+          else
+            write_out(y, off, acc[i][j], alpha, beta, FusedDev{}, n, c0 + j, int64_t(0), p, q);
         }
       }
     }

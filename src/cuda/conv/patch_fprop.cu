@@ -166,6 +166,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     // the kernel too large for the instruction cache; run 41).
     auto epilogue = [&](auto fused_tag) {
       constexpr bool kFused = decltype(fused_tag)::value;
+      const FusedDev kPlain{};  // write_out's plain form (its fused branch compiled away)
 #pragma unroll
       for (int mt = 0; mt < 2; ++mt) {
         const int64_t p = p0 + 2 * warp + mt;
@@ -201,13 +202,8 @@ __global__ void __launch_bounds__(kThreads, 2)
               }
             } else {
               const int64_t off = pix + c * g.yv.st[1];
-              float r0 = alpha * v0, r1 = alpha * v1;
-              if (beta != 0.f) r0 += beta * widen(y[off]);
-              store(y, off, r0);
-              if (c + 1 < g.K) {
-                if (beta != 0.f) r1 += beta * widen(y[off + g.yv.st[1]]);
-                store(y, off + g.yv.st[1], r1);
-              }
+              write_out(y, off, v0, alpha, beta, kPlain, n, c, int64_t(0), p, q);
+              if (c + 1 < g.K) write_out(y, off + g.yv.st[1], v1, alpha, beta, kPlain, n, c + 1, int64_t(0), p, q);
             }
           }
         }
