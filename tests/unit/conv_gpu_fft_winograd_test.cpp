@@ -151,6 +151,15 @@ TEST(ConvGpuWinograd, TileTwoAgainstReference) {
   check_winograd_shapes();
 }
 
+// Images in several chunks (FREEDNN_WINOGRAD_CHUNK_MB=1, read once per process like the tile: run alone, as ctest
+// does): 590 KB of transformed tiles per image, so one image a chunk, five chunks; backward filter sums across them.
+TEST(ConvGpuWinograd, ChunkedAgainstReference) {
+  SKIP_UNLESS_GPU();
+  ft::ScopedEnv chunk("FREEDNN_WINOGRAD_CHUNK_MB", "1");
+  const std::vector<Shape> shapes = {{"chunked", 5, 32, 32, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}};
+  check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
+}
+
 // The workspace query and the call agree: one byte less than the query is refused.
 TEST(ConvGpuFftWinograd, WorkspaceQueryMatchesCall) {
   SKIP_UNLESS_GPU();

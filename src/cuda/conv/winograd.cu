@@ -46,7 +46,14 @@ using fd::ConvProblem;
 using fd::conv::ConvArgs;
 
 constexpr size_t kAlign = 256;
-constexpr size_t kChunkBudget = size_t{256} << 20;  // bytes of transformed tiles (V and M, or V and Z) per chunk
+
+// Bytes of transformed tiles (V and M, or V and Z) per chunk of images: FREEDNN_WINOGRAD_CHUNK_MB (default 256), read
+// once (the workspace query and the call must agree). A chunk small enough to stay in L2 would keep V and M off DRAM
+// (they are 2.25x the input and output each, the larger part of the bytes); not yet measured.
+size_t chunk_budget() {
+  static const auto mb = static_cast<size_t>(std::clamp(fd::env_int("FREEDNN_WINOGRAD_CHUNK_MB", 256), 1LL, 65536LL));
+  return mb << 20;
+}
 
 size_t align_up(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 size_t compute_size(const ConvProblem& p) { return p.xdt == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
@@ -105,7 +112,7 @@ Layout layout(const ConvProblem& p) {
   const auto pts = static_cast<size_t>(points());
   const size_t per_image = pts * static_cast<size_t>((s.cin + s.cout) * tiles) * e;
   Layout l;
-  l.chunk = static_cast<int64_t>(kChunkBudget / std::max<size_t>(per_image, 1));
+  l.chunk = static_cast<int64_t>(chunk_budget() / std::max<size_t>(per_image, 1));
   l.chunk = std::min<int64_t>(l.chunk, INT_MAX / std::max<int64_t>(tiles, 1));
   l.chunk = std::max<int64_t>(1, std::min<int64_t>(l.chunk, p.mb));
   const auto T = static_cast<size_t>(l.chunk * tiles);
