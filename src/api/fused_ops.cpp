@@ -10,6 +10,9 @@
 #include "core/handle.h"
 #include "core/status.h"
 #include "cpu/fused/fused_ops.h"
+#ifdef FREEDNN_WITH_CUDA
+#include "cuda/fused/fused_ops.h"
+#endif
 
 namespace {
 
@@ -273,14 +276,16 @@ cudnnStatus_t CUDNNWINAPI cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFused
     FD_CHECK_PARAM(workspaceSizeInBytes != nullptr, "workspaceSizeInBytes is NULL");
     FD_CHECK_PARAM(plan->ops == constPack->ops, "the plan is for %s, the const pack for %s", fd::enum_name(plan->ops),
                    fd::enum_name(constPack->ops));
-    FD_TRY(fd::require_cpu(handle, "cudnnMakeFusedOpsPlan"));
-    FD_TRY(fd::make_fused_plan(*constPack, plan));
+    FD_TRY(fd::make_fused_plan(handle, *constPack, plan));
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) fd::cuda::fused::lay_out_workspace(handle, plan);
+#endif
     *workspaceSizeInBytes = plan->workspace;
     return CUDNN_STATUS_SUCCESS;
   });
 }
 
-// coverage: cpu
+// coverage: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan,
                                                cudnnFusedOpsVariantParamPack_t varPack) {
   return FD_API(cudnnFusedOpsExecute, (handle, plan, varPack), [&]() -> cudnnStatus_t {
@@ -290,6 +295,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnn
     FD_CHECK_PARAM(plan->made, "the plan was not made (cudnnMakeFusedOpsPlan did not succeed on it)");
     FD_CHECK_PARAM(plan->ops == varPack->ops, "the plan is for %s, the variant pack for %s",
                    fd::enum_name(plan->ops), fd::enum_name(varPack->ops));
+    FD_CHECK_PARAM(plan->backend == handle->backend,
+                   "the plan was made with a handle of the %s backend; this handle's backend is %s",
+                   fd::backend_name(plan->backend), fd::backend_name(handle->backend));
     for (const auto l : pattern_placeholders(plan->ops)) {
       if (!plan->has(l)) continue;
       const int ptr = fd::fused::placeholder_pointer(l);
@@ -313,8 +321,22 @@ cudnnStatus_t CUDNNWINAPI cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnn
                          (varPack->exp_avg_factor >= 0 && varPack->exp_avg_factor <= 1),
                      "CUDNN_SCALAR_DOUBLE_BN_EXP_AVG_FACTOR=%g must be in [0, 1]", varPack->exp_avg_factor);
     }
-    FD_TRY(fd::require_cpu(handle, "cudnnFusedOpsExecute"));
     if (fd::log::command_logging_enabled()) fd::log::emit_command(plan->to_string());
+#ifdef FREEDNN_WITH_CUDA
+    if (!handle->on_cpu()) {
+      switch (plan->ops) {
+        case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS:
+          return fd::cuda::fused::conv_bnstats(handle, *plan, *varPack);
+        case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD: return fd::cuda::fused::wgrad(handle, *plan, *varPack);
+        case CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING:
+          return fd::cuda::fused::bn_finalize_training(handle, *plan, *varPack);
+        case CUDNN_FUSED_BN_FINALIZE_STATISTICS_INFERENCE:
+          return fd::cuda::fused::bn_finalize_inference(handle, *plan, *varPack);
+        default: FD_FAIL(CUDNN_STATUS_NOT_SUPPORTED, "fused pattern %s is not computed", fd::enum_name(plan->ops));
+      }
+    }
+#endif
+    FD_TRY(fd::require_cpu(handle, "cudnnFusedOpsExecute"));
     switch (plan->ops) {
       case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS: return fd::cpu::fused::conv_bnstats(*plan, *varPack);
       case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD: return fd::cpu::fused::wgrad(*plan, *varPack);

@@ -2,10 +2,13 @@
 // Copyright 2026 The freednn Authors
 #include "core/fused_ops_desc.h"
 
-#include <limits>
+#include <algorithm>
+#include <vector>
 
+#include "core/api_context.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "dispatch/conv_calibration.h"
 #include "dispatch/conv_registry.h"
 
 namespace fd::fused {
@@ -151,30 +154,51 @@ cudnnStatus_t make_prologue(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOp
   return CUDNN_STATUS_SUCCESS;
 }
 
-// The fastest (by the registry's estimate) algorithm that has an implementation for the problem.
-cudnnStatus_t choose_algo(cudnnFusedOpsPlanStruct* p) {
-  double best = std::numeric_limits<double>::infinity();
+// The fastest algorithm by the calibrated estimate (for the CPU implementations, which have no measured factors,
+// their own cost_estimate) among those with an implementation on the handle's backend; ties go to the lower
+// algorithm. The chosen implementation is prepared on the handle here (cuFFT plans), so Execute allocates nothing;
+// one that cannot prepare gives way to the next.
+cudnnStatus_t choose_algo(cudnnContext* h, cudnnFusedOpsPlanStruct* p) {
+  struct Candidate {
+    double cost;
+    int algo;
+    const fd::conv::ConvImpl* impl;
+  };
+  std::vector<Candidate> ranked;
   std::string why;
   for (int a = 0; a < fd::conv::algo_count(p->problem.dir); ++a) {
     const fd::conv::ConvImpl* impl = nullptr;
-    const fd::conv::Verdict v = fd::conv::try_select(p->problem, fd::Backend::cpu, a, &impl);
+    const fd::conv::Verdict v = fd::conv::try_select(p->problem, h->backend, a, &impl, h);
     if (!v.ok()) {
       why += std::string(why.empty() ? "" : "; ") + fd::conv::algo_name(p->problem.dir, a) + ": " + v.reason;
       continue;
     }
-    const double cost = impl->cost_estimate(p->problem);
-    if (cost < best) {
-      best = cost;
-      p->algo = a;
-      p->workspace = impl->workspace_size(p->problem);
-    }
+    ranked.push_back({fd::conv::calibrated_estimate(*impl, p->problem), a, impl});
   }
-  FD_CHECK_SUPPORTED(best < std::numeric_limits<double>::infinity(), "no convolution algorithm runs %s: %s",
-                     p->problem.to_string().c_str(), why.c_str());
-  return CUDNN_STATUS_SUCCESS;
+  FD_CHECK_SUPPORTED(!ranked.empty(), "no convolution algorithm runs %s on the %s backend: %s",
+                     p->problem.to_string().c_str(), fd::backend_name(h->backend), why.c_str());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.cost < y.cost; });
+  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+  for (const Candidate& c : ranked) {
+    st = c.impl->prepare(h, p->problem);
+    if (st != CUDNN_STATUS_SUCCESS) continue;  // its reason is logged; try the next
+    p->algo = c.algo;
+    p->impl = c.impl;
+    p->conv_workspace = c.impl->workspace_size(p->problem);
+    p->workspace = p->conv_workspace;
+    if (fd::log::enabled(CUDNN_SEV_INFO))
+      fd::log::emit(CUDNN_SEV_INFO, fd::current_api_context().function,
+                    std::string("    dispatch: ") + fd::conv::algo_name(p->problem.dir, c.algo) + " runs " +
+                        c.impl->id() + " for " + p->problem.to_string(),
+                    CUDNN_STATUS_SUCCESS);
+    return CUDNN_STATUS_SUCCESS;
+  }
+  return st;
 }
 
-cudnnStatus_t make_conv_bnstats(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPlanStruct* p) {
+cudnnStatus_t make_conv_bnstats(cudnnContext* h, const cudnnFusedOpsConstParamStruct& c,
+                                cudnnFusedOpsPlanStruct* p) {
   FD_TRY(make_prologue(c, p));
   FD_TRY(require_desc(c, CUDNN_PARAM_WDESC));
   FD_TRY(fd::check_filter(static_cast<const cudnnFilterStruct*>(c.desc[CUDNN_PARAM_WDESC]), "CUDNN_PARAM_WDESC"));
@@ -191,10 +215,10 @@ cudnnStatus_t make_conv_bnstats(const cudnnFusedOpsConstParamStruct& c, cudnnFus
                    static_cast<long long>(p->y->dims[1]), p->y->spec().c_str());
     FD_TRY(check_float(*p->stats, "ysum/ysqsum"));
   }
-  return choose_algo(p);
+  return choose_algo(h, p);
 }
 
-cudnnStatus_t make_wgrad(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPlanStruct* p) {
+cudnnStatus_t make_wgrad(cudnnContext* h, const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPlanStruct* p) {
   FD_TRY(make_prologue(c, p));
   FD_TRY(require_desc(c, CUDNN_PARAM_DWDESC));
   FD_TRY(fd::check_filter(static_cast<const cudnnFilterStruct*>(c.desc[CUDNN_PARAM_DWDESC]), "CUDNN_PARAM_DWDESC"));
@@ -204,7 +228,7 @@ cudnnStatus_t make_wgrad(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPl
   FD_TRY(require_ptr(c, CUDNN_PARAM_DYDATA_PLACEHOLDER));
   FD_TRY(fd::ConvProblem::make(fd::ConvDir::bwd_filter, p->prologue ? &p->xact : &*p->x, &*p->w, &*p->conv,
                                &*p->dy, &p->problem));
-  return choose_algo(p);
+  return choose_algo(h, p);
 }
 
 cudnnStatus_t make_finalize(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPlanStruct* p, bool training) {
@@ -293,6 +317,7 @@ void cudnnFusedOpsPlanStruct::describe(fd::log::Writer& w) const {
   w.arg("made", made);
   if (made) {
     w.field("problem", "string", to_string());
+    w.field("backend", "string", fd::backend_name(backend));
     w.arg("workspace", workspace);
   }
 }
@@ -315,19 +340,22 @@ cudnnStatus_t check_fused_plan(const cudnnFusedOpsPlanStruct* p, const char* rol
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t make_fused_plan(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPlanStruct* plan) {
+cudnnStatus_t make_fused_plan(cudnnContext* handle, const cudnnFusedOpsConstParamStruct& c,
+                              cudnnFusedOpsPlanStruct* plan) {
   cudnnFusedOpsPlanStruct& p = *plan;
   p.made = false;
   p.x.reset(); p.y.reset(); p.dy.reset(); p.eq.reset(); p.stats.reset(); p.bn.reset();
   p.w.reset(); p.conv.reset(); p.act.reset();
   p.prologue = false;
-  p.workspace = 0;
+  p.workspace = p.conv_workspace = p.xact_offset = p.reduce_offset = p.reduce_workspace = 0;
   p.algo = 0;
+  p.impl = nullptr;
+  p.backend = handle->backend;
   p.bn_mode = c.bn_mode;
   for (int l = 0; l < fused::kConstLabels; ++l) p.placeholder[l] = c.placeholder[l];
   switch (c.ops) {
-    case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS: FD_TRY(make_conv_bnstats(c, &p)); break;
-    case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD: FD_TRY(make_wgrad(c, &p)); break;
+    case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS: FD_TRY(make_conv_bnstats(handle, c, &p)); break;
+    case CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD: FD_TRY(make_wgrad(handle, c, &p)); break;
     case CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING: FD_TRY(make_finalize(c, &p, true)); break;
     case CUDNN_FUSED_BN_FINALIZE_STATISTICS_INFERENCE: FD_TRY(make_finalize(c, &p, false)); break;
     default:

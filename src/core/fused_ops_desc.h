@@ -14,9 +14,14 @@
 #include "core/checked.h"
 #include "core/convolution_desc.h"
 #include "core/filter_desc.h"
+#include "core/handle.h"
 #include "core/log.h"
 #include "core/tensor_desc.h"
 #include "problem/conv.h"
+
+namespace fd::conv {
+class ConvImpl;
+}
 
 namespace fd::fused {
 constexpr int kConstLabels = CUDNN_PARAM_BN_DBIAS_PLACEHOLDER + 1;  // 39
@@ -77,7 +82,15 @@ struct cudnnFusedOpsPlanStruct : fd::Checked<0x46504C4Eu> {
   bool prologue = false;   // whether x goes through scale, bias or activation first
   fd::ConvProblem problem;
   int algo = 0;
-  size_t workspace = 0;
+  const fd::conv::ConvImpl* impl = nullptr;  // the convolution implementation chosen (and prepared) at make time
+  fd::Backend backend = fd::Backend::cpu;    // of the handle the plan was made with; Execute needs the same
+  // The workspace: the convolution's part first (conv_workspace bytes). The CUDA backend adds, each at a
+  // 256-byte aligned offset, the prologue's xact buffer (when `prologue`) and the ysum / ysqsum reductions'
+  // workspace (reduce_workspace bytes, when not 0); the CPU keeps those in host memory of its own.
+  size_t workspace = 0;  // total bytes
+  size_t conv_workspace = 0;
+  size_t xact_offset = 0;
+  size_t reduce_offset = 0, reduce_workspace = 0;
 
   bool has(cudnnFusedOpsConstParamLabel_t placeholder_label) const {
     return placeholder[placeholder_label] != CUDNN_PTR_NULL;
@@ -91,7 +104,9 @@ cudnnStatus_t check_fused_const(const cudnnFusedOpsConstParamStruct* p, const ch
 cudnnStatus_t check_fused_variant(const cudnnFusedOpsVariantParamStruct* p, const char* role);
 cudnnStatus_t check_fused_plan(const cudnnFusedOpsPlanStruct* p, const char* role);
 
-// Validates a const pack for its pattern and fills `plan` (descriptor copies, the convolution algorithm and
-// its workspace). NOT_SUPPORTED with a logged reason for the patterns freednn does not compute.
-cudnnStatus_t make_fused_plan(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOpsPlanStruct* plan);
+// Validates a const pack for its pattern and fills `plan` (descriptor copies; the convolution algorithm and
+// implementation among those of the handle's backend, prepared on the handle; its workspace as
+// conv_workspace and workspace). NOT_SUPPORTED with a logged reason for the patterns freednn does not compute.
+cudnnStatus_t make_fused_plan(cudnnContext* handle, const cudnnFusedOpsConstParamStruct& c,
+                              cudnnFusedOpsPlanStruct* plan);
 }  // namespace fd

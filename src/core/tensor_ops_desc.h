@@ -53,6 +53,9 @@ struct cudnnReduceTensorStruct : fd::Checked<0x52445553u> {
   cudnnNanPropagation_t nan_opt = CUDNN_NOT_PROPAGATE_NAN;
   cudnnReduceTensorIndices_t indices = CUDNN_REDUCE_TENSOR_NO_INDICES;
   cudnnIndicesType_t indices_type = CUDNN_32BIT_INDICES;
+  // freednn-internal: NORM2 without the root, i.e. the sum of squares (the fused ops' ysqsum); never set
+  // through the API.
+  bool sum_of_squares = false;
 
   // Whether this reduction writes indices: FLATTENED_INDICES with MIN, MAX or AMAX.
   bool wants_indices() const;

@@ -42,8 +42,8 @@ struct Packs {
   void ptr(cudnnFusedOpsVariantParamLabel_t l, void* p2) {
     EXPECT_EQ(cudnnSetFusedOpsVariantParamPackAttribute(v, l, p2), CUDNN_STATUS_SUCCESS) << l;
   }
-  // Makes the plan, gives it a workspace of the size it asks for, and executes.
-  cudnnStatus_t run(cudnnHandle_t h, std::vector<unsigned char>& ws) {
+  // Makes the plan, gives it a workspace of the size it asks for (device-visible in GPU mode), and executes.
+  cudnnStatus_t run(cudnnHandle_t h, ft::Bytes& ws) {
     size_t need = 0;
     const cudnnStatus_t s = cudnnMakeFusedOpsPlan(h, p, c, &need);
     if (s != CUDNN_STATUS_SUCCESS) return s;
@@ -92,13 +92,7 @@ struct Prologue {
   cudnnActivationMode_t act;  // IDENTITY: no activation descriptor
 };
 
-// The fused-ops API has only a CPU implementation so far: on a CUDA handle the plan is NOT_SUPPORTED (listed
-// in docs/api-coverage.md), so the numeric checks run on the CPU backend only.
-#define SKIP_ON_GPU() \
-  if (ft::gpu_mode()) GTEST_SKIP() << "fused ops: CPU backend only so far (NOT_SUPPORTED on CUDA)"
-
 TEST(FusedOps, ScaleBiasActivationConvBnStats) {
-  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   const Prologue pros[] = {{true, true, CUDNN_ACTIVATION_RELU}, {false, false, CUDNN_ACTIVATION_IDENTITY},
@@ -138,7 +132,7 @@ TEST(FusedOps, ScaleBiasActivationConvBnStats) {
       k.ptr(CUDNN_PTR_YDATA, p.y.data());
       k.ptr(CUDNN_PTR_YSUM, ysum.t.data());
       k.ptr(CUDNN_PTR_YSQSUM, ysq.t.data());
-      std::vector<unsigned char> ws;
+      ft::Bytes ws;
       ASSERT_EQ(k.run(h, ws), CUDNN_STATUS_SUCCESS) << p.str();
 
       const std::vector<double> sv = scale.t.values(), bv = bias.t.values();
@@ -164,7 +158,6 @@ TEST(FusedOps, ScaleBiasActivationConvBnStats) {
 }
 
 TEST(FusedOps, ScaleBiasActivationWgrad) {
-  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   for (cudnnDataType_t dt : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF}) {
@@ -195,7 +188,7 @@ TEST(FusedOps, ScaleBiasActivationWgrad) {
       k.ptr(CUDNN_PTR_BN_EQBIAS, bias.t.data());
       k.ptr(CUDNN_PTR_DWDATA, p.w.data());
       k.ptr(CUDNN_PTR_DYDATA, p.y.data());
-      std::vector<unsigned char> ws;
+      ft::Bytes ws;
       ASSERT_EQ(k.run(h, ws), CUDNN_STATUS_SUCCESS) << p.str();
       const std::vector<double> sv = scale.t.values(), bv = bias.t.values();
       ref::Activation ra;
@@ -209,7 +202,6 @@ TEST(FusedOps, ScaleBiasActivationWgrad) {
 }
 
 TEST(FusedOps, BnFinalizeTrainingAndInference) {
-  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   for (cudnnDataType_t dt : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE}) {
@@ -260,7 +252,7 @@ TEST(FusedOps, BnFinalizeTrainingAndInference) {
         k.ptr(static_cast<cudnnFusedOpsVariantParamLabel_t>(CUDNN_SCALAR_INT64_T_BN_ACCUMULATION_COUNT), &count);
         k.ptr(static_cast<cudnnFusedOpsVariantParamLabel_t>(CUDNN_SCALAR_DOUBLE_BN_EXP_AVG_FACTOR), &factor);
         k.ptr(static_cast<cudnnFusedOpsVariantParamLabel_t>(CUDNN_SCALAR_DOUBLE_BN_EPSILON), &eps);
-        std::vector<unsigned char> ws;
+        ft::Bytes ws;
         ASSERT_EQ(k.run(h, ws), CUDNN_STATUS_SUCCESS);
         const auto r = ref::bn_finalize_training(s, sq, m, scale.t.values(), bias.t.values(), rm0, rv0, factor, eps);
         const double tol = ft::tolerance(eqt) * 10;  // E[y^2] - E[y]^2 cancels some digits
@@ -346,7 +338,6 @@ TEST(FusedOps, PacksRoundTrip) {
 }
 
 TEST(FusedOps, BadArgumentsAndUnsupportedPatterns) {
-  SKIP_ON_GPU();
   ft::Handle h;
   auto rng = ft::make_rng();
   cudnnFusedOpsConstParamPack_t c = nullptr;
@@ -409,7 +400,7 @@ TEST(FusedOps, BadArgumentsAndUnsupportedPatterns) {
   // Data pointers missing for placeholders that are set.
   k.ptr(CUDNN_PTR_XDATA, p.x.data());
   k.ptr(CUDNN_PTR_WDATA, p.w.data());
-  std::vector<unsigned char> buf(ws + 1);
+  ft::Bytes buf(ws + 1);
   k.ptr(CUDNN_PTR_WORKSPACE, buf.data());
   k.ptr(static_cast<cudnnFusedOpsVariantParamLabel_t>(CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES), &ws);
   EXPECT_EQ(cudnnFusedOpsExecute(h, k.p, k.v), CUDNN_STATUS_BAD_PARAM);
@@ -423,6 +414,15 @@ TEST(FusedOps, BadArgumentsAndUnsupportedPatterns) {
   EXPECT_EQ(cudnnFusedOpsExecute(nullptr, k.p, k.v), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnFusedOpsExecute(h, k.p, nullptr), CUDNN_STATUS_BAD_PARAM);
   FT_OK(cudnnFusedOpsExecute(h, k.p, k.v));
+  {
+    // The plan executed on a handle of the other backend, where this machine has both: refused.
+    ft::ScopedEnv other("FREEDNN_BACKEND", ft::gpu_mode() ? "cpu" : "cuda");
+    cudnnHandle_t o = nullptr;
+    if (cudnnCreate(&o) == CUDNN_STATUS_SUCCESS) {
+      EXPECT_EQ(cudnnFusedOpsExecute(o, k.p, k.v), CUDNN_STATUS_BAD_PARAM);
+      cudnnDestroy(o);
+    }
+  }
   // A variant pack of another pattern.
   Packs other(CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD);
   EXPECT_EQ(cudnnFusedOpsExecute(h, k.p, other.v), CUDNN_STATUS_BAD_PARAM);

@@ -36,15 +36,13 @@ const void* prologue(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVarian
 
 cudnnStatus_t run_conv(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v, const void* in,
                        const void* in2, void* out) {
-  const conv::ConvImpl* impl = nullptr;
-  FD_TRY(conv::select(p.problem, fd::Backend::cpu, p.algo, &impl, true));
   conv::ConvArgs a;
   a.in = in;
   a.in2 = in2;
   a.out = out;
   a.workspace = v.ptr[CUDNN_PTR_WORKSPACE];
   a.workspace_size = v.workspace_size;
-  return impl->run(p.problem, a);
+  return p.impl->run(p.problem, a);  // the implementation the plan chose and sized the workspace for
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ void run(const cudnnReduceTensorStruct& r, const cudnnTensorStruct& a, const voi
           acc += op == CUDNN_REDUCE_TENSOR_NORM1 ? std::fabs(v) : op == CUDNN_REDUCE_TENSOR_NORM2 ? v * v : v;
         }
         if (op == CUDNN_REDUCE_TENSOR_AVG) acc /= static_cast<T>(slice);
-        if (op == CUDNN_REDUCE_TENSOR_NORM2) acc = std::sqrt(acc);
+        if (op == CUDNN_REDUCE_TENSOR_NORM2 && !r.sum_of_squares) acc = std::sqrt(acc);
         break;
     }
     out[j] = acc;

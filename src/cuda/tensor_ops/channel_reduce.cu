@@ -688,7 +688,7 @@ cudnnStatus_t channel_reduce(cudaStream_t stream, int device, const ChannelPlan&
     fin.alpha = static_cast<T>(alpha);
     fin.beta = static_cast<T>(beta);
     fin.divisor = r.op == CUDNN_REDUCE_TENSOR_AVG ? static_cast<T>(plan.slice) : T(1);
-    fin.root = r.op == CUDNN_REDUCE_TENSOR_NORM2;
+    fin.root = r.op == CUDNN_REDUCE_TENSOR_NORM2 && !r.sum_of_squares;
     with_op<T>(kind, prop, [&](auto op) {
       st = run<S, decltype(op)>(stream, device, plan, static_cast<const S*>(ap), fin, static_cast<T*>(workspace));
     });

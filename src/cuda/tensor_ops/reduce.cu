@@ -72,6 +72,7 @@ struct OpInfo {
   int op;
   bool prop;
   int64_t K;  // slice length
+  bool root;  // NORM2's square root (off for the sum of squares, cudnnReduceTensorStruct::sum_of_squares)
 };
 
 template <class C>
@@ -130,7 +131,7 @@ __device__ __forceinline__ void finish(const OpInfo& o, Acc<C> acc, int64_t j, c
                                        void* cp, C alpha, C beta, uint32_t* indices) {
   C v = acc.v;
   if (o.op == CUDNN_REDUCE_TENSOR_AVG) v /= static_cast<C>(o.K);
-  if (o.op == CUDNN_REDUCE_TENSOR_NORM2) v = sqrt(v);
+  if (o.root) v = sqrt(v);
   blend_dyn<C>(ct, cp, cv.offset(j), v, alpha, beta);
   if (indices) indices[j] = static_cast<uint32_t>(acc.idx == kEmpty ? 0 : acc.idx);
 }
@@ -442,7 +443,8 @@ cudnnStatus_t reduce_tensor(cudaStream_t stream, int device, const cudnnReduceTe
     p.parts = 1;
     p.chunk = p.rows ? p.K / p.L : p.K;
   }
-  const OpInfo o{static_cast<int>(r.op), r.nan_opt == CUDNN_PROPAGATE_NAN, p.K};
+  const OpInfo o{static_cast<int>(r.op), r.nan_opt == CUDNN_PROPAGATE_NAN, p.K,
+                 r.op == CUDNN_REDUCE_TENSOR_NORM2 && !r.sum_of_squares};
   const BView cv = make_bview(c);
   const cudnnDataType_t at = dtype_scalar(a.dtype), ct = dtype_scalar(c.dtype);
   auto launch = [&](auto zero) -> cudnnStatus_t {

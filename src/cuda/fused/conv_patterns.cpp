@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The freednn Authors
+// The two convolution patterns on the GPU: the x prologue (op tensor or transform, add tensor, activation) into
+// the workspace's xact buffer, the convolution the plan chose, and the per-channel statistics (reduce tensor;
+// ysqsum as NORM2 without its root, so no y-sized temporary).
+#include <algorithm>
+
+#include "core/status.h"
+#include "core/tensor_ops_desc.h"
+#include "cuda/activation/activation.h"
+#include "cuda/fused/fused_ops.h"
+#include "cuda/tensor_ops/tensor_ops.h"
+#include "dispatch/conv_registry.h"
+
+namespace fd::cuda::fused {
+namespace {
+
+constexpr size_t kAlign = 256;  // each part of the workspace starts on this (a cudaMalloc'd base is aligned so)
+
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+bool double_compute(const cudnnTensorStruct& t) { return t.dtype == CUDNN_DATA_DOUBLE; }
+
+// The per-channel sum of y, or of y * y, in float (double for double data), as the CPU computes them.
+cudnnReduceTensorStruct stats_reduce(const cudnnFusedOpsPlanStruct& p, bool squares) {
+  cudnnReduceTensorStruct r;
+  r.is_set = true;
+  r.op = squares ? CUDNN_REDUCE_TENSOR_NORM2 : CUDNN_REDUCE_TENSOR_ADD;
+  r.sum_of_squares = squares;
+  r.comp_type = double_compute(*p.y) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  return r;
+}
+
+// The workspace part at `offset`; only asked for parts of non-zero size (the API checked the pointer then).
+void* workspace_at(const cudnnFusedOpsVariantParamStruct& v, size_t offset) {
+  return static_cast<unsigned char*>(v.ptr[CUDNN_PTR_WORKSPACE]) + offset;
+}
+
+// The convolution's input: x itself, or act(x * eqScale + eqBias) in the workspace's xact buffer (plan.xact's
+// layout). Three passes over xact: a candidate for one fused kernel later.
+cudnnStatus_t prologue(const cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
+                       const cudnnFusedOpsVariantParamStruct& v, const void** in) {
+  const void* x = v.ptr[CUDNN_PTR_XDATA];
+  *in = x;
+  if (!p.prologue) return CUDNN_STATUS_SUCCESS;
+  void* buf = workspace_at(v, p.xact_offset);
+  if (p.has(CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER)) {
+    FD_TRY(op_tensor(h->stream, h->device, CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, double_compute(*p.x), *p.x,
+                     x, 1.0, &*p.eq, v.ptr[CUDNN_PTR_BN_EQSCALE], 1.0, p.xact, buf, 0.0));
+  } else {
+    FD_TRY(transform_tensor(h->stream, h->device, nullptr, *p.x, x, p.xact, buf, 1.0, 0.0));
+  }
+  if (p.has(CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER))
+    FD_TRY(add_tensor(h->stream, h->device, *p.eq, v.ptr[CUDNN_PTR_BN_EQBIAS], p.xact, buf, 1.0, 1.0));
+  if (p.act) FD_TRY(activation_forward(h->stream, h->device, *p.act, 1.0, p.xact, buf, 0.0, p.xact, buf));
+  *in = buf;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The implementation chosen and prepared at make time, on the workspace's first part (the parts after it must
+// stay untouched: its size is checked again, as it may depend on state that prepare() built).
+cudnnStatus_t run_conv(cudnnContext* h, const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v,
+                       const void* in, const void* in2, void* out) {
+  const size_t need = p.impl->workspace_size(p.problem);
+  FD_CHECK(need <= p.conv_workspace, CUDNN_STATUS_INTERNAL_ERROR,
+           "%s now needs %zu workspace bytes; the plan has %zu for it (make the plan again)", p.impl->id(), need,
+           p.conv_workspace);
+  fd::conv::ConvArgs a;
+  a.handle = h;
+  a.in = in;
+  a.in2 = in2;
+  a.out = out;
+  a.workspace = p.conv_workspace > 0 ? v.ptr[CUDNN_PTR_WORKSPACE] : nullptr;
+  a.workspace_size = p.conv_workspace;
+  return p.impl->run(p.problem, a);
+}
+
+}  // namespace
+
+void lay_out_workspace(const cudnnContext* h, cudnnFusedOpsPlanStruct* p) {
+  size_t end = p->conv_workspace;
+  if (p->prologue) {
+    p->xact_offset = align_up(end);
+    end = p->xact_offset + p->xact.size_in_bytes();
+  }
+  if (p->y && p->stats) {  // the statistics of conv_bnstats (a finalize plan's `stats` are its inputs)
+    p->reduce_workspace = std::max(reduce_workspace_size(h->device, stats_reduce(*p, false), *p->y, *p->stats),
+                                   reduce_workspace_size(h->device, stats_reduce(*p, true), *p->y, *p->stats));
+    if (p->reduce_workspace > 0) {
+      p->reduce_offset = align_up(end);
+      end = p->reduce_offset + p->reduce_workspace;
+    }
+  }
+  p->workspace = end;
+}
+
+cudnnStatus_t conv_bnstats(cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
+                           const cudnnFusedOpsVariantParamStruct& v) {
+  const void* in = nullptr;
+  FD_TRY(prologue(h, p, v, &in));
+  void* y = v.ptr[CUDNN_PTR_YDATA];
+  FD_TRY(run_conv(h, p, v, in, v.ptr[CUDNN_PTR_WDATA], y));
+  if (!p.stats) return CUDNN_STATUS_SUCCESS;
+  void* ws = p.reduce_workspace > 0 ? workspace_at(v, p.reduce_offset) : nullptr;
+  if (p.has(CUDNN_PARAM_YSUM_PLACEHOLDER))
+    FD_TRY(reduce_tensor(h->stream, h->device, stats_reduce(p, false), *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSUM], 1.0,
+                         0.0, nullptr, ws, p.reduce_workspace));
+  if (p.has(CUDNN_PARAM_YSQSUM_PLACEHOLDER))
+    FD_TRY(reduce_tensor(h->stream, h->device, stats_reduce(p, true), *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSQSUM], 1.0,
+                         0.0, nullptr, ws, p.reduce_workspace));
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t wgrad(cudnnContext* h, const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v) {
+  const void* in = nullptr;
+  FD_TRY(prologue(h, p, v, &in));
+  return run_conv(h, p, v, in, v.ptr[CUDNN_PTR_DYDATA], v.ptr[CUDNN_PTR_DWDATA]);
+}
+
+}  // namespace fd::cuda::fused
