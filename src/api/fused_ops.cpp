@@ -298,6 +298,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnn
     FD_CHECK_PARAM(plan->backend == handle->backend,
                    "the plan was made with a handle of the %s backend; this handle's backend is %s",
                    fd::backend_name(plan->backend), fd::backend_name(handle->backend));
+    FD_CHECK_PARAM(plan->device == handle->device,
+                   "the plan was made with a handle of device %d; this handle's device is %d (make the plan again)",
+                   plan->device, handle->device);
     for (const auto l : pattern_placeholders(plan->ops)) {
       if (!plan->has(l)) continue;
       const int ptr = fd::fused::placeholder_pointer(l);

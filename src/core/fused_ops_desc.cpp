@@ -145,7 +145,11 @@ cudnnStatus_t make_prologue(const cudnnFusedOpsConstParamStruct& c, cudnnFusedOp
   if (p->prologue) {
     int dims[CUDNN_DIM_MAX];
     for (int i = 0; i < p->x->nb_dims; ++i) dims[i] = static_cast<int>(p->x->dims[i]);
-    FD_TRY(fd::set_tensor_format(p->xact, CUDNN_TENSOR_NCHW, p->x->dtype, p->x->nb_dims, dims));
+    // Packed in x's channel order (NHWC when x's channels are innermost), so that the channels-last
+    // implementations still take the problem.
+    const bool channels_last = p->x->nb_dims > 2 && p->x->strides[1] < p->x->strides[p->x->nb_dims - 1];
+    FD_TRY(fd::set_tensor_format(p->xact, channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, p->x->dtype,
+                                 p->x->nb_dims, dims));
   }
   FD_TRY(require_desc(c, CUDNN_PARAM_CONV_DESC));
   FD_TRY(fd::check_convolution(static_cast<const cudnnConvolutionStruct*>(c.desc[CUDNN_PARAM_CONV_DESC]),
@@ -351,6 +355,7 @@ cudnnStatus_t make_fused_plan(cudnnContext* handle, const cudnnFusedOpsConstPara
   p.algo = 0;
   p.impl = nullptr;
   p.backend = handle->backend;
+  p.device = handle->device;
   p.bn_mode = c.bn_mode;
   for (int l = 0; l < fused::kConstLabels; ++l) p.placeholder[l] = c.placeholder[l];
   switch (c.ops) {

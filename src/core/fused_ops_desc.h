@@ -84,9 +84,11 @@ struct cudnnFusedOpsPlanStruct : fd::Checked<0x46504C4Eu> {
   int algo = 0;
   const fd::conv::ConvImpl* impl = nullptr;  // the convolution implementation chosen (and prepared) at make time
   fd::Backend backend = fd::Backend::cpu;    // of the handle the plan was made with; Execute needs the same
+  int device = 0;                            // and the same device (the choice and the sizes depend on it)
   // The workspace: the convolution's part first (conv_workspace bytes). The CUDA backend adds, each at a
   // 256-byte aligned offset, the prologue's xact buffer (when `prologue`) and the ysum / ysqsum reductions'
-  // workspace (reduce_workspace bytes, when not 0); the CPU keeps those in host memory of its own.
+  // workspace (reduce_workspace bytes, when not 0), all from the caller's pointer rounded up to 256 bytes (the
+  // reported size has room for that); the CPU keeps those in host memory of its own.
   size_t workspace = 0;  // total bytes
   size_t conv_workspace = 0;
   size_t xact_offset = 0;

@@ -61,14 +61,11 @@ cudnnStatus_t conv_bnstats(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOps
   if (p.has(CUDNN_PARAM_YSUM_PLACEHOLDER))
     reduce_tensor(sum, *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSUM], 1.0, 0.0, nullptr);
   if (p.has(CUDNN_PARAM_YSQSUM_PLACEHOLDER)) {
-    // y * y in the compute type (f32, or f64 for double data), then the same per-channel sum.
-    cudnnTensorStruct sq;
-    int dims[CUDNN_DIM_MAX];
-    for (int i = 0; i < p.y->nb_dims; ++i) dims[i] = static_cast<int>(p.y->dims[i]);
-    FD_TRY(set_tensor_format(sq, CUDNN_TENSOR_NCHW, sum.comp_type, p.y->nb_dims, dims));
-    std::vector<unsigned char> sqbuf(sq.size_in_bytes());
-    op_tensor(CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, dbl, *p.y, y, 1.0, &*p.y, y, 1.0, sq, sqbuf.data(), 0.0);
-    reduce_tensor(sum, sq, sqbuf.data(), *p.stats, v.ptr[CUDNN_PTR_YSQSUM], 1.0, 0.0, nullptr);
+    // The per-channel sum of y * y in the compute type: NORM2 without its root.
+    cudnnReduceTensorStruct sq = sum;
+    sq.op = CUDNN_REDUCE_TENSOR_NORM2;
+    sq.sum_of_squares = true;
+    reduce_tensor(sq, *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSQSUM], 1.0, 0.0, nullptr);
   }
   return CUDNN_STATUS_SUCCESS;
 }

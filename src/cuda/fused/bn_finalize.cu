@@ -45,7 +45,8 @@ __device__ __forceinline__ void st(const Chan& c, int64_t k, T v) {
   store_dyn<T>(c.t, c.p, k * c.stride, v);
 }
 
-// Every input of channel k is read before any output is written (as on the CPU), so outputs may alias inputs.
+// Every input of channel k is read before any output of channel k is written, so an output may alias an input
+// that keeps channel k at the same byte offset (same type and stride); the CPU reads every channel first.
 template <class T>
 __global__ void finalize_channels(FinalizeArgs f) {
   const int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;

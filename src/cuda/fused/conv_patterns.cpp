@@ -4,7 +4,10 @@
 // the workspace's xact buffer, the convolution the plan chose, and the per-channel statistics (reduce tensor;
 // ysqsum as NORM2 without its root, so no y-sized temporary).
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
+#include "core/log.h"
 #include "core/status.h"
 #include "core/tensor_ops_desc.h"
 #include "cuda/activation/activation.h"
@@ -31,9 +34,11 @@ cudnnReduceTensorStruct stats_reduce(const cudnnFusedOpsPlanStruct& p, bool squa
   return r;
 }
 
-// The workspace part at `offset`; only asked for parts of non-zero size (the API checked the pointer then).
+// The workspace part at `offset` from the caller's pointer rounded up to kAlign (lay_out_workspace reported room
+// for that); only asked for parts of non-zero size (the API checked the pointer then).
 void* workspace_at(const cudnnFusedOpsVariantParamStruct& v, size_t offset) {
-  return static_cast<unsigned char*>(v.ptr[CUDNN_PTR_WORKSPACE]) + offset;
+  const auto base = reinterpret_cast<uintptr_t>(v.ptr[CUDNN_PTR_WORKSPACE]);
+  return reinterpret_cast<void*>((base + kAlign - 1) / kAlign * kAlign + offset);
 }
 
 // The convolution's input: x itself, or act(x * eqScale + eqBias) in the workspace's xact buffer (plan.xact's
@@ -58,21 +63,35 @@ cudnnStatus_t prologue(const cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
 }
 
 // The implementation chosen and prepared at make time, on the workspace's first part (the parts after it must
-// stay untouched: its size is checked again, as it may depend on state that prepare() built).
+// stay untouched). Its size can grow after Make (a tuning answer recorded since); then another implementation of
+// the plan's algorithm that fits runs, as a plain convolution call does (conv_common.h).
 cudnnStatus_t run_conv(cudnnContext* h, const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v,
                        const void* in, const void* in2, void* out) {
-  const size_t need = p.impl->workspace_size(p.problem);
-  FD_CHECK(need <= p.conv_workspace, CUDNN_STATUS_INTERNAL_ERROR,
-           "%s now needs %zu workspace bytes; the plan has %zu for it (make the plan again)", p.impl->id(), need,
-           p.conv_workspace);
+  const fd::conv::ConvImpl* impl = p.impl;
+  if (impl->workspace_size(p.problem) > p.conv_workspace) {
+    impl = nullptr;
+    for (const fd::conv::ConvImpl* other : fd::conv::candidates(p.problem, p.backend, p.algo))
+      if (other->workspace_size(p.problem) <= p.conv_workspace) {
+        impl = other;
+        break;
+      }
+    FD_CHECK_SUPPORTED(impl != nullptr, "%s now needs more than the %zu workspace bytes the plan has for it and "
+                       "no other implementation of %s fits (make the plan again)", p.impl->id(), p.conv_workspace,
+                       fd::conv::algo_name(p.problem.dir, p.algo));
+    if (fd::log::enabled(CUDNN_SEV_INFO))
+      fd::log::emit(CUDNN_SEV_INFO, "cudnnFusedOpsExecute",
+                    std::string("    dispatch: ") + p.impl->id() + " needs more workspace than at Make; " +
+                        impl->id() + " runs instead",
+                    CUDNN_STATUS_SUCCESS);
+  }
   fd::conv::ConvArgs a;
   a.handle = h;
   a.in = in;
   a.in2 = in2;
   a.out = out;
-  a.workspace = p.conv_workspace > 0 ? v.ptr[CUDNN_PTR_WORKSPACE] : nullptr;
+  a.workspace = p.conv_workspace > 0 ? workspace_at(v, 0) : nullptr;
   a.workspace_size = p.conv_workspace;
-  return p.impl->run(p.problem, a);
+  return impl->run(p.problem, a);
 }
 
 }  // namespace
@@ -91,7 +110,7 @@ void lay_out_workspace(const cudnnContext* h, cudnnFusedOpsPlanStruct* p) {
       end = p->reduce_offset + p->reduce_workspace;
     }
   }
-  p->workspace = end;
+  p->workspace = end > 0 ? end + kAlign - 1 : 0;  // room to round the caller's pointer up to kAlign
 }
 
 cudnnStatus_t conv_bnstats(cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
