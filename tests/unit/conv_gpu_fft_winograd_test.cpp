@@ -177,6 +177,29 @@ TEST(ConvGpuWinograd, ChunkedAgainstReference) {
   check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
 }
 
+// Backward filter with its tile sums in parts (FREEDNN_WINOGRAD_WGRAD_SPLIT=4, read once per process: run alone):
+// 16 tiles per image, so four parts of 16 (and 2 for the grouped shape); every direction still checked.
+TEST(ConvGpuWinograd, WgradSplitAgainstReference) {
+  SKIP_UNLESS_GPU();
+  ft::ScopedEnv split("FREEDNN_WINOGRAD_WGRAD_SPLIT", "4");
+  const std::vector<Shape> shapes = {{"split", 4, 8, 8, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+                                     {"split_groups", 2, 8, 6, 2, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}};
+  {
+    // Four partial P (36 x 4 x 8 x 8 floats) beside V and Z (36 x 8 x 64 floats each): a workspace below that
+    // means an earlier Winograd call in this process latched the default (no split).
+    ft::Handle h;
+    auto rng = ft::make_rng();
+    OnlyImpl only("cuda:winograd");
+    Problem p(shapes[0], CUDNN_DATA_FLOAT, false, false, false, rng);
+    size_t ws = 0;
+    FT_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd,
+                                                         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, &ws));
+    if (ws < sizeof(float) * (36 * 4 * 64 + 2 * 36 * 8 * 64))
+      GTEST_SKIP() << "the split was read before this test set it (" << ws << " bytes): run it in a process of its own";
+  }
+  check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
+}
+
 // The workspace query and the call agree: one byte less than the query is refused.
 TEST(ConvGpuFftWinograd, WorkspaceQueryMatchesCall) {
   SKIP_UNLESS_GPU();

@@ -16,6 +16,7 @@
 // Backward filter transposes the forward tile product: with Z_t = A dy_t A^T (the m x m dy tile lifted to a x a),
 //   P[e][k][c] = sum over tiles t of Z_t[e] V_t[e]   (a*a GEMMs over the tiles, accumulated chunk after chunk)
 //   dw[k][c]   = G^T P[k][c] G.
+// (With FREEDNN_WINOGRAD_WGRAD_SPLIT the tile sum runs in parts, each its own batch of GEMMs, added in order.)
 // Transforms and GEMM sums are in float (double for DOUBLE data); half/bf16 are widened when read. Float data use
 // TF32 in the GEMMs only when the math type allows it (as cuda:im2col_gemm). Any layout (strided reads), groups
 // (one GEMM call per group). Both the WINOGRAD and WINOGRAD_NONFUSED enums map to this three-kernel path: there
@@ -48,8 +49,8 @@ using fd::conv::ConvArgs;
 constexpr size_t kAlign = 256;
 
 // Bytes of transformed tiles (V and M, or V and Z) per chunk of images: FREEDNN_WINOGRAD_CHUNK_MB (default 256), read
-// once (the workspace query and the call must agree). A chunk small enough to stay in L2 would keep V and M off DRAM
-// (they are 2.25x the input and output each, the larger part of the bytes); not yet measured.
+// once (the workspace query and the call must agree). Chunks small enough to stay in L2 (16-64 MB) were 1.08-1.28x
+// slower on ResNet-50's FMA layers (run 42): the GEMMs shrink more than the DRAM traffic helps.
 size_t chunk_budget() {
   static const auto mb = static_cast<size_t>(std::clamp(fd::env_int("FREEDNN_WINOGRAD_CHUNK_MB", 256), 1LL, 65536LL));
   return mb << 20;
@@ -101,9 +102,31 @@ Shape shape(const ConvProblem& p) {
 
 struct Layout {
   int64_t chunk = 1;           // images per chunk
+  int64_t splits = 1;          // backward filter: the tile sums split in this many parts (wgrad_splits)
   size_t u = 0, v = 0, m = 0;  // offsets: filter transforms (or P), input transforms, products (or Z)
   size_t total = 0;
 };
+
+// Backward filter's GEMMs are cin_g x cout_g with the tiles as K (56x56x64 at N = 64: 36 GEMMs of 64 x 64 x 12544,
+// 144 CTAs of 32 x 32 on 132 SMs, 9.5 TFLOP/s in run 42). Split over K, they run 36 * splits GEMMs into as many
+// partial P, summed in order by filter_grad_kernel. FREEDNN_WINOGRAD_WGRAD_SPLIT: 1 (the default: no split), 0 (a
+// split sized for two waves of 64 x 64 tiles, at least 256 tiles each) or a power of two (at most that); the
+// split always divides every chunk's tile count. Read once (the workspace query and the call must agree).
+int64_t wgrad_splits(const ConvProblem& p, const Shape& s, int64_t chunk, int64_t tiles) {
+  static const long long knob = std::clamp(fd::env_int("FREEDNN_WINOGRAD_WGRAD_SPLIT", 1), 0LL, 256LL);
+  if (p.dir != ConvDir::bwd_filter || knob == 1) return 1;
+  int64_t want = knob;
+  if (knob == 0) {
+    const int64_t mn = p.g * ((s.cin_g + 63) / 64) * ((s.cout_g + 63) / 64) * points();
+    const int64_t target = 2 * int64_t(std::max(1, current_sm_count()));
+    want = 1;
+    while (want < 64 && mn * want < target && chunk * tiles / (2 * want) >= 256) want *= 2;
+  }
+  const int64_t t_full = chunk * tiles, t_last = (p.mb - (p.mb - 1) / chunk * chunk) * tiles;
+  int64_t sp = 1;
+  while (sp * 2 <= want && t_full % (sp * 2) == 0 && t_last % (sp * 2) == 0) sp *= 2;
+  return sp;
+}
 
 Layout layout(const ConvProblem& p) {
   const Shape s = shape(p);
@@ -116,8 +139,9 @@ Layout layout(const ConvProblem& p) {
   l.chunk = std::min<int64_t>(l.chunk, INT_MAX / std::max<int64_t>(tiles, 1));
   l.chunk = std::max<int64_t>(1, std::min<int64_t>(l.chunk, p.mb));
   const auto T = static_cast<size_t>(l.chunk * tiles);
+  l.splits = wgrad_splits(p, s, l.chunk, tiles);
   l.u = 0;
-  l.v = align_up(pts * static_cast<size_t>(s.cout * s.cin_g) * e);
+  l.v = align_up(pts * static_cast<size_t>(l.splits * s.cout * s.cin_g) * e);
   l.m = l.v + align_up(pts * static_cast<size_t>(s.cin) * T * e);
   l.total = kAlign + l.m + align_up(pts * static_cast<size_t>(s.cout) * T * e);
   return l;
@@ -216,9 +240,11 @@ __global__ void filter_transform_kernel(View5 wv, const S* w, int64_t cout, int6
 }
 
 // V[e][c][t] = (B^T d B)[e] for the a x a patch d at (m ty - pad_h, m tx - pad_w) of image n0 + img (0 outside).
+// With the tiles split in parts of Ts (backward filter, wgrad_splits): V[e][part][c][t % Ts], part = t / Ts.
 template <int M, class S, class E>
 __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t cin, int64_t hin, int64_t win,
-                                       int64_t pad_h, int64_t pad_w, int64_t th, int64_t tw, int64_t T, E* V) {
+                                       int64_t pad_h, int64_t pad_w, int64_t th, int64_t tw, int64_t T, int64_t Ts,
+                                       E* V) {
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
@@ -227,6 +253,7 @@ __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t
     const int64_t t = i % T, c = i / T;
     const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
     const int64_t h0 = ty * M - pad_h, w0 = tx * M - pad_w;
+    const int64_t parts = T / Ts, part = Ts == T ? 0 : t / Ts;  // one part but for a split backward filter
     E d[A][A];
 #pragma unroll
     for (int a = 0; a < A; ++a)
@@ -251,7 +278,7 @@ __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t
         E o = E(0);
 #pragma unroll
         for (int k = 0; k < A; ++k) madd(o, W::bt(b, k), r[a][k]);
-        V[((a * A + b) * cin + c) * T + t] = o;
+        V[(((a * A + b) * parts + part) * cin + c) * Ts + (t - part * Ts)] = o;
       }
   }
   pdl_allow_dependents();
@@ -297,7 +324,7 @@ __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, i
 // Z[e][k][t] = (A dy_t A^T)[e] for the m x m dy tile t of channel k (0 outside hout x wout).
 template <int M, class S, class E>
 __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t cout, int64_t hout, int64_t wout,
-                                    int64_t th, int64_t tw, int64_t T, E* Z) {
+                                    int64_t th, int64_t tw, int64_t T, int64_t Ts, E* Z) {
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
@@ -305,6 +332,7 @@ __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t co
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t t = i % T, k = i / T;
     const int64_t tx = t % tw, ty = (t / tw) % th, n = n0 + t / (tw * th);
+    const int64_t parts = T / Ts, part = Ts == T ? 0 : t / Ts;  // the layout of input_transform_kernel
     E d[M][M];
 #pragma unroll
     for (int a = 0; a < M; ++a)
@@ -329,7 +357,7 @@ __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t co
         E z = E(0);
 #pragma unroll
         for (int q = 0; q < M; ++q) madd(z, W::at(q, b), r[a][q]);
-        Z[((a * A + b) * cout + k) * T + t] = z;
+        Z[(((a * A + b) * parts + part) * cout + k) * Ts + (t - part * Ts)] = z;
       }
   }
   pdl_allow_dependents();
@@ -337,8 +365,8 @@ __global__ void dy_transform_kernel(View5 v, const S* dy, int64_t n0, int64_t co
 
 // dw[k][c] = G^T P[k][c] G (3x3), flipped back for CUDNN_CONVOLUTION, blended into w.
 template <int M, class S, class E>
-__global__ void filter_grad_kernel(const E* P, int64_t cout, int64_t cin_g, bool flip, View5 wv, S* w, E alpha,
-                                   E beta) {
+__global__ void filter_grad_kernel(const E* P, int64_t parts, int64_t cout, int64_t cin_g, bool flip, View5 wv, S* w,
+                                   E alpha, E beta) {
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
@@ -348,7 +376,11 @@ __global__ void filter_grad_kernel(const E* P, int64_t cout, int64_t cin_g, bool
     const int64_t k = i / cin_g, c = i % cin_g;
     E q[A][A];
 #pragma unroll
-    for (int e = 0; e < A * A; ++e) q[e / A][e % A] = P[e * total + i];
+    for (int e = 0; e < A * A; ++e) {
+      E sum = P[e * parts * total + i];
+      for (int64_t part = 1; part < parts; ++part) sum += P[(e * parts + part) * total + i];  // in order
+      q[e / A][e % A] = sum;
+    }
     E s[3][A];  // G^T q
 #pragma unroll
     for (int a = 0; a < 3; ++a)
@@ -433,7 +465,7 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
     for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
       const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
       (void)launch_pdl(pdl, input_transform_kernel<Mt, S, E>, dim3(grid(s.cin * T)), dim3(kBlock), 0, st, iv, in, n0,
-                       s.cin, s.hin, s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
+                       s.cin, s.hin, s.win, s.pad_h, s.pad_w, s.th, s.tw, T, T, V);
       FD_CUDA_LAUNCHED();
       // M_e (T x cout_g, per group) = V_e (T x cin_g) * U_e (cin_g x cout_g)
       for (int64_t g = 0; g < G; ++g)
@@ -445,23 +477,24 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
     }
     return CUDNN_STATUS_SUCCESS;
   }
-  // backward filter: s is the forward shape (x in, dy = the output tiles)
+  // backward filter: s is the forward shape (x in, dy = the output tiles), the tiles in l.splits parts of Ts
+  gemm.batch *= static_cast<int>(l.splits);
   for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
-    const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
+    const int64_t T = std::min(l.chunk, p.mb - n0) * tiles, Ts = T / l.splits;
     (void)launch_pdl(pdl, input_transform_kernel<Mt, S, E>, dim3(grid(s.cin * T)), dim3(kBlock), 0, st, xv,
-                     static_cast<const S*>(a.in), n0, s.cin, s.hin, s.win, s.pad_h, s.pad_w, s.th, s.tw, T, V);
+                     static_cast<const S*>(a.in), n0, s.cin, s.hin, s.win, s.pad_h, s.pad_w, s.th, s.tw, T, Ts, V);
     FD_CUDA_LAUNCHED();
     (void)launch_pdl(pdl, dy_transform_kernel<Mt, S, E>, dim3(grid(s.cout * T)), dim3(kBlock), 0, st, yv,
-                     static_cast<const S*>(a.in2), n0, s.cout, s.hout, s.wout, s.th, s.tw, T, M);
+                     static_cast<const S*>(a.in2), n0, s.cout, s.hout, s.wout, s.th, s.tw, T, Ts, M);
     FD_CUDA_LAUNCHED();
-    // P_e (cin_g x cout_g, per group) (+)= V_e^T (cin_g x T) * Z_e (T x cout_g)
+    // P_(e, part) (cin_g x cout_g, per group) (+)= V_(e, part)^T (cin_g x Ts) * Z_(e, part) (Ts x cout_g)
     for (int64_t g = 0; g < G; ++g)
-      FD_TRY(gemm(CUBLAS_OP_T, cin_g, cout_g, T, V + g * cin_g * T, T, s.cin * T, M + g * cout_g * T, T, s.cout * T,
-                  E(n0 == 0 ? 0 : 1), U + g * cout_g * cin_g, cin_g, s.cout * cin_g));
+      FD_TRY(gemm(CUBLAS_OP_T, cin_g, cout_g, Ts, V + g * cin_g * Ts, Ts, s.cin * Ts, M + g * cout_g * Ts, Ts,
+                  s.cout * Ts, E(n0 == 0 ? 0 : 1), U + g * cout_g * cin_g, cin_g, s.cout * cin_g));
   }
   (void)launch_pdl(pdl, filter_grad_kernel<Mt, S, E>, dim3(grid(s.cout * cin_g)), dim3(kBlock), 0, st,
-                   static_cast<const E*>(U), s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv, static_cast<S*>(a.out),
-                   alpha, beta);
+                   static_cast<const E*>(U), l.splits, s.cout, cin_g, p.mode == CUDNN_CONVOLUTION, wv,
+                   static_cast<S*>(a.out), alpha, beta);
   FD_CUDA_LAUNCHED();
   return CUDNN_STATUS_SUCCESS;
 }
