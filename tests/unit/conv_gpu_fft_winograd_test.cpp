@@ -200,6 +200,18 @@ TEST(ConvGpuWinograd, WgradSplitAgainstReference) {
   check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
 }
 
+// F(4x4)'s output rows stored 16 bytes at a time (FREEDNN_WINOGRAD_ROW_STORES=1, read once per process: run alone,
+// as ctest does; in a whole-suite process after other Winograd calls it checks the default stores again). Rows of
+// 12 and 8 elements, with and without a blend into y; the padded-stride and NHWC cases keep the element stores.
+TEST(ConvGpuWinograd, RowStoresAgainstReference) {
+  SKIP_UNLESS_GPU();
+  ft::ScopedEnv rows("FREEDNN_WINOGRAD_ROW_STORES", "1");
+  const std::vector<Shape> shapes = {{"rows12", 2, 4, 6, 1, {8, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+                                     {"rows8_p0", 3, 5, 4, 1, {10, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
+                                     {"rows_groups", 2, 4, 8, 2, {6, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}};
+  check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT});
+}
+
 // The workspace query and the call agree: one byte less than the query is refused.
 TEST(ConvGpuFftWinograd, WorkspaceQueryMatchesCall) {
   SKIP_UNLESS_GPU();

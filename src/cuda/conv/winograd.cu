@@ -284,10 +284,13 @@ __global__ void input_transform_kernel(View5 v, const S* in, int64_t n0, int64_t
   pdl_allow_dependents();
 }
 
-// Output tile t of channel k: A^T M A (m x m), written where inside hout x wout.
+// Output tile t of channel k: A^T M A (m x m), written where inside hout x wout. `rows`: each of the tile's rows
+// is one 16-byte store (float data, F(4x4), no fused epilogue, a packed 16-byte aligned row of wout % 4 == 0
+// elements: out_rows_ok) instead of m 4-byte stores 16 bytes apart from the next thread's.
 template <int M, class S, class E>
 __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, int64_t hout, int64_t wout, int64_t th,
-                                        int64_t tw, int64_t T, View5 ov, S* out, E alpha, E beta, FusedDev f) {
+                                        int64_t tw, int64_t T, View5 ov, S* out, E alpha, E beta, FusedDev f,
+                                        bool rows) {
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   constexpr int A = M + 2;
   using W = Wino<M>;
@@ -307,18 +310,52 @@ __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, i
 #pragma unroll
         for (int q = 0; q < A; ++q) madd(r[a][b], W::at(a, q), m[q][b]);
       }
+    E y[M][M];
 #pragma unroll
     for (int a = 0; a < M; ++a)
 #pragma unroll
       for (int b = 0; b < M; ++b) {
-        E y = E(0);
+        y[a][b] = E(0);
 #pragma unroll
-        for (int q = 0; q < A; ++q) madd(y, W::at(b, q), r[a][q]);
+        for (int q = 0; q < A; ++q) madd(y[a][b], W::at(b, q), r[a][q]);
+      }
+    if constexpr (M == 4 && std::is_same_v<S, float> && std::is_same_v<E, float>) {
+      if (rows) {  // write_out's plain form, four elements at a time
+#pragma unroll
+        for (int a = 0; a < M; ++a) {
+          const int64_t oh = ty * M + a;
+          if (oh >= hout) continue;
+          float4* dst = reinterpret_cast<float4*>(out + ov.at(n, k, 0, oh, tx * M));
+          float4 o = make_float4(alpha * y[a][0], alpha * y[a][1], alpha * y[a][2], alpha * y[a][3]);
+          if (beta != E(0)) {
+            const float4 old = *dst;
+            o.x += beta * old.x, o.y += beta * old.y, o.z += beta * old.z, o.w += beta * old.w;
+          }
+          *dst = o;
+        }
+        continue;
+      }
+    }
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int b = 0; b < M; ++b) {
         const int64_t oh = ty * M + a, ow = tx * M + b;
-        if (oh < hout && ow < wout) write_out<S, E>(out, ov.at(n, k, 0, oh, ow), y, alpha, beta, f, n, k, 0, oh, ow);
+        if (oh < hout && ow < wout)
+          write_out<S, E>(out, ov.at(n, k, 0, oh, ow), y[a][b], alpha, beta, f, n, k, 0, oh, ow);
       }
   }
   pdl_allow_dependents();
+}
+
+// Whether output_transform_kernel may store the tile rows whole (its `rows`): FREEDNN_WINOGRAD_ROW_STORES=1 (off by
+// default until timed), float data, F(4x4), no fused epilogue, rows of a multiple of 4 elements at stride 1 and
+// every other stride a multiple of 4, a 16-byte aligned base.
+bool out_rows_ok(const ConvProblem& p, int m, const View5& ov, const void* out, const FusedDev& f, int64_t wout) {
+  static const bool on = fd::env_int("FREEDNN_WINOGRAD_ROW_STORES", 0) == 1;
+  if (!on || m != 4 || p.xdt != CUDNN_DATA_FLOAT || f.on || ov.vect != 1 || wout % 4 != 0) return false;
+  if (ov.st[4] != 1 || ov.st[0] % 4 != 0 || ov.st[1] % 4 != 0 || ov.st[3] % 4 != 0) return false;
+  return reinterpret_cast<uintptr_t>(out) % 16 == 0;
 }
 
 // Z[e][k][t] = (A dy_t A^T)[e] for the m x m dy tile t of channel k (0 outside hout x wout).
@@ -462,6 +499,7 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
                      static_cast<const S*>(a.in2), s.cout, cin_g, cout_g, s.transpose, s.rot, U);
     FD_CUDA_LAUNCHED();
     const FusedDev f = fwd ? fused_dev(a.fused) : FusedDev{};
+    const bool rows = out_rows_ok(p, Mt, ov, a.out, f, s.wout);
     for (int64_t n0 = 0; n0 < p.mb; n0 += l.chunk) {
       const int64_t T = std::min(l.chunk, p.mb - n0) * tiles;
       (void)launch_pdl(pdl, input_transform_kernel<Mt, S, E>, dim3(grid(s.cin * T)), dim3(kBlock), 0, st, iv, in, n0,
@@ -472,7 +510,8 @@ cudnnStatus_t run_typed(const ConvProblem& p, const ConvArgs& a) {
         FD_TRY(gemm(CUBLAS_OP_N, T, cout_g, cin_g, V + g * cin_g * T, T, s.cin * T, U + g * cout_g * cin_g, cin_g,
                     s.cout * cin_g, E(0), M + g * cout_g * T, T, s.cout * T));
       (void)launch_pdl(pdl, output_transform_kernel<Mt, S, E>, dim3(grid(s.cout * T)), dim3(kBlock), 0, st,
-                       static_cast<const E*>(M), n0, s.cout, s.hout, s.wout, s.th, s.tw, T, ov, out, alpha, beta, f);
+                       static_cast<const E*>(M), n0, s.cout, s.hout, s.wout, s.th, s.tw, T, ov, out, alpha, beta, f,
+                       rows);
       FD_CUDA_LAUNCHED();
     }
     return CUDNN_STATUS_SUCCESS;
