@@ -210,6 +210,38 @@ TEST(ConvGpuWinograd, RowStoresAgainstReference) {
                                      {"rows8_p0", 3, 5, 4, 1, {10, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
                                      {"rows_groups", 2, 4, 8, 2, {6, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}};
   check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT});
+  // check_shapes blends every NCHW case; these two NCHW ones (rows of 12 and of 8) store without a blend.
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:winograd");
+  for (const Shape& sh : {shapes[0], shapes[2]}) {
+    Problem p(sh, CUDNN_DATA_FLOAT, false, false, false, rng);
+    check_problem(h, p, winograd_algos(), rng, 1.0, 0.0);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// The split backward filter over several chunks, the last one smaller (FREEDNN_WINOGRAD_WGRAD_SPLIT=4 with
+// FREEDNN_WINOGRAD_CHUNK_MB=1, both read once per process: run alone): 331,776 bytes of tiles per image, so chunks
+// of 3, 3 and 1 images (108, 108 and 36 tiles, four parts each); every part accumulates across the chunks.
+TEST(ConvGpuWinograd, WgradSplitChunkedAgainstReference) {
+  SKIP_UNLESS_GPU();
+  ft::ScopedEnv split("FREEDNN_WINOGRAD_WGRAD_SPLIT", "4");
+  ft::ScopedEnv chunk("FREEDNN_WINOGRAD_CHUNK_MB", "1");
+  const Shape sh{"split_chunks", 7, 32, 32, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  OnlyImpl only("cuda:winograd");
+  Problem p(sh, CUDNN_DATA_FLOAT, false, false, false, rng);
+  size_t ws = 0;
+  FT_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd,
+                                                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED, &ws));
+  // 256 bytes of alignment room, four partial P of 36 x 32 x 32 floats, V and Z of 36 x 32 x 108 floats each.
+  const size_t expected = 256 + sizeof(float) * (36 * 4 * 32 * 32 + 2 * 36 * 32 * 108);
+  if (ws != expected)
+    GTEST_SKIP() << "workspace " << ws << " bytes, not the " << expected << " of this layout: the knobs were read "
+                 << "before this test set them (or the layout changed)";
+  check_shapes("cuda:winograd", winograd_algos(), {sh}, {CUDNN_DATA_FLOAT});
 }
 
 // The workspace query and the call agree: one byte less than the query is refused.
