@@ -14,7 +14,7 @@ T=$build/tests/freednn_tests
 (cd $build && FREEDNN_BACKEND=cuda timeout 220 ctest -L gpu -j14 --timeout 90 --output-on-failure > $OUT/gpu_ctest.txt 2>&1)
 grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|Failed  |Exception" $OUT/gpu_ctest.txt | head -12
 export FREEDNN_BACKEND=cuda
-for t in WgradSplitAgainstReference RowStoresAgainstReference ChunkedAgainstReference; do
+for t in WgradSplitAgainstReference WgradSplitChunkedAgainstReference RowStoresAgainstReference ChunkedAgainstReference; do
   timeout 120 $T --gtest_filter="ConvGpuWinograd.$t" > $OUT/wino_$t.txt 2>&1
   echo "winograd $t rc=$?"; grep -E "SKIPPED|FAILED  \]|Failure" $OUT/wino_$t.txt | head -4
 done
