@@ -45,21 +45,19 @@ inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, c
     // or another, records a faster implementation with a larger workspace): run another implementation of the
     // same algorithm that fits the workspace given, as the caller sized it for. Not prepare()d here: that is for
     // the query and Find (it may tune and allocate), and every run works without it (as under stream capture).
-    const conv::ConvImpl* chosen = impl;
-    const size_t chosen_need = need;
-    for (const conv::ConvImpl* other : conv::candidates(p, handle->backend, algo)) {
-      const size_t other_need = other == chosen ? chosen_need : other->workspace_size(p);
-      if (other_need > args.workspace_size) continue;
-      impl = other;
-      need = other_need;
+    size_t other_need = 0;
+    const conv::ConvImpl* other =
+        conv::fitting(p, handle->backend, algo, args.workspace_size, &other_need, impl, need);
+    if (other != nullptr) {
       if (log::enabled(CUDNN_SEV_INFO))
         log::emit(CUDNN_SEV_INFO, current_api_context().function,
                   std::string("    dispatch: workSpaceSizeInBytes=") + std::to_string(args.workspace_size) +
-                      " is less than the " + std::to_string(chosen_need) + " bytes " + chosen->id() + " needs; " +
-                      impl->id() + " (" + std::to_string(need) + " bytes) runs " + conv::algo_name(p.dir, algo) +
-                      " instead",
+                      " is less than the " + std::to_string(need) + " bytes " + impl->id() + " needs; " +
+                      other->id() + " (" + std::to_string(other_need) + " bytes) runs " +
+                      conv::algo_name(p.dir, algo) + " instead",
                   CUDNN_STATUS_SUCCESS);
-      break;
+      impl = other;
+      need = other_need;
     }
   }
   FD_CHECK_PARAM(args.workspace_size >= need, "workSpaceSizeInBytes=%zu is less than the %zu bytes %s (%s) needs",

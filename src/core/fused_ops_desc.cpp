@@ -372,4 +372,13 @@ cudnnStatus_t make_fused_plan(cudnnContext* handle, const cudnnFusedOpsConstPara
   return CUDNN_STATUS_SUCCESS;
 }
 
+cudnnReduceTensorStruct fused_stats_reduction(const cudnnFusedOpsPlanStruct& p, bool squares) {
+  cudnnReduceTensorStruct r;
+  r.is_set = true;
+  r.op = squares ? CUDNN_REDUCE_TENSOR_NORM2 : CUDNN_REDUCE_TENSOR_ADD;
+  r.sum_of_squares = squares;
+  r.comp_type = p.y->dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  return r;
+}
+
 }  // namespace fd

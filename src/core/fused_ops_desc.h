@@ -17,6 +17,7 @@
 #include "core/handle.h"
 #include "core/log.h"
 #include "core/tensor_desc.h"
+#include "core/tensor_ops_desc.h"
 #include "problem/conv.h"
 
 namespace fd::conv {
@@ -105,6 +106,10 @@ namespace fd {
 cudnnStatus_t check_fused_const(const cudnnFusedOpsConstParamStruct* p, const char* role);
 cudnnStatus_t check_fused_variant(const cudnnFusedOpsVariantParamStruct* p, const char* role);
 cudnnStatus_t check_fused_plan(const cudnnFusedOpsPlanStruct* p, const char* role);
+
+// The reduction of conv_bnstats's statistics, on both backends: the per-channel sum of y (ADD) or of y * y (NORM2
+// without its root), in float (double for double y).
+cudnnReduceTensorStruct fused_stats_reduction(const cudnnFusedOpsPlanStruct& p, bool squares);
 
 // Validates a const pack for its pattern and fills `plan` (descriptor copies; the convolution algorithm and
 // implementation among those of the handle's backend, prepared on the handle; its workspace as

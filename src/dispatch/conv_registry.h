@@ -102,4 +102,11 @@ Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** o
 // (what Find times).
 std::vector<const ConvImpl*> candidates(const ConvProblem& p, Backend b, int algo);
 
+// The first of candidates(p, b, algo) whose workspace fits `workspace` bytes, its size in *need; null when none
+// fits. For a call whose workspace was sized before the algorithm's implementation changed (a Find recorded a
+// faster one with a larger workspace, or a tuning answer grew it): the caller runs this one instead. `known` (whose
+// size `known_need` was already asked) is not asked again.
+const ConvImpl* fitting(const ConvProblem& p, Backend b, int algo, size_t workspace, size_t* need,
+                        const ConvImpl* known = nullptr, size_t known_need = 0);
+
 }  // namespace fd::conv

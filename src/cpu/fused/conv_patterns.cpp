@@ -53,20 +53,10 @@ cudnnStatus_t conv_bnstats(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOps
   void* y = v.ptr[CUDNN_PTR_YDATA];
   FD_TRY(run_conv(p, v, in, v.ptr[CUDNN_PTR_WDATA], y));
   if (!p.stats) return CUDNN_STATUS_SUCCESS;
-  const bool dbl = double_compute(*p.y);
-  cudnnReduceTensorStruct sum;
-  sum.is_set = true;
-  sum.op = CUDNN_REDUCE_TENSOR_ADD;
-  sum.comp_type = dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   if (p.has(CUDNN_PARAM_YSUM_PLACEHOLDER))
-    reduce_tensor(sum, *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSUM], 1.0, 0.0, nullptr);
-  if (p.has(CUDNN_PARAM_YSQSUM_PLACEHOLDER)) {
-    // The per-channel sum of y * y in the compute type: NORM2 without its root.
-    cudnnReduceTensorStruct sq = sum;
-    sq.op = CUDNN_REDUCE_TENSOR_NORM2;
-    sq.sum_of_squares = true;
-    reduce_tensor(sq, *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSQSUM], 1.0, 0.0, nullptr);
-  }
+    reduce_tensor(fused_stats_reduction(p, false), *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSUM], 1.0, 0.0, nullptr);
+  if (p.has(CUDNN_PARAM_YSQSUM_PLACEHOLDER))
+    reduce_tensor(fused_stats_reduction(p, true), *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSQSUM], 1.0, 0.0, nullptr);
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -24,16 +24,6 @@ size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 bool double_compute(const cudnnTensorStruct& t) { return t.dtype == CUDNN_DATA_DOUBLE; }
 
-// The per-channel sum of y, or of y * y, in float (double for double data), as the CPU computes them.
-cudnnReduceTensorStruct stats_reduce(const cudnnFusedOpsPlanStruct& p, bool squares) {
-  cudnnReduceTensorStruct r;
-  r.is_set = true;
-  r.op = squares ? CUDNN_REDUCE_TENSOR_NORM2 : CUDNN_REDUCE_TENSOR_ADD;
-  r.sum_of_squares = squares;
-  r.comp_type = double_compute(*p.y) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-  return r;
-}
-
 // The workspace part at `offset` from the caller's pointer rounded up to kAlign (lay_out_workspace reported room
 // for that); only asked for parts of non-zero size (the API checked the pointer then).
 void* workspace_at(const cudnnFusedOpsVariantParamStruct& v, size_t offset) {
@@ -68,13 +58,10 @@ cudnnStatus_t prologue(const cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
 cudnnStatus_t run_conv(cudnnContext* h, const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v,
                        const void* in, const void* in2, void* out) {
   const fd::conv::ConvImpl* impl = p.impl;
-  if (impl->workspace_size(p.problem) > p.conv_workspace) {
-    impl = nullptr;
-    for (const fd::conv::ConvImpl* other : fd::conv::candidates(p.problem, p.backend, p.algo))
-      if (other->workspace_size(p.problem) <= p.conv_workspace) {
-        impl = other;
-        break;
-      }
+  const size_t need = impl->workspace_size(p.problem);
+  if (need > p.conv_workspace) {
+    size_t other_need = 0;
+    impl = fd::conv::fitting(p.problem, p.backend, p.algo, p.conv_workspace, &other_need, p.impl, need);
     FD_CHECK_SUPPORTED(impl != nullptr, "%s now needs more than the %zu workspace bytes the plan has for it and "
                        "no other implementation of %s fits (make the plan again)", p.impl->id(), p.conv_workspace,
                        fd::conv::algo_name(p.problem.dir, p.algo));
@@ -103,8 +90,9 @@ void lay_out_workspace(const cudnnContext* h, cudnnFusedOpsPlanStruct* p) {
     end = p->xact_offset + p->xact.size_in_bytes();
   }
   if (p->y && p->stats) {  // the statistics of conv_bnstats (a finalize plan's `stats` are its inputs)
-    p->reduce_workspace = std::max(reduce_workspace_size(h->device, stats_reduce(*p, false), *p->y, *p->stats),
-                                   reduce_workspace_size(h->device, stats_reduce(*p, true), *p->y, *p->stats));
+    const cudnnReduceTensorStruct sum = fd::fused_stats_reduction(*p, false), sq = fd::fused_stats_reduction(*p, true);
+    p->reduce_workspace = std::max(reduce_workspace_size(h->device, sum, *p->y, *p->stats),
+                                   reduce_workspace_size(h->device, sq, *p->y, *p->stats));
     if (p->reduce_workspace > 0) {
       p->reduce_offset = align_up(end);
       end = p->reduce_offset + p->reduce_workspace;
@@ -122,11 +110,11 @@ cudnnStatus_t conv_bnstats(cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
   if (!p.stats) return CUDNN_STATUS_SUCCESS;
   void* ws = p.reduce_workspace > 0 ? workspace_at(v, p.reduce_offset) : nullptr;
   if (p.has(CUDNN_PARAM_YSUM_PLACEHOLDER))
-    FD_TRY(reduce_tensor(h->stream, h->device, stats_reduce(p, false), *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSUM], 1.0,
-                         0.0, nullptr, ws, p.reduce_workspace));
+    FD_TRY(reduce_tensor(h->stream, h->device, fd::fused_stats_reduction(p, false), *p.y, y, *p.stats,
+                         v.ptr[CUDNN_PTR_YSUM], 1.0, 0.0, nullptr, ws, p.reduce_workspace));
   if (p.has(CUDNN_PARAM_YSQSUM_PLACEHOLDER))
-    FD_TRY(reduce_tensor(h->stream, h->device, stats_reduce(p, true), *p.y, y, *p.stats, v.ptr[CUDNN_PTR_YSQSUM], 1.0,
-                         0.0, nullptr, ws, p.reduce_workspace));
+    FD_TRY(reduce_tensor(h->stream, h->device, fd::fused_stats_reduction(p, true), *p.y, y, *p.stats,
+                         v.ptr[CUDNN_PTR_YSQSUM], 1.0, 0.0, nullptr, ws, p.reduce_workspace));
   return CUDNN_STATUS_SUCCESS;
 }
 
