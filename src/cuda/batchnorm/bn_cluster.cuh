@@ -50,6 +50,34 @@ struct ClusterArgs {
 
 constexpr int kClusterMaxCw = 32;
 
+// Phase timing for experiments only: built with -DFREEDNN_BN_CLUSTER_TRACE, thread 0 of every block stamps the
+// SM clock (durations) and the global timer (alignment across SMs) at each phase and prints one line per block.
+#ifdef FREEDNN_BN_CLUSTER_TRACE
+struct ClusterTrace {
+  long long clk[8] = {};
+  unsigned long long gt[8] = {};
+  int n = 0;
+  __device__ void stamp() {
+    if (threadIdx.x == 0 && n < 8) {
+      clk[n] = clock64();
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt[n]));
+    }
+    ++n;
+  }
+  __device__ void print(int chunk, int rank) const {
+    if (threadIdx.x != 0) return;
+    printf("bntrace %d %d %llu %lld %lld %lld %lld %lld %lld %lld %llu\n", chunk, rank, gt[0], clk[1] - clk[0],
+           clk[2] - clk[0], clk[3] - clk[0], clk[4] - clk[0], clk[5] - clk[0], clk[6] - clk[0], clk[7] - clk[0],
+           gt[7] - gt[0]);
+  }
+};
+#else
+struct ClusterTrace {
+  __device__ void stamp() {}
+  __device__ void print(int, int) const {}
+};
+#endif
+
 // Dynamic shared memory past the stash: the block reduction's row slots, the block's partial sums (read by the
 // cluster), the coefficients and the shifts of the chunk.
 template <class S, int V>
@@ -68,6 +96,8 @@ template <class S, int V, bool bwd>
 __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // thread block clusters (the host plans it on 9.0 only)
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
+  ClusterTrace trace;
+  trace.stamp();  // 0: start
   using C = Comp<S>;
   constexpr int kNt = bwd ? 2 : 1;  // tensors stashed
   constexpr int kNq = bwd ? 4 : 2;  // sums per statistic
@@ -105,6 +135,7 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
     if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
   }
   cp_async_commit();
+  trace.stamp();  // 1: the stash's copies issued
 
   C K[V];
 #pragma unroll
@@ -162,7 +193,9 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   auto sum_row = [&](int, const uint4& xv, const uint4& dv) { add(xv, dv); };
   walk(ns, cnt, false, sum_row);
   cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
+  trace.stamp();  // 2: thread 0's copies landed
   walk(0, ns, true, sum_row);
+  trace.stamp();  // 3: thread 0's rows summed
 
   const int ncol = nvec * V;
   for (int c = threadIdx.x; c < ncol; c += kBlock) prefetch_stat_inputs(p.fa, k0 + c, rank == 0);
@@ -171,7 +204,9 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
 #pragma unroll
   for (int j = 0; j < kNq; ++j)
     block_column_sums<C, V>(q[j], cw, nvec, red, [&](int c, C sum) { part[j * kCg + c] = sum; });
+  trace.stamp();  // 4: the block's partials written
   cluster.sync();  // every block's partials are written and visible to the cluster
+  trace.stamp();  // 5: the cluster's partials visible
 
   // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
   for (int c = threadIdx.x; c < ncol; c += kBlock) {
@@ -185,6 +220,7 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   }
   cluster_arrive_relaxed();  // this block is done reading the others' partials (waited for at the end)
   __syncthreads();   // the coefficients are written
+  trace.stamp();  // 6: the chunk's coefficients ready
 
   if (active) {
     C cf[kNc][V];
@@ -212,6 +248,8 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
     walk(0, ns, true, apply_row);
   }
   pdl_allow_dependents();
+  trace.stamp();  // 7: thread 0's stores issued
+  trace.print(blockIdx.y, rank);
   cluster_wait();  // no block leaves while another may still read its partials
 #endif
 }
