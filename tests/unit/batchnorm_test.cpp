@@ -727,7 +727,8 @@ TEST(BatchNorm, BackwardBadArguments) {
 // twice from global memory) and one per thread (both kinds in one block). Shapes: NHWC half with 256-channel
 // chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
 // activation on NCHW (rows of C*H*W), more blocks than rows; every third spatial case with padded parameter tensors
-// (their statistics strides[1] apart). The info log must name the kernel for every call.
+// (their statistics strides[1] apart). The info log must name the kernel for every call. The grid-barrier form
+// (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 5 and 2 blocks per chunk (any count there).
 TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
@@ -747,17 +748,24 @@ TEST(BatchNorm, ClusterKernel) {
       {CUDNN_DATA_HALF, CUDNN_BATCHNORM_PER_ACTIVATION, {16, 8, 4, 4}, 0},
       {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {1, 64, 1, 5}, 1},
   };
-  const std::pair<const char*, const char*> knobs[] = {{"1", "100000"}, {"2", "0"}, {"8", "1"}, {"4", "100000"}};
-  const std::string name = "cluster kernel";
+  struct Knobs {
+    const char* g;
+    const char* stash;
+    const char* grid;
+  };
+  const Knobs knobs[] = {{"1", "100000", "0"}, {"2", "0", "0"}, {"8", "1", "0"}, {"4", "100000", "0"},
+                         {"3", "100000", "1"}, {"5", "1", "1"}, {"2", "0", "1"}};
   ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
   int variant = 0;
   for (const Shape& sh : shapes) {
     const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
     const bool pa = per_act(sh.m);
-    for (const auto& [g, stash] : knobs) {
+    for (const auto& [g, stash, grid] : knobs) {
       ++variant;
       if (!ft::take_case()) continue;
-      ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash);
+      ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash),
+          env_grid("FREEDNN_BN_CLUSTER_GRID", grid);
+      const std::string name = grid[0] == '1' ? "cluster kernel (grid barrier)" : "cluster kernel,";
       const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
       HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
       x.fill_uniform(rng, -2, 3);
@@ -784,7 +792,7 @@ TEST(BatchNorm, ClusterKernel) {
       FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), xd, out.data(), pd,
                                                    scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
                                                    save_m.data(), save_i.data()));
-      const std::string what = x.str() + " G=" + g + " stash=" + stash + (in_place ? " in place" : "") +
+      const std::string what = x.str() + " G=" + g + " stash=" + stash + " grid=" + grid + (in_place ? " in place" : "") +
                                (padded_params ? " params " + scale.str() : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
       const auto st = ref::bn_batch_stats(xr, pa, eps);

@@ -743,7 +743,12 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
 
   const size_t coef_bytes = align_up(sizeof(C) * 5 * static_cast<size_t>(g.s));
   const int64_t ps = rows ? rs : g.s;  // partial sums per (q, split)
-  const size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(splits * ps) : 0;
+  size_t partial_bytes = need_stats ? sizeof(C) * nq * static_cast<size_t>(splits * ps) : 0;
+  const bool cluster_kind = rows && fold == 1 && rv == kV && !c.has_add() && !c.has_activation();
+  size_t cluster_partial_bytes = 0;  // bn_cluster's grid form (bn_cluster.cuh)
+  if constexpr (!std::is_same_v<S, double>)
+    if (cluster_kind) cluster_partial_bytes = cluster_grid_partial_bytes<C, kV>(h->device);
+  partial_bytes = std::max(partial_bytes, cluster_partial_bytes);
   const size_t kbuf_bytes = coop ? sizeof(C) * static_cast<size_t>(g.s) : 0;  // bn_coop's own-mode shifts
   void* scratch = nullptr;
   FD_TRY(handle_scratch(h, coef_bytes + align_up(partial_bytes) + kbuf_bytes, &scratch));
@@ -781,9 +786,9 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   const uint8_t* in_mask8 = reinterpret_cast<const uint8_t*>(in_mask);
   // Small channels-last tensors: one kernel, a cluster of blocks per channel group, x (and dy) kept on chip.
   if constexpr (!std::is_same_v<S, double>) {
-    if (rows && fold == 1 && rv == kV && !c.has_add() && !c.has_activation()) {
+    if (cluster_kind) {
       bool launched = false;
-      FD_TRY(run_cluster<S>(h, c, fa, g, xm, nrows, rs, shift, &launched));
+      FD_TRY(run_cluster<S>(h, c, fa, g, xm, nrows, rs, shift, partial, cluster_partial_bytes, &launched));
       if (launched) {
         note_bn_bytes(c, sizeof(S), sizeof(C), 1);  // x and dy read once, kept on chip for the apply
         return CUDNN_STATUS_SUCCESS;

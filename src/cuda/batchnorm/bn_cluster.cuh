@@ -18,6 +18,10 @@
 // block of its cluster has read them (the second barrier, at its end). One block per SM where the stash is large:
 // the loops over the stash load kU rows before using them.
 // Not here (the other paths take them): the ReLU mask, the add (z / dz), per-column folding of NCHW planes.
+// Grid-barrier form (FREEDNN_BN_CLUSTER_GRID=1, an experiment): the same kernel on a cooperative launch without
+// clusters; a chunk's G blocks exchange their partials through global memory (the handle's scratch) across one grid
+// barrier. The device's cluster placement then no longer bounds G, so chunks can be 128-byte row pieces where
+// clusters only fit 32-byte ones (run 31: 14x14x1024 f16 took chunks of 16 channels, L2 68 % busy).
 #pragma once
 #include <cooperative_groups.h>
 
@@ -42,6 +46,7 @@ struct ClusterArgs {
   int stash = 0;                    // row vectors per thread (per tensor) kept in shared memory
   const S* x = nullptr;
   const S* dy = nullptr;            // backward
+  Comp<S>* partial = nullptr;       // grid form: [chunk][rank][4][kClusterMaxCw * V] partial sums
   const Comp<S>* shift = nullptr;   // backward: the saved mean, or null (x[0, k])
   int64_t shift_step = 1;           // elements between consecutive statistics of the saved mean
   S* out = nullptr;                 // y, or dx
@@ -92,7 +97,7 @@ __device__ __forceinline__ void cluster_arrive_relaxed() {
 }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
-template <class S, int V, bool bwd>
+template <class S, int V, bool bwd, bool grid>
 __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // thread block clusters (the host plans it on 9.0 only)
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
@@ -105,12 +110,16 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   constexpr int kCg = kClusterMaxCw * V;
   extern __shared__ uint4 bn_cluster_smem[];
   namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  const int G = static_cast<int>(cluster.num_blocks());
-  const int rank = static_cast<int>(cluster.block_rank());
+  const int G = grid ? static_cast<int>(gridDim.x) : static_cast<int>(cg::this_cluster().num_blocks());
+  const int rank = grid ? static_cast<int>(blockIdx.x) : static_cast<int>(cg::this_cluster().block_rank());
   uint4* stash = bn_cluster_smem;
   C* red = reinterpret_cast<C*>(stash + size_t(p.stash) * kNt * kBlock);
-  C* part = red + kBlock * V;  // [kNq][kCg]
+  // the partials of rank r: [kNq][kCg], in its shared memory (cluster) or in global memory (grid)
+  auto partials_of = [&](int r) -> C* {
+    if constexpr (grid) return p.partial + (size_t(blockIdx.y) * G + r) * kNq * kCg;
+    else return cg::this_cluster().map_shared_rank(red + kBlock * V, r);
+  };
+  C* part = grid ? partials_of(rank) : red + kBlock * V;
   C* co = part + 4 * kCg;      // [kNc][kCg]
   C* ksh = co + 5 * kCg;       // [kCg]
 
@@ -205,20 +214,21 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   for (int j = 0; j < kNq; ++j)
     block_column_sums<C, V>(q[j], cw, nvec, red, [&](int c, C sum) { part[j * kCg + c] = sum; });
   trace.stamp();  // 4: the block's partials written
-  cluster.sync();  // every block's partials are written and visible to the cluster
+  if constexpr (grid) cg::this_grid().sync();  // every block's partials are written and visible to the grid
+  else cg::this_cluster().sync();              // ... to the cluster
   trace.stamp();  // 5: the cluster's partials visible
 
   // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
   for (int c = threadIdx.x; c < ncol; c += kBlock) {
     C qs[4] = {0, 0, 0, 0};
     for (int r = 0; r < G; ++r) {
-      const C* pr = cluster.map_shared_rank(part, r);
+      const C* pr = partials_of(r);
 #pragma unroll
-      for (int j = 0; j < kNq; ++j) qs[j] += pr[j * kCg + c];
+      for (int j = 0; j < kNq; ++j) qs[j] += grid ? __ldcg(pr + j * kCg + c) : pr[j * kCg + c];
     }
     finalize_stat<S>(p.fa, p.g, p.xm, p.x, k0 + c, qs, co + c, kCg, ksh, rank == 0, k0);
   }
-  cluster_arrive_relaxed();  // this block is done reading the others' partials (waited for at the end)
+  if constexpr (!grid) cluster_arrive_relaxed();  // done reading the others' partials (waited for at the end)
   __syncthreads();   // the coefficients are written
   trace.stamp();  // 6: the chunk's coefficients ready
 
@@ -250,29 +260,39 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   pdl_allow_dependents();
   trace.stamp();  // 7: thread 0's stores issued
   trace.print(blockIdx.y, rank);
-  cluster_wait();  // no block leaves while another may still read its partials
+  if constexpr (!grid) cluster_wait();  // no block leaves while another may still read its partials
 #endif
 }
 
 template <class S>
-const void* cluster_fn(bool bwd) {
+const void* cluster_fn(bool bwd, bool grid) {
   constexpr int kV = 16 / sizeof(S);
-  return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true>)
-             : reinterpret_cast<const void*>(bn_cluster<S, kV, false>);
+  if (grid)
+    return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true, true>)
+               : reinterpret_cast<const void*>(bn_cluster<S, kV, false, true>);
+  return bwd ? reinterpret_cast<const void*>(bn_cluster<S, kV, true, false>)
+             : reinterpret_cast<const void*>(bn_cluster<S, kV, false, false>);
 }
 
-// The launch of bn_cluster on `grid` with clusters of grid.x blocks along x, a programmatic dependent of the kernel
-// before it when pdl (ops_pdl.h); attr: storage for its two attributes.
-cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, bool pdl, cudaLaunchAttribute* attr) {
+// The launch of bn_cluster on `grid` with clusters of grid.x blocks along x (or, coop: a cooperative launch without
+// clusters), a programmatic dependent of the kernel before it when pdl (ops_pdl.h); attr: storage for its two
+// attributes.
+cudaLaunchConfig_t cluster_config(dim3 grid, size_t smem, cudaStream_t st, bool pdl, cudaLaunchAttribute* attr,
+                                  bool coop = false) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = dim3(kBlock);
   cfg.dynamicSmemBytes = smem;
   cfg.stream = st;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = grid.x;
-  attr->val.clusterDim.y = 1;
-  attr->val.clusterDim.z = 1;
+  if (coop) {
+    attr->id = cudaLaunchAttributeCooperative;
+    attr->val.cooperative = 1;
+  } else {
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = grid.x;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+  }
   // pdl kernels: bn_cluster (tools/check_pdl.py checks that it waits first)
   attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[1].val.programmaticStreamSerializationAllowed = 1;
@@ -306,6 +326,7 @@ int active_clusters(const void* fn, int g, size_t smem, int device) {
 
 struct ClusterPlan {
   bool ok = false;
+  bool grid = false;  // the grid-barrier form (cooperative launch, partials through global memory)
   int cw = 1, g = 1, stash = 0;
   int64_t chunks = 1;
   size_t smem = 0;
@@ -356,16 +377,85 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   return best;
 }
 
+// Whether the grid-barrier form is wanted (FREEDNN_BN_CLUSTER_GRID=1; read at every call), and the partial sums
+// bytes it may need on `device` (the caller reserves them in the handle's scratch).
+bool cluster_grid_wanted() { return env_int("FREEDNN_BN_CLUSTER_GRID", 0) == 1; }
+constexpr int kClusterGridBlocksPerSm = 4;  // the partials reserved bound the grid at this many blocks per SM
+template <class C, int V>
+size_t cluster_grid_partial_bytes(int device) {
+  if (!cluster_grid_wanted()) return 0;
+  return sizeof(C) * 4 * size_t(kClusterMaxCw) * V * kClusterGridBlocksPerSm * size_t(device_info(device).sm_count);
+}
+
+// The grid-barrier plan for rows x s: the chunk width first with 128-byte row pieces (then wider, then narrower;
+// FREEDNN_BN_CLUSTER_GRID_CW=n forces it), as many blocks per chunk as fill the device's SMs once (any count;
+// FREEDNN_BN_CLUSTER_G forces it), every block resident (the launch is cooperative), the rules of plan_cluster
+// otherwise (every row stashed unless FREEDNN_BN_CLUSTER=1).
+ClusterPlan plan_cluster_grid(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, int device) {
+  ClusterPlan best;
+  const long long mode = env_int("FREEDNN_BN_CLUSTER", -1);
+  if (mode == 0 || rows <= 0 || s % v != 0 || !cluster_grid_wanted()) return best;
+  const DeviceInfo& di = device_info(device);
+  if (!di.sm90_code) return best;
+  const long long force_g = env_int("FREEDNN_BN_CLUSTER_G", 0);
+  const long long force_cw = env_int("FREEDNN_BN_CLUSTER_GRID_CW", 0);
+  const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
+  const int64_t fill = di.sm_count;
+  const size_t per_iter = size_t(nt) * kBlock * 16;
+  if (di.smem_per_block_optin <= extra + per_iter) return best;
+  const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
+  constexpr int pref = 128 / 16;  // vector columns of a 128-byte row piece
+  for (int cw : {pref, 2 * pref, 4 * pref, pref / 2, pref / 4}) {
+    if (cw < 2 || cw > kClusterMaxCw || (force_cw > 0 && cw != force_cw)) continue;
+    if (int64_t(cw) * v > s && cw > 2) continue;
+    const int64_t chunks = (s / v + cw - 1) / cw;
+    const int64_t g = force_g > 0 ? force_g : fill / chunks;
+    if (g < 1 || g > 65535) continue;
+    const int64_t per = (rows + g - 1) / g, R = kBlock / cw;
+    const int64_t need = (per + R - 1) / R;
+    int st = static_cast<int>(std::min<int64_t>(need, max_stash));
+    if (cap >= 0) st = static_cast<int>(std::min<long long>(st, cap));
+    const size_t smem = extra + size_t(st) * per_iter;
+    if (allow_dynamic_smem(fn, smem, device) != CUDNN_STATUS_SUCCESS) continue;
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kBlock, smem) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    per_sm = std::min(per_sm, kClusterGridBlocksPerSm);
+    if (chunks * g > int64_t(per_sm) * di.sm_count) continue;  // every block resident
+    if (mode != 1 && (chunks * g < fill * 9 / 10 || need > st)) continue;
+    best.ok = true;
+    best.grid = true;
+    best.cw = cw;
+    best.g = static_cast<int>(g);
+    best.stash = st;
+    best.chunks = chunks;
+    best.smem = smem;
+    break;
+  }
+  return best;
+}
+
 // Launches bn_cluster (cudaLaunchKernelEx with the cluster dimension). *launched = false where the driver refused.
 template <class S>
 cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, bool bwd, cudaStream_t st, bool pdl,
                              bool* launched) {
   constexpr int kV = 16 / sizeof(S);
   cudaLaunchAttribute attr[2];
-  const cudaLaunchConfig_t cfg =
-      cluster_config(dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks)), pl.smem, st, pdl, attr);
-  const cudaError_t e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true>, a)
-                            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false>, a);
+  const cudaLaunchConfig_t cfg = cluster_config(dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks)),
+                                                pl.smem, st, pdl, attr, pl.grid);
+  cudaError_t e;
+  if (pl.grid)
+    e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true, true>, a)
+            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false, true>, a);
+  else
+    e = bwd ? cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, true, false>, a)
+            : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false, false>, a);
+  if (e != cudaSuccess && pl.grid && pdl) {  // a cooperative launch the driver refuses as a programmatic dependent
+    (void)cudaGetLastError();
+    return launch_cluster<S>(a, pl, bwd, st, false, launched);
+  }
   *launched = e == cudaSuccess;
   if (!*launched) {
     (void)cudaGetLastError();
@@ -379,9 +469,10 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
   if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
     char what[160];
     std::snprintf(what, sizeof what,
-                  "    batch norm: cluster kernel, %lld chunks of %d channels, %d blocks per cluster, %d rows stashed "
+                  "    batch norm: cluster kernel%s, %lld chunks of %d channels, %d blocks per %s, %d rows stashed "
                   "per thread",
-                  static_cast<long long>(pl.chunks), pl.cw * kV, pl.g, pl.stash);
+                  pl.grid ? " (grid barrier)" : "", static_cast<long long>(pl.chunks), pl.cw * kV, pl.g,
+                  pl.grid ? "chunk" : "cluster", pl.stash);
     log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
   }
   return CUDNN_STATUS_SUCCESS;
@@ -389,9 +480,11 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
 
 // Forward training or backward of a rows plan (nrows x s, 16-byte vectors, no fold) on bn_cluster where its plan
 // exists and every tensor shares x's packed layout; *launched = false: the caller takes the other paths.
+// partial / partial_bytes: the handle scratch's room for the grid form's partial sums (cluster_grid_partial_bytes).
 template <class S>
 cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Comp<S>>& fa, const Geo& g,
-                          const BnMap& xm, int64_t nrows, int64_t s, const Comp<S>* shift, bool* launched) {
+                          const BnMap& xm, int64_t nrows, int64_t s, const Comp<S>* shift, Comp<S>* partial,
+                          size_t partial_bytes, bool* launched) {
   *launched = false;
   constexpr int kV = 16 / sizeof(S);
   const bool bwd = c.dir == NormDir::backward;
@@ -405,10 +498,15 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
       if (i != 1 && fa.mv.dims[i] != 1) return CUDNN_STATUS_SUCCESS;  // per activation, padded: the other paths
     shift_step = fa.mv.strides[1];
   }
-  const void* fn = cluster_fn<S>(bwd);
-  const ClusterPlan pl = plan_cluster(fn, nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
-                                      h->device);
+  ClusterPlan pl = plan_cluster_grid(cluster_fn<S>(bwd, true), nrows, s, kV, bwd ? 2 : 1,
+                                     cluster_extra_bytes<S, kV>(), h->device);
+  if (pl.ok && sizeof(Comp<S>) * 4 * size_t(kClusterMaxCw) * kV * size_t(pl.chunks) * pl.g > partial_bytes)
+    pl.ok = false;  // more blocks than the reserved partials hold
+  if (!pl.ok)
+    pl = plan_cluster(cluster_fn<S>(bwd, false), nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
+                      h->device);
   if (!pl.ok) return CUDNN_STATUS_SUCCESS;
+  const void* fn = cluster_fn<S>(bwd, pl.grid);
   FD_TRY(allow_dynamic_smem(fn, pl.smem, h->device));
   ClusterArgs<S> a;
   a.fa = fa;
@@ -420,6 +518,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.stash = pl.stash;
   a.x = static_cast<const S*>(c.x);
   a.dy = static_cast<const S*>(c.dy);
+  a.partial = partial;
   a.shift = shift;
   a.shift_step = shift_step;
   a.out = static_cast<S*>(outp);
