@@ -114,13 +114,14 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   const int rank = grid ? static_cast<int>(blockIdx.x) : static_cast<int>(cg::this_cluster().block_rank());
   uint4* stash = bn_cluster_smem;
   C* red = reinterpret_cast<C*>(stash + size_t(p.stash) * kNt * kBlock);
+  C* const own = red + kBlock * V;  // shared: [4][kCg] partials (cluster form), then the coefficients, the shifts
   // the partials of rank r: [kNq][kCg], in its shared memory (cluster) or in global memory (grid)
   auto partials_of = [&](int r) -> C* {
     if constexpr (grid) return p.partial + (size_t(blockIdx.y) * G + r) * kNq * kCg;
-    else return cg::this_cluster().map_shared_rank(red + kBlock * V, r);
+    else return cg::this_cluster().map_shared_rank(own, r);
   };
-  C* part = grid ? partials_of(rank) : red + kBlock * V;
-  C* co = part + 4 * kCg;      // [kNc][kCg]
+  C* part = grid ? partials_of(rank) : own;
+  C* co = own + 4 * kCg;       // [kNc][kCg], shared in both forms
   C* ksh = co + 5 * kCg;       // [kCg]
 
   const int64_t s = p.s, rows = p.rows;
