@@ -728,7 +728,8 @@ TEST(BatchNorm, BackwardBadArguments) {
 // chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
 // activation on NCHW (rows of C*H*W), more blocks than rows; every third spatial case with padded parameter tensors
 // (their statistics strides[1] apart). The info log must name the kernel for every call. The grid-barrier form
-// (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape) and 2 blocks per chunk.
+// (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape) and 2 blocks
+// per chunk.
 TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
