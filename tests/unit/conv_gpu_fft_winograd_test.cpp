@@ -200,8 +200,8 @@ TEST(ConvGpuWinograd, WgradSplitAgainstReference) {
   check_shapes("cuda:winograd", winograd_algos(), shapes, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF});
 }
 
-// F(4x4)'s output rows stored 16 bytes at a time (FREEDNN_WINOGRAD_ROW_STORES=1, read once per process: run alone,
-// as ctest does; in a whole-suite process after other Winograd calls it checks the default stores again). Rows of
+// F(4x4)'s output rows stored 16 bytes at a time (FREEDNN_WINOGRAD_ROW_STORES=1, the default since run 43; read once
+// per process: run alone, as ctest does, it holds even where the environment turns the knob off). Rows of
 // 12 and 8 elements, with and without a blend into y; the padded-stride and NHWC cases keep the element stores.
 TEST(ConvGpuWinograd, RowStoresAgainstReference) {
   SKIP_UNLESS_GPU();

@@ -109,11 +109,12 @@ struct Layout {
 
 // Backward filter's GEMMs are cin_g x cout_g with the tiles as K (56x56x64 at N = 64: 36 GEMMs of 64 x 64 x 12544,
 // 144 CTAs of 32 x 32 on 132 SMs, 9.5 TFLOP/s in run 42). Split over K, they run 36 * splits GEMMs into as many
-// partial P, summed in order by filter_grad_kernel. FREEDNN_WINOGRAD_WGRAD_SPLIT: 1 (the default: no split), 0 (a
-// split sized for two waves of 64 x 64 tiles, at least 256 tiles each) or a power of two (at most that); the
-// split always divides every chunk's tile count. Read once (the workspace query and the call must agree).
+// partial P, summed in order by filter_grad_kernel. FREEDNN_WINOGRAD_WGRAD_SPLIT: 0 (the default since run 43: a
+// split sized for two waves of 64 x 64 tiles, at least 256 tiles each; 56x56x64 at N = 64 in 0.60x the time of no
+// split, 28x28x128 0.87x, H100), 1 (no split) or a power of two (at most that); the split always divides every
+// chunk's tile count. Read once (the workspace query and the call must agree).
 int64_t wgrad_splits(const ConvProblem& p, const Shape& s, int64_t chunk, int64_t tiles) {
-  static const long long knob = std::clamp(fd::env_int("FREEDNN_WINOGRAD_WGRAD_SPLIT", 1), 0LL, 256LL);
+  static const long long knob = std::clamp(fd::env_int("FREEDNN_WINOGRAD_WGRAD_SPLIT", 0), 0LL, 256LL);
   if (p.dir != ConvDir::bwd_filter || knob == 1) return 1;
   int64_t want = knob;
   if (knob == 0) {
@@ -348,11 +349,11 @@ __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, i
   pdl_allow_dependents();
 }
 
-// Whether output_transform_kernel may store the tile rows whole (its `rows`): FREEDNN_WINOGRAD_ROW_STORES=1 (off by
-// default until timed), float data, F(4x4), no fused epilogue, rows of a multiple of 4 elements at stride 1 and
+// Whether output_transform_kernel may store the tile rows whole (its `rows`): unless FREEDNN_WINOGRAD_ROW_STORES=0
+// (run 43, H100: 0.87-0.88x the time of element stores on the 56x56 / 28x28 forward and backward data), float data, F(4x4), no fused epilogue, rows of a multiple of 4 elements at stride 1 and
 // every other stride a multiple of 4, a 16-byte aligned base.
 bool out_rows_ok(const ConvProblem& p, int m, const View5& ov, const void* out, const FusedDev& f, int64_t wout) {
-  static const bool on = fd::env_int("FREEDNN_WINOGRAD_ROW_STORES", 0) == 1;
+  static const bool on = fd::env_int("FREEDNN_WINOGRAD_ROW_STORES", 1) == 1;
   if (!on || m != 4 || p.xdt != CUDNN_DATA_FLOAT || f.on || ov.vect != 1 || wout % 4 != 0) return false;
   if (ov.st[4] != 1 || ov.st[0] % 4 != 0 || ov.st[1] % 4 != 0 || ov.st[3] % 4 != 0) return false;
   return reinterpret_cast<uintptr_t>(out) % 16 == 0;
