@@ -18,10 +18,11 @@
 // block of its cluster has read them (the second barrier, at its end). One block per SM where the stash is large:
 // the loops over the stash load kU rows before using them.
 // Not here (the other paths take them): the ReLU mask, the add (z / dz), per-column folding of NCHW planes.
-// Grid-barrier form (FREEDNN_BN_CLUSTER_GRID=1, an experiment): the same kernel on a cooperative launch without
-// clusters; a chunk's G blocks exchange their partials through global memory (the handle's scratch) across one grid
-// barrier. The device's cluster placement then no longer bounds G, so chunks can be 128-byte row pieces where
-// clusters only fit 32-byte ones (run 31: 14x14x1024 f16 took chunks of 16 channels, L2 68 % busy).
+// Grid-barrier form (cluster_grid_mode: by default where the cluster plan's row pieces are below 64 bytes): the
+// same kernel on a cooperative launch without clusters; a chunk's G blocks exchange their partials through global
+// memory (the handle's scratch) across one grid barrier. The device's cluster placement then no longer bounds G, so
+// chunks can be 128-byte row pieces where clusters only fit 32-byte ones (14x14x1024 16-bit: chunks of 16 channels
+// in clusters of 2, whose stash copies took 15 us to issue against 1.5 us for 128-byte pieces; run 43's stamps).
 #pragma once
 #include <cooperative_groups.h>
 
@@ -139,12 +140,19 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   auto row_off = [&](int i) { return (first + int64_t(i) * R) * s + k; };
   auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * kBlock + threadIdx.x; };
 
-  for (int i = 0; i < ns; ++i) {
-    const int64_t off = row_off(i);
-    cp_async16(shared_addr(slot(i, 0)), p.x + off, true);
-    if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
+  // The stash in kBatches commit groups: the sums of the first batches overlap the later batches' copies (run 43's
+  // stamps: summing the whole stash after the last copy landed took 2.7 us of 14x14x1024's 28).
+  constexpr int kBatches = 4;
+  auto batch_end = [&](int b) { return ns * b / kBatches; };
+#pragma unroll
+  for (int b = 0; b < kBatches; ++b) {
+    for (int i = batch_end(b); i < batch_end(b + 1); ++i) {
+      const int64_t off = row_off(i);
+      cp_async16(shared_addr(slot(i, 0)), p.x + off, true);
+      if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
+    }
+    cp_async_commit();
   }
-  cp_async_commit();
   trace.stamp();  // 1: the stash's copies issued
 
   C K[V];
@@ -202,9 +210,17 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   // 1. the rows not stashed, then the stashed ones
   auto sum_row = [&](int, const uint4& xv, const uint4& dv) { add(xv, dv); };
   walk(ns, cnt, false, sum_row);
-  cp_async_wait<0>();  // this thread's own copies: no barrier needed to read them
-  trace.stamp();  // 2: thread 0's copies landed
-  walk(0, ns, true, sum_row);
+  // each batch once this thread's own copies of it landed (no barrier needed to read them); the same order of sums
+  static_assert(kBatches == 4, "one wait per batch below");
+  cp_async_wait<3>();
+  trace.stamp();  // 2: thread 0's first batch landed
+  walk(batch_end(0), batch_end(1), true, sum_row);
+  cp_async_wait<2>();
+  walk(batch_end(1), batch_end(2), true, sum_row);
+  cp_async_wait<1>();
+  walk(batch_end(2), batch_end(3), true, sum_row);
+  cp_async_wait<0>();
+  walk(batch_end(3), batch_end(4), true, sum_row);
   trace.stamp();  // 3: thread 0's rows summed
 
   const int ncol = nvec * V;
@@ -378,9 +394,13 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   return best;
 }
 
-// Whether the grid-barrier form is wanted (FREEDNN_BN_CLUSTER_GRID=1; read at every call), and the partial sums
-// bytes it may need on `device` (the caller reserves them in the handle's scratch).
-bool cluster_grid_wanted() { return env_int("FREEDNN_BN_CLUSTER_GRID", 0) == 1; }
+// The grid-barrier form (read at every call): FREEDNN_BN_CLUSTER_GRID=1 wherever its plan exists, 0 never, unset:
+// in place of a cluster plan whose row pieces are below 64 bytes (run 43, H100: 14x14x1024 16-bit training, 32-byte
+// pieces in clusters of 2, took 0.82x the time in the grid form's 128-byte ones; 7x7x2048's 64-byte clusters were
+// faster than the grid form, 1.16x training, 1.04x backward). The partial sums' bytes it may need on `device` (the
+// caller reserves them in the handle's scratch).
+long long cluster_grid_mode() { return env_int("FREEDNN_BN_CLUSTER_GRID", -1); }
+bool cluster_grid_wanted() { return cluster_grid_mode() != 0; }
 constexpr int kClusterGridBlocksPerSm = 4;  // the partials reserved bound the grid at this many blocks per SM
 template <class C, int V>
 size_t cluster_grid_partial_bytes(int device) {
@@ -395,7 +415,7 @@ size_t cluster_grid_partial_bytes(int device) {
 ClusterPlan plan_cluster_grid(const void* fn, int64_t rows, int64_t s, int v, int nt, size_t extra, int device) {
   ClusterPlan best;
   const long long mode = env_int("FREEDNN_BN_CLUSTER", -1);
-  if (mode == 0 || rows <= 0 || s % v != 0 || !cluster_grid_wanted()) return best;
+  if (mode == 0 || rows <= 0 || s % v != 0) return best;
   const DeviceInfo& di = device_info(device);
   if (!di.sm90_code) return best;
   const long long force_g = env_int("FREEDNN_BN_CLUSTER_G", 0);
@@ -499,11 +519,18 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
       if (i != 1 && fa.mv.dims[i] != 1) return CUDNN_STATUS_SUCCESS;  // per activation, padded: the other paths
     shift_step = fa.mv.strides[1];
   }
-  ClusterPlan pl = plan_cluster_grid(cluster_fn<S>(bwd, true), nrows, s, kV, bwd ? 2 : 1,
-                                     cluster_extra_bytes<S, kV>(), h->device);
-  if (pl.ok && sizeof(Comp<S>) * 4 * size_t(kClusterMaxCw) * kV * size_t(pl.chunks) * pl.g > partial_bytes)
-    pl.ok = false;  // more blocks than the reserved partials hold
-  if (!pl.ok)
+  const long long grid_mode = cluster_grid_mode();
+  ClusterPlan pl;
+  if (grid_mode != 1)
+    pl = plan_cluster(cluster_fn<S>(bwd, false), nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
+                      h->device);
+  if (grid_mode == 1 || (grid_mode == -1 && pl.ok && pl.cw * 16 < 64)) {
+    const ClusterPlan pg = plan_cluster_grid(cluster_fn<S>(bwd, true), nrows, s, kV, bwd ? 2 : 1,
+                                             cluster_extra_bytes<S, kV>(), h->device);
+    // taken where the reserved partials hold its blocks
+    if (pg.ok && sizeof(Comp<S>) * 4 * size_t(kClusterMaxCw) * kV * size_t(pg.chunks) * pg.g <= partial_bytes) pl = pg;
+  }
+  if (!pl.ok && grid_mode == 1)
     pl = plan_cluster(cluster_fn<S>(bwd, false), nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
                       h->device);
   if (!pl.ok) return CUDNN_STATUS_SUCCESS;
