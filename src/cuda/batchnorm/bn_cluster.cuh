@@ -238,10 +238,22 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   // 2. the chunk's statistics in every block, from the G partials in rank order; rank 0 writes the outputs
   for (int c = threadIdx.x; c < ncol; c += kBlock) {
     C qs[4] = {0, 0, 0, 0};
-    for (int r = 0; r < G; ++r) {
-      const C* pr = partials_of(r);
+    constexpr int kR = 8;  // ranks loaded before any is added: one L2 (or remote shared) latency per kR, not per rank
+    for (int r0 = 0; r0 < G; r0 += kR) {
+      C v[kR][kNq];
 #pragma unroll
-      for (int j = 0; j < kNq; ++j) qs[j] += grid ? __ldcg(pr + j * kCg + c) : pr[j * kCg + c];
+      for (int u = 0; u < kR; ++u) {
+        if (r0 + u < G) {
+          const C* pr = partials_of(r0 + u);
+#pragma unroll
+          for (int j = 0; j < kNq; ++j) v[u][j] = grid ? __ldcg(pr + j * kCg + c) : pr[j * kCg + c];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kR; ++u)
+        if (r0 + u < G)
+#pragma unroll
+          for (int j = 0; j < kNq; ++j) qs[j] += v[u][j];  // rank order, as before
     }
     finalize_stat<S>(p.fa, p.g, p.xm, p.x, k0 + c, qs, co + c, kCg, ksh, rank == 0, k0);
   }
