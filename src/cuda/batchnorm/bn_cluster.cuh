@@ -45,6 +45,7 @@ struct ClusterArgs {
   int64_t rows = 0, s = 0;          // rows of s statistics
   int cw = 1;                       // vector columns of a chunk (cw * V statistics), a power of two <= 32
   int stash = 0;                    // row vectors per thread (per tensor) kept in shared memory
+  bool pipe = true;                 // the stash summed batch by batch as its copies land (else after the last)
   const S* x = nullptr;
   const S* dy = nullptr;            // backward
   Comp<S>* partial = nullptr;       // grid form: [chunk][rank][4][kClusterMaxCw * V] partial sums
@@ -141,9 +142,10 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   auto slot = [&](int i, int t) { return stash + (size_t(i) * kNt + t) * kBlock + threadIdx.x; };
 
   // The stash in kBatches commit groups: the sums of the first batches overlap the later batches' copies (run 43's
-  // stamps: summing the whole stash after the last copy landed took 2.7 us of 14x14x1024's 28).
+  // stamps: summing the whole stash after the last copy landed took 2.7 us of 14x14x1024's 28). Without pipe, all
+  // rows go in the first group and the later groups are empty (the waits below then wait for all of it at once).
   constexpr int kBatches = 4;
-  auto batch_end = [&](int b) { return ns * b / kBatches; };
+  auto batch_end = [&](int b) { return b == 0 ? 0 : p.pipe ? ns * b / kBatches : ns; };
 #pragma unroll
   for (int b = 0; b < kBatches; ++b) {
     for (int i = batch_end(b); i < batch_end(b + 1); ++i) {
@@ -556,6 +558,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.s = s;
   a.cw = pl.cw;
   a.stash = pl.stash;
+  a.pipe = env_int("FREEDNN_BN_CLUSTER_PIPE", 1) != 0;
   a.x = static_cast<const S*>(c.x);
   a.dy = static_cast<const S*>(c.dy);
   a.partial = partial;
