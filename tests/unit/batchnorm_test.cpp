@@ -729,7 +729,7 @@ TEST(BatchNorm, BackwardBadArguments) {
 // activation on NCHW (rows of C*H*W), more blocks than rows; every third spatial case with padded parameter tensors
 // (their statistics strides[1] apart). The info log must name the kernel for every call. The grid-barrier form
 // (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape) and 2 blocks
-// per chunk.
+// per chunk; five of the seven settings sum the stash in batches (FREEDNN_BN_CLUSTER_PIPE=1).
 TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
@@ -753,19 +753,21 @@ TEST(BatchNorm, ClusterKernel) {
     const char* g;
     const char* stash;
     const char* grid;
+    const char* pipe;  // FREEDNN_BN_CLUSTER_PIPE: the stash summed in batches, the partials loaded 8 ranks at once
   };
-  const Knobs knobs[] = {{"1", "100000", "0"}, {"2", "0", "0"}, {"8", "1", "0"}, {"4", "100000", "0"},
-                         {"3", "100000", "1"}, {"7", "1", "1"}, {"2", "0", "1"}};
+  const Knobs knobs[] = {{"1", "100000", "0", "0"}, {"2", "0", "0", "1"}, {"8", "1", "0", "1"},
+                         {"4", "100000", "0", "1"}, {"3", "100000", "1", "1"}, {"7", "1", "1", "0"},
+                         {"2", "0", "1", "1"}};
   ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
   int variant = 0;
   for (const Shape& sh : shapes) {
     const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
     const bool pa = per_act(sh.m);
-    for (const auto& [g, stash, grid] : knobs) {
+    for (const auto& [g, stash, grid, pipe] : knobs) {
       ++variant;
       if (!ft::take_case()) continue;
       ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash),
-          env_grid("FREEDNN_BN_CLUSTER_GRID", grid);
+          env_grid("FREEDNN_BN_CLUSTER_GRID", grid), env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
       const std::string name = grid[0] == '1' ? "cluster kernel (grid barrier)" : "cluster kernel,";
       const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
       HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
@@ -793,8 +795,8 @@ TEST(BatchNorm, ClusterKernel) {
       FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, alpha.ptr(t), beta.ptr(t), xd, x.data(), xd, out.data(), pd,
                                                    scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
                                                    save_m.data(), save_i.data()));
-      const std::string what = x.str() + " G=" + g + " stash=" + stash + " grid=" + grid + (in_place ? " in place" : "") +
-                               (padded_params ? " params " + scale.str() : "");
+      const std::string what = x.str() + " G=" + g + " stash=" + stash + " grid=" + grid + " pipe=" + pipe +
+                               (in_place ? " in place" : "") + (padded_params ? " params " + scale.str() : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
       const auto st = ref::bn_batch_stats(xr, pa, eps);
       const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa);
