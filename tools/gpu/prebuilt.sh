@@ -12,7 +12,9 @@
 # archive is compressed with a 192 MiB window, so a kept library costs ~1 MB where it differs little from the new
 # one. The carry limit (64 MiB) counts the working tree too, with per-file overhead (~25 MiB after run 32, when the
 # older runs' raw data became one archive each): keep the archive under ~20 MB.
-# Usage: tools/gpu/prebuilt.sh pack | unpack | keep NAME | drop NAME
+# `trace NAME` keeps a library whose bn_cluster prints per-block phase stamps (-DFREEDNN_BN_CLUSTER_TRACE=ON; read
+# them with tools/gpu/bn_trace_summary.py) and rebuilds the normal one.
+# Usage: tools/gpu/prebuilt.sh pack | unpack | keep NAME | drop NAME | trace NAME
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build/h200
@@ -25,7 +27,8 @@ source_rev() {
 }
 case "${1:-}" in
   pack)
-    cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a > /dev/null
+    cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a \
+      -DFREEDNN_BN_CLUSTER_TRACE=OFF > /dev/null
     cmake --build $build -j"$(nproc)" --target cudnn freednn_tests freednn-bench lenet_train
     mkdir -p .prebuilt
     refs=()
@@ -61,5 +64,15 @@ case "${1:-}" in
   drop)
     rm -rf "build/refs/${2:?a name}"
     ;;
-  *) sed -n 4,14p "$0"; exit 2 ;;
+  trace)
+    name="${2:?a name}"
+    cmake -S . -B $build -G Ninja -DFREEDNN_BN_CLUSTER_TRACE=ON > /dev/null
+    cmake --build $build -j"$(nproc)" --target cudnn
+    mkdir -p "build/refs/$name" && cp "$build/src/libcudnn.so.8.2.0" "build/refs/$name/"
+    echo "$(source_rev) with -DFREEDNN_BN_CLUSTER_TRACE" > "build/refs/$name/REV"
+    cmake -S . -B $build -G Ninja -DFREEDNN_BN_CLUSTER_TRACE=OFF > /dev/null
+    cmake --build $build -j"$(nproc)" --target cudnn
+    echo "kept a phase-stamping library as build/refs/$name"
+    ;;
+  *) sed -n 4,16p "$0"; exit 2 ;;
 esac

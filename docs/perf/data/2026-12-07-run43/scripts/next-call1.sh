@@ -29,7 +29,7 @@ for P in "bn train mode=spatial x=f32:64x1024x14x14" "bn train mode=spatial x=f3
   for pp in 0 1; do
     FREEDNN_BN_CLUSTER_PIPE=$pp timeout 30 $B --lib=$TL --mode=P --no-yardsticks --iters=3 --max-ms=1 --dt=f16 \
       --layout=nhwc "$P" > $OUT/trace${i}_p$pp.txt 2>&1
-    python3 .devrun/trace_summary.py $OUT/trace${i}_p$pp.txt
+    python3 tools/gpu/bn_trace_summary.py $OUT/trace${i}_p$pp.txt
   done
 done
 : > /tmp/bn.txt
