@@ -728,8 +728,10 @@ TEST(BatchNorm, BackwardBadArguments) {
 // chunks, bfloat16 with several row groups per thread, float (4 per vector), a partial last chunk (72 channels), per
 // activation on NCHW (rows of C*H*W), more blocks than rows; every third spatial case with padded parameter tensors
 // (their statistics strides[1] apart). The info log must name the kernel for every call. The grid-barrier form
-// (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape) and 2 blocks
-// per chunk; five of the seven settings sum the stash in batches (FREEDNN_BN_CLUSTER_PIPE=1).
+// (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape), 2 and 12
+// blocks per chunk (more than eight ranks: the finalize's second batch of loads); one setting leaves the form to the
+// default rule (a 16-channel 16-bit tensor's 32-byte pieces take the grid form). Every setting runs with the stash
+// summed at once and in batches (FREEDNN_BN_CLUSTER_PIPE=0 / 1; the log says which).
 TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
@@ -748,27 +750,30 @@ TEST(BatchNorm, ClusterKernel) {
       {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {3, 72, 5, 5}, 1},
       {CUDNN_DATA_HALF, CUDNN_BATCHNORM_PER_ACTIVATION, {16, 8, 4, 4}, 0},
       {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {1, 64, 1, 5}, 1},
+      {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {64, 16, 3, 3}, 1},
   };
   struct Knobs {
     const char* g;
     const char* stash;
-    const char* grid;
-    const char* pipe;  // FREEDNN_BN_CLUSTER_PIPE: the stash summed in batches, the partials loaded 8 ranks at once
+    const char* grid;  // FREEDNN_BN_CLUSTER_GRID; null: unset, the default rule
   };
-  const Knobs knobs[] = {{"1", "100000", "0", "0"}, {"2", "0", "0", "1"}, {"8", "1", "0", "1"},
-                         {"4", "100000", "0", "1"}, {"3", "100000", "1", "1"}, {"7", "1", "1", "0"},
-                         {"2", "0", "1", "1"}};
+  const Knobs knobs[] = {{"1", "100000", "0"}, {"2", "0", "0"},       {"8", "1", "0"},
+                         {"4", "100000", "0"}, {"3", "100000", "1"},  {"7", "1", "1"},
+                         {"2", "0", "1"},      {"12", "100000", "1"}, {"2", "100000", nullptr}};
   ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
   int variant = 0;
   for (const Shape& sh : shapes) {
     const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
     const bool pa = per_act(sh.m);
-    for (const auto& [g, stash, grid, pipe] : knobs) {
+    for (const auto& [g, stash, grid_knob] : knobs) for (const char* pipe : {"0", "1"}) {
       ++variant;
       if (!ft::take_case()) continue;
       ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash),
-          env_grid("FREEDNN_BN_CLUSTER_GRID", grid), env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
-      const std::string name = grid[0] == '1' ? "cluster kernel (grid barrier)" : "cluster kernel,";
+          env_grid("FREEDNN_BN_CLUSTER_GRID", grid_knob), env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
+      const std::string grid = grid_knob ? grid_knob : "default";
+      const bool grid_form = grid == "1" || (grid == "default" && sh.dims[1] == 16);
+      const std::string name = grid_form ? "cluster kernel (grid barrier)" : "cluster kernel,";
+      const bool batched = pipe[0] == '1';
       const bool in_place = variant % 4 == 3, with_saved = variant % 2 == 0;
       HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
       x.fill_uniform(rng, -2, 3);
@@ -798,6 +803,7 @@ TEST(BatchNorm, ClusterKernel) {
       const std::string what = x.str() + " G=" + g + " stash=" + stash + " grid=" + grid + " pipe=" + pipe +
                                (in_place ? " in place" : "") + (padded_params ? " params " + scale.str() : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
+      EXPECT_EQ(log.text.find(", summed in batches") != std::string::npos, batched) << "forward " << what;
       const auto st = ref::bn_batch_stats(xr, pa, eps);
       const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa);
       const double max_x = ft::max_abs(xr.v);
@@ -834,9 +840,75 @@ TEST(BatchNorm, ClusterKernel) {
                                             db.data(), eps, with_saved ? sm.data() : nullptr,
                                             with_saved ? si.data() : nullptr));
       EXPECT_NE(log.text.find(name), std::string::npos) << "backward " << what << ":\n" << log.text;
+      EXPECT_EQ(log.text.find(", summed in batches") != std::string::npos, batched) << "backward " << what;
       const auto gr = ref::bn_backward(bnt::to_ref(xb), bnt::to_ref(dy), scale.values(), bias.values(), eps, pa);
       bnt::expect_backward_near(gr, {dx, ds, db, prior_dx, prior_ds, prior_db}, ad, bd, ap, bp, dy, scale, st.inv_std,
                                 what + (with_saved ? " saved" : " recomputed"));
+    }
+  }
+}
+
+// FREEDNN_BN_CLUSTER_PIPE changes when the cluster kernel sums, not what or in which order: its outputs with the
+// stash summed in batches and the partials loaded eight ranks at a time must equal the plain kernel's bit for bit,
+// forward training (y, saved and running statistics) and backward (dx, dScale, dBias), in the cluster form (2 blocks)
+// and the grid form (12 blocks: two batches of partial loads).
+TEST(BatchNorm, ClusterPipeSameBits) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  ft::InfoLog log;
+  const cudnnDataType_t t = CUDNN_DATA_BFLOAT16, pt = bnt::param_type(t);
+  const auto m = CUDNN_BATCHNORM_SPATIAL;
+  const std::vector<int> dims = {8, 512, 7, 7};
+  HostTensor x = bnt::make_tensor(rng, t, dims, 1), dy = x;
+  x.fill_uniform(rng, -2, 3);
+  dy.fill_uniform(rng, -1, 1);
+  HostTensor scale = bnt::make_tensor(rng, pt, bnt::param_dims(dims, false), 0), bias = scale, run0 = scale;
+  scale.fill_uniform(rng, 0.5, 1.5);
+  bias.fill_uniform(rng, -1, 1);
+  run0.fill_uniform(rng, 0.5, 2);
+  TensorDesc xd(x), pd(scale);
+  const Scale one(1), zero(0);
+  ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
+  struct Out {
+    std::vector<std::vector<double>> v;
+  };
+  auto run = [&](const char* pipe) {
+    ft::ScopedEnv env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
+    HostTensor y = x, dx = x, rm = run0, rv = run0, sm = scale, si = scale, ds = scale, db = scale;
+    y.poison();
+    dx.poison();
+    sm.poison();
+    si.poison();
+    ds.poison();
+    db.poison();
+    log.text.clear();
+    EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, m, one.ptr(t), zero.ptr(t), xd, x.data(), xd, y.data(), pd,
+                                                     scale.data(), bias.data(), 0.25, rm.data(), rv.data(), 1e-5,
+                                                     sm.data(), si.data()),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_NE(log.text.find("cluster kernel"), std::string::npos) << log.text;
+    EXPECT_EQ(cudnnBatchNormalizationBackward(h, m, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, x.data(), xd,
+                                              dy.data(), xd, dx.data(), pd, scale.data(), ds.data(), db.data(), 1e-5,
+                                              sm.data(), si.data()),
+              CUDNN_STATUS_SUCCESS);
+    return Out{{y.values(), rm.values(), rv.values(), sm.values(), si.values(), dx.values(), ds.values(),
+                db.values()}};
+  };
+  const char* what[] = {"y", "runningMean", "runningVariance", "saveMean", "saveInvVariance", "dx", "dScale",
+                        "dBias"};
+  for (const auto& [grid, g] : {std::pair<const char*, const char*>{"0", "2"}, {"1", "12"}}) {
+    ft::ScopedEnv env_grid("FREEDNN_BN_CLUSTER_GRID", grid), env_g("FREEDNN_BN_CLUSTER_G", g);
+    const Out plain = run("0"), batched = run("1");
+    for (size_t i = 0; i < plain.v.size(); ++i) {
+      size_t bad = 0;
+      while (bad < plain.v[i].size() && (plain.v[i][bad] == batched.v[i][bad] ||
+                                          (std::isnan(plain.v[i][bad]) && std::isnan(batched.v[i][bad]))))
+        ++bad;
+      EXPECT_EQ(bad, plain.v[i].size()) << what[i] << " grid=" << grid << ": element " << bad << " differs ("
+                                        << (bad < plain.v[i].size() ? plain.v[i][bad] : 0) << " vs "
+                                        << (bad < plain.v[i].size() ? batched.v[i][bad] : 0) << ")";
+      for (double v : plain.v[i]) ASSERT_FALSE(std::isnan(v)) << what[i] << " grid=" << grid << " has NaN";
     }
   }
 }

@@ -747,7 +747,8 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   const bool cluster_kind = rows && fold == 1 && rv == kV && !c.has_add() && !c.has_activation();
   size_t cluster_partial_bytes = 0;  // bn_cluster's grid form (bn_cluster.cuh)
   if constexpr (!std::is_same_v<S, double>)
-    if (cluster_kind) cluster_partial_bytes = cluster_grid_partial_bytes<C, kV>(h->device);
+    if (cluster_kind)
+      cluster_partial_bytes = cluster_grid_partial_bytes<C, kV>(h->device, g.count * sizeof(S) * (bwd ? 2 : 1));
   partial_bytes = std::max(partial_bytes, cluster_partial_bytes);
   const size_t kbuf_bytes = coop ? sizeof(C) * static_cast<size_t>(g.s) : 0;  // bn_coop's own-mode shifts
   void* scratch = nullptr;

@@ -418,10 +418,13 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
 long long cluster_grid_mode() { return env_int("FREEDNN_BN_CLUSTER_GRID", -1); }
 bool cluster_grid_wanted() { return cluster_grid_mode() != 0; }
 constexpr int kClusterGridBlocksPerSm = 4;  // the partials reserved bound the grid at this many blocks per SM
+// stashed: the bytes of x (and dy) the kernel would keep on chip; none is reserved where they exceed the device's
+// shared memory (no plan then but FREEDNN_BN_CLUSTER=1's, whose grid form falls back to clusters without room).
 template <class C, int V>
-size_t cluster_grid_partial_bytes(int device) {
-  if (!cluster_grid_wanted()) return 0;
-  return sizeof(C) * 4 * size_t(kClusterMaxCw) * V * kClusterGridBlocksPerSm * size_t(device_info(device).sm_count);
+size_t cluster_grid_partial_bytes(int device, size_t stashed) {
+  const DeviceInfo& di = device_info(device);
+  if (!cluster_grid_wanted() || stashed > di.smem_per_block_optin * size_t(di.sm_count)) return 0;
+  return sizeof(C) * 4 * size_t(kClusterMaxCw) * V * kClusterGridBlocksPerSm * size_t(di.sm_count);
 }
 
 // The grid-barrier plan for rows x s: the chunk width first with 128-byte row pieces (then wider, then narrower;
@@ -504,12 +507,12 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
     return CUDNN_STATUS_SUCCESS;
   }
   if (log::enabled(CUDNN_SEV_INFO)) {  // which path ran: the tests check it
-    char what[160];
+    char what[200];
     std::snprintf(what, sizeof what,
                   "    batch norm: cluster kernel%s, %lld chunks of %d channels, %d blocks per %s, %d rows stashed "
-                  "per thread",
+                  "per thread%s",
                   pl.grid ? " (grid barrier)" : "", static_cast<long long>(pl.chunks), pl.cw * kV, pl.g,
-                  pl.grid ? "chunk" : "cluster", pl.stash);
+                  pl.grid ? "chunk" : "cluster", pl.stash, a.pipe ? ", summed in batches" : "");
     log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
   }
   return CUDNN_STATUS_SUCCESS;
