@@ -26,6 +26,7 @@
 #pragma once
 #include <cooperative_groups.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -421,10 +422,12 @@ constexpr int kClusterGridBlocksPerSm = 4;  // the partials reserved bound the g
 // stashed: the bytes of x (and dy) the kernel would keep on chip; none is reserved where they exceed the device's
 // shared memory (no plan then but FREEDNN_BN_CLUSTER=1's, whose grid form falls back to clusters without room).
 template <class C, int V>
+constexpr size_t kGridPartialBytesPerBlock = sizeof(C) * 4 * size_t(kClusterMaxCw) * V;  // the kernel's [4][kCg]
+template <class C, int V>
 size_t cluster_grid_partial_bytes(int device, size_t stashed) {
   const DeviceInfo& di = device_info(device);
   if (!cluster_grid_wanted() || stashed > di.smem_per_block_optin * size_t(di.sm_count)) return 0;
-  return sizeof(C) * 4 * size_t(kClusterMaxCw) * V * kClusterGridBlocksPerSm * size_t(di.sm_count);
+  return kGridPartialBytesPerBlock<C, V> * kClusterGridBlocksPerSm * size_t(di.sm_count);
 }
 
 // The grid-barrier plan for rows x s: the chunk width first with 128-byte row pieces (then wider, then narrower;
@@ -457,12 +460,7 @@ ClusterPlan plan_cluster_grid(const void* fn, int64_t rows, int64_t s, int v, in
     if (cap >= 0) st = static_cast<int>(std::min<long long>(st, cap));
     const size_t smem = extra + size_t(st) * per_iter;
     if (allow_dynamic_smem(fn, smem, device) != CUDNN_STATUS_SUCCESS) continue;
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kBlock, smem) != cudaSuccess) {
-      (void)cudaGetLastError();
-      continue;
-    }
-    per_sm = std::min(per_sm, kClusterGridBlocksPerSm);
+    const int per_sm = std::min(resident_blocks(fn, kBlock, smem, device), kClusterGridBlocksPerSm);
     if (chunks * g > int64_t(per_sm) * di.sm_count) continue;  // every block resident
     if (mode != 1 && (chunks * g < fill * 9 / 10 || need > st)) continue;
     best.ok = true;
@@ -477,12 +475,19 @@ ClusterPlan plan_cluster_grid(const void* fn, int64_t rows, int64_t s, int v, in
   return best;
 }
 
+// Set once the driver refused the grid form as a programmatic dependent (then it runs without PDL: one launch a call).
+std::atomic<bool>& coop_pdl_refused() {
+  static std::atomic<bool> refused{false};
+  return refused;
+}
+
 // Launches bn_cluster (cudaLaunchKernelEx with the cluster dimension). *launched = false where the driver refused.
 template <class S>
 cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, bool bwd, cudaStream_t st, bool pdl,
                              bool* launched) {
   constexpr int kV = 16 / sizeof(S);
   cudaLaunchAttribute attr[2];
+  if (pl.grid && coop_pdl_refused().load(std::memory_order_relaxed)) pdl = false;
   const cudaLaunchConfig_t cfg = cluster_config(dim3(static_cast<unsigned>(pl.g), static_cast<unsigned>(pl.chunks)),
                                                 pl.smem, st, pdl, attr, pl.grid);
   cudaError_t e;
@@ -494,6 +499,7 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
             : cudaLaunchKernelEx(&cfg, bn_cluster<S, kV, false, false>, a);
   if (e != cudaSuccess && pl.grid && pdl) {  // a cooperative launch the driver refuses as a programmatic dependent
     (void)cudaGetLastError();
+    coop_pdl_refused().store(true, std::memory_order_relaxed);  // later calls launch it without
     return launch_cluster<S>(a, pl, bwd, st, false, launched);
   }
   *launched = e == cudaSuccess;
@@ -538,20 +544,29 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
       if (i != 1 && fa.mv.dims[i] != 1) return CUDNN_STATUS_SUCCESS;  // per activation, padded: the other paths
     shift_step = fa.mv.strides[1];
   }
+  const int nt = bwd ? 2 : 1;
+  auto cluster_plan = [&] {
+    return plan_cluster(cluster_fn<S>(bwd, false), nrows, s, kV, nt, cluster_extra_bytes<S, kV>(), sizeof(S),
+                        h->device);
+  };
+  auto grid_plan = [&] {  // taken where the reserved partials hold its blocks
+    ClusterPlan pg = plan_cluster_grid(cluster_fn<S>(bwd, true), nrows, s, kV, nt, cluster_extra_bytes<S, kV>(),
+                                       h->device);
+    if (kGridPartialBytesPerBlock<Comp<S>, kV> * size_t(pg.chunks) * pg.g > partial_bytes) pg.ok = false;
+    return pg;
+  };
   const long long grid_mode = cluster_grid_mode();
   ClusterPlan pl;
-  if (grid_mode != 1)
-    pl = plan_cluster(cluster_fn<S>(bwd, false), nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
-                      h->device);
-  if (grid_mode == 1 || (grid_mode == -1 && pl.ok && pl.cw * 16 < 64)) {
-    const ClusterPlan pg = plan_cluster_grid(cluster_fn<S>(bwd, true), nrows, s, kV, bwd ? 2 : 1,
-                                             cluster_extra_bytes<S, kV>(), h->device);
-    // taken where the reserved partials hold its blocks
-    if (pg.ok && sizeof(Comp<S>) * 4 * size_t(kClusterMaxCw) * kV * size_t(pg.chunks) * pg.g <= partial_bytes) pl = pg;
+  if (grid_mode == 1) {  // the grid form wherever it plans, else clusters
+    pl = grid_plan();
+    if (!pl.ok) pl = cluster_plan();
+  } else {
+    pl = cluster_plan();
+    if (grid_mode == -1 && pl.ok && pl.cw * 16 < 64) {  // the default rule: row pieces below 64 bytes
+      const ClusterPlan pg = grid_plan();
+      if (pg.ok) pl = pg;
+    }
   }
-  if (!pl.ok && grid_mode == 1)
-    pl = plan_cluster(cluster_fn<S>(bwd, false), nrows, s, kV, bwd ? 2 : 1, cluster_extra_bytes<S, kV>(), sizeof(S),
-                      h->device);
   if (!pl.ok) return CUDNN_STATUS_SUCCESS;
   const void* fn = cluster_fn<S>(bwd, pl.grid);
   FD_TRY(allow_dynamic_smem(fn, pl.smem, h->device));

@@ -350,8 +350,9 @@ __global__ void output_transform_kernel(const E* Mt, int64_t n0, int64_t cout, i
 }
 
 // Whether output_transform_kernel may store the tile rows whole (its `rows`): unless FREEDNN_WINOGRAD_ROW_STORES=0
-// (run 43, H100: 0.87-0.88x the time of element stores on the 56x56 / 28x28 forward and backward data), float data, F(4x4), no fused epilogue, rows of a multiple of 4 elements at stride 1 and
-// every other stride a multiple of 4, a 16-byte aligned base.
+// (run 43, H100: 0.87-0.88x the time of element stores on the 56x56 / 28x28 forward and backward data), float
+// data, F(4x4), no fused epilogue, rows of a multiple of 4 elements at stride 1 and every other stride a multiple
+// of 4, a 16-byte aligned base.
 bool out_rows_ok(const ConvProblem& p, int m, const View5& ov, const void* out, const FusedDev& f, int64_t wout) {
   static const bool on = fd::env_int("FREEDNN_WINOGRAD_ROW_STORES", 1) == 1;
   if (!on || m != 4 || p.xdt != CUDNN_DATA_FLOAT || f.on || ov.vect != 1 || wout % 4 != 0) return false;
