@@ -377,7 +377,7 @@ cudnnReduceTensorStruct fused_stats_reduction(const cudnnFusedOpsPlanStruct& p, 
   r.is_set = true;
   r.op = squares ? CUDNN_REDUCE_TENSOR_NORM2 : CUDNN_REDUCE_TENSOR_ADD;
   r.sum_of_squares = squares;
-  r.comp_type = p.y->dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  r.comp_type = fused_double_compute(*p.y) ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   return r;
 }
 

@@ -107,6 +107,9 @@ cudnnStatus_t check_fused_const(const cudnnFusedOpsConstParamStruct* p, const ch
 cudnnStatus_t check_fused_variant(const cudnnFusedOpsVariantParamStruct* p, const char* role);
 cudnnStatus_t check_fused_plan(const cudnnFusedOpsPlanStruct* p, const char* role);
 
+// Whether the fused patterns compute on `t` in double (double data) or in float, on both backends.
+inline bool fused_double_compute(const cudnnTensorStruct& t) { return t.dtype == CUDNN_DATA_DOUBLE; }
+
 // The reduction of conv_bnstats's statistics, on both backends: the per-channel sum of y (ADD) or of y * y (NORM2
 // without its root), in float (double for double y).
 cudnnReduceTensorStruct fused_stats_reduction(const cudnnFusedOpsPlanStruct& p, bool squares);

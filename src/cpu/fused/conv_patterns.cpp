@@ -14,8 +14,6 @@
 namespace fd::cpu::fused {
 namespace {
 
-bool double_compute(const cudnnTensorStruct& t) { return t.dtype == CUDNN_DATA_DOUBLE; }
-
 // The convolution's input: x itself, or act(x * eqScale + eqBias) in `buf` (plan.xact's layout).
 const void* prologue(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v,
                      std::vector<unsigned char>& buf) {
@@ -23,7 +21,7 @@ const void* prologue(const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVarian
   if (!p.prologue) return x;
   buf.assign(p.xact.size_in_bytes(), 0);
   if (p.has(CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER)) {
-    op_tensor(CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, double_compute(*p.x), *p.x, x, 1.0, &*p.eq,
+    op_tensor(CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, fused_double_compute(*p.x), *p.x, x, 1.0, &*p.eq,
               v.ptr[CUDNN_PTR_BN_EQSCALE], 1.0, p.xact, buf.data(), 0.0);
   } else {
     transform_tensor(nullptr, *p.x, x, p.xact, buf.data(), 1.0, 0.0);

@@ -22,8 +22,6 @@ constexpr size_t kAlign = 256;  // each part of the workspace starts on this (a 
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-bool double_compute(const cudnnTensorStruct& t) { return t.dtype == CUDNN_DATA_DOUBLE; }
-
 // The workspace part at `offset` from the caller's pointer rounded up to kAlign (lay_out_workspace reported room
 // for that); only asked for parts of non-zero size (the API checked the pointer then).
 void* workspace_at(const cudnnFusedOpsVariantParamStruct& v, size_t offset) {
@@ -40,8 +38,9 @@ cudnnStatus_t prologue(const cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
   if (!p.prologue) return CUDNN_STATUS_SUCCESS;
   void* buf = workspace_at(v, p.xact_offset);
   if (p.has(CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER)) {
-    FD_TRY(op_tensor(h->stream, h->device, CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN, double_compute(*p.x), *p.x,
-                     x, 1.0, &*p.eq, v.ptr[CUDNN_PTR_BN_EQSCALE], 1.0, p.xact, buf, 0.0));
+    FD_TRY(op_tensor(h->stream, h->device, CUDNN_OP_TENSOR_MUL, CUDNN_NOT_PROPAGATE_NAN,
+                     fused_double_compute(*p.x), *p.x, x, 1.0, &*p.eq, v.ptr[CUDNN_PTR_BN_EQSCALE], 1.0, p.xact, buf,
+                     0.0));
   } else {
     FD_TRY(transform_tensor(h->stream, h->device, nullptr, *p.x, x, p.xact, buf, 1.0, 0.0));
   }
