@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run 44's first call (written in run 43, not run there: no device time was left): the gpu suite on 63520cd
+# Run 44's first call (written in run 43, not run there: no device time was left): the gpu suite on d5b6dbc
 # (Winograd's new defaults, bn_cluster's grid form by default on 16-bit 14x14, FREEDNN_BN_CLUSTER_PIPE), the phase
 # stamps again, an A/B of FREEDNN_BN_CLUSTER_PIPE=1 in both forms and against db931bd (ref_grid_nopipe: the cluster
 # kernel by default, the kernel of run 43's calls), then the FMA table with NVIDIA and PyTorch.
