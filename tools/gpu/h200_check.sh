@@ -8,7 +8,8 @@
 # kernel_times.sh DETAIL=1 over TORCHK_BATCH (default tools/bench/batches/profile_run15.txt), f16 NHWC; ab: tools/gpu/ab_pending.sh; diagnose: ncu's
 # sections for the cases of tools/bench/batches/profile_run11.txt). conv writes Find logs (findlog_*.txt) for tools/calibrate_conv.py;
 # profile writes per-kernel times (tools/gpu/kernel_times.sh); everything is also archived in gpu-results.tgz.
-# Environment: PREBUILT=1 (unpack .prebuilt/h200.tar.xz from tools/gpu/prebuilt.sh instead of building), ARCH (CUDA
+# Environment: PREBUILT=1 (unpack .prebuilt/h200.tar.xz from tools/gpu/prebuilt.sh instead of building) or keep (the
+# build tree an earlier call on the same warm machine left), ARCH (CUDA
 # architectures, default "90a"), CONFIGS (bench dtype:layout list, default
 # "f32:nchw f16:nhwc bf16:nhwc"), MAX_MS (timing budget per case and library, default 150),
 # BATCH (default tools/bench/batches/ops_resnet50.txt); for the conv mode CONV_CONFIGS (dtype:layout:math list,
@@ -28,6 +29,8 @@ build=build/h200
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64:/usr/local/cuda/lib"
 if [ "${PREBUILT:-0}" = 1 ]; then  # binaries built and packed by tools/gpu/prebuilt.sh, carried in .prebuilt
   tools/gpu/prebuilt.sh unpack || exit 1
+elif [ "${PREBUILT:-0}" = keep ]; then  # the build tree an earlier call on this (warm) machine left
+  [ -x $build/tests/freednn_tests ] || { echo "PREBUILT=keep: no build tree in $build" >&2; exit 1; }
 else
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${ARCH:-90a}" \
     > "$out/configure.txt" 2>&1 || { tail -30 "$out/configure.txt"; exit 1; }
