@@ -848,6 +848,134 @@ TEST(BatchNorm, ClusterKernel) {
   }
 }
 
+// Per activation with about a million statistics (2 x 1 x 1025 x 1025 float, odd row: no vectors): more column chunks
+// of the rows plan than a grid's y dimension holds (65535), so the GPU takes its generic statistics kernel
+// (before: a launch error). Forward training and backward against the reference.
+TEST(BatchNorm, PerActivationManyStatistics) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_FLOAT;
+  const auto m = CUDNN_BATCHNORM_PER_ACTIVATION;
+  const std::vector<int> dims = {2, 1, 1025, 1025};
+  HostTensor x = bnt::make_tensor(rng, t, dims, 0), y = x, dy = x, dx = x;
+  x.fill_uniform(rng, -2, 3);
+  dy.fill_uniform(rng, -1, 1);
+  y.poison();
+  dx.poison();
+  HostTensor scale = bnt::make_tensor(rng, t, bnt::param_dims(dims, true), 0), bias = scale, sm = scale, si = scale,
+             ds = scale, db = scale;
+  scale.fill_uniform(rng, 0.5, 1.5);
+  bias.fill_uniform(rng, -1, 1);
+  sm.poison();
+  si.poison();
+  ds.poison();
+  db.poison();
+  TensorDesc xd(x), pd(scale);
+  const Scale one(1), zero(0);
+  const double eps = 1e-3;
+  FT_OK(cudnnBatchNormalizationForwardTraining(h, m, one.ptr(t), zero.ptr(t), xd, x.data(), xd, y.data(), pd,
+                                               scale.data(), bias.data(), 0.5, nullptr, nullptr, eps, sm.data(),
+                                               si.data()));
+  const auto xr = bnt::to_ref(x);
+  const auto st = ref::bn_batch_stats(xr, true, eps);
+  const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, true);
+  EXPECT_TRUE(ft::near(y.values(), r.v, ft::tolerance(t), "y " + x.str()));
+  EXPECT_TRUE(ft::near(sm.values(), st.mean, ft::tolerance(t), "saveMean " + x.str(), ft::max_abs(xr.v)));
+  EXPECT_TRUE(ft::near(si.values(), st.inv_std, ft::tolerance(t), "saveInvVariance " + x.str()));
+  FT_OK(cudnnBatchNormalizationBackward(h, m, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, x.data(), xd,
+                                        dy.data(), xd, dx.data(), pd, scale.data(), ds.data(), db.data(), eps, nullptr,
+                                        nullptr));
+  const std::vector<double> none_dx(dx.values().size(), 0.0), none_p(ds.values().size(), 0.0);
+  const auto gr = ref::bn_backward(xr, bnt::to_ref(dy), scale.values(), bias.values(), eps, true);
+  bnt::expect_backward_near(gr, {dx, ds, db, none_dx, none_p, none_p}, 1, 0, 1, 0, dy, scale, st.inv_std,
+                            "backward " + x.str());
+}
+
+// A per-channel output over a per-channel input: the saved mean written over bnBias (forward training), dScale over
+// bnScale (backward). Each channel's inputs must be read before its outputs land, on every path: the GPU's cluster
+// kernel (both forms) and the cooperative kernel's own finalize, where several blocks finalize a channel and one
+// writes its outputs, refuse such calls (param_outputs_alias_inputs) and the other paths take them.
+TEST(BatchNorm, ParameterOutputsOverInputs) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  ft::InfoLog log;
+  struct Shape {
+    cudnnDataType_t t;
+    cudnnBatchNormMode_t m;
+    std::vector<int> dims;
+    int layout;
+  };
+  const Shape shapes[] = {{CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 2048, 3, 3}, 1},
+                          {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {6, 96, 5, 5}, 1},
+                          {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {2, 24, 9, 7}, 0},
+                          {CUDNN_DATA_HALF, CUDNN_BATCHNORM_PER_ACTIVATION, {16, 8, 4, 4}, 0}};
+  struct Knobs {
+    const char *cluster, *grid, *coop_mb, *coop_finalize;
+  };
+  const Knobs knobs[] = {{nullptr, nullptr, nullptr, nullptr},
+                         {"1", "0", nullptr, nullptr},
+                         {"1", "1", nullptr, nullptr},
+                         {"0", nullptr, "100000", "own"}};
+  int variant = 0;
+  for (const Shape& sh : shapes) {
+    for (const Knobs& k : knobs) {
+      ++variant;
+      ft::ScopedEnv e1("FREEDNN_BN_CLUSTER", k.cluster), e2("FREEDNN_BN_CLUSTER_GRID", k.grid),
+          e3("FREEDNN_BN_COOP_MAX_MB", k.coop_mb), e4("FREEDNN_BN_COOP_FINALIZE", k.coop_finalize);
+      const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
+      const bool pa = per_act(sh.m), with_saved = variant % 2 == 0;
+      const double eps = 1e-5;
+      HostTensor x = bnt::make_tensor(rng, t, sh.dims, sh.layout), y = x;
+      x.fill_uniform(rng, -2, 3);
+      y.poison();
+      HostTensor scale = bnt::make_tensor(rng, pt, bnt::param_dims(sh.dims, pa), 0), bias = scale, save_i = scale;
+      scale.fill_uniform(rng, 0.5, 1.5);
+      bias.fill_uniform(rng, -1, 1);
+      save_i.poison();
+      const auto scale0 = scale.values(), bias0 = bias.values();
+      const auto xr = bnt::to_ref(x);
+      const std::string what = x.str() + (k.cluster ? std::string(" cluster=") + k.cluster : "") +
+                               (k.grid ? std::string(" grid=") + k.grid : "") + (k.coop_mb ? " coop own" : "");
+      TensorDesc xd(x), pd(scale);
+      const Scale one(1), zero(0);
+      log.text.clear();
+      FT_OK(cudnnBatchNormalizationForwardTraining(h, sh.m, one.ptr(t), zero.ptr(t), xd, x.data(), xd, y.data(), pd,
+                                                   scale.data(), bias.data(), 0.5, nullptr, nullptr, eps,
+                                                   bias.data(), save_i.data()));
+      if (ft::gpu_mode()) EXPECT_EQ(log.text.find("cluster kernel"), std::string::npos) << what << "\n" << log.text;
+      const auto st = ref::bn_batch_stats(xr, pa, eps);
+      const auto r = ref::bn_forward(xr, scale0, bias0, st.mean, st.var, eps, pa);
+      EXPECT_TRUE(ft::near(y.values(), r.v, ft::tolerance(t), "y, saved mean over bnBias, " + what));
+      EXPECT_TRUE(ft::near(bias.values(), st.mean, ft::tolerance(pt), "saveMean over bnBias " + what,
+                           ft::max_abs(xr.v)));
+      EXPECT_TRUE(ft::near(save_i.values(), st.inv_std, ft::tolerance(pt), "saveInvVariance " + what));
+
+      HostTensor dy = x, dx = x, db = scale, sm = scale, si = scale;
+      dy.fill_uniform(rng, -1, 1);
+      dx.poison();
+      for (int64_t c = 0; c < sm.count(); ++c) {
+        sm.set(c, st.mean[static_cast<size_t>(c)]);
+        si.set(c, st.inv_std[static_cast<size_t>(c)]);
+      }
+      const auto [ap, bp] = bnt::random_blend(rng);  // dScale blends into bnScale's own values
+      const Scale alpha_p(ap), beta_p(bp);
+      const auto prior_db = bnt::prepare_output(rng, db, bp);
+      log.text.clear();
+      FT_OK(cudnnBatchNormalizationBackward(h, sh.m, one.ptr(t), zero.ptr(t), alpha_p.ptr(t), beta_p.ptr(t), xd,
+                                            x.data(), xd, dy.data(), xd, dx.data(), pd, scale.data(), scale.data(),
+                                            db.data(), eps, with_saved ? sm.data() : nullptr,
+                                            with_saved ? si.data() : nullptr));
+      if (ft::gpu_mode()) EXPECT_EQ(log.text.find("cluster kernel"), std::string::npos) << what << "\n" << log.text;
+      HostTensor scale_in = scale;  // the input's values, for the dx terms' scale
+      scale_in.set_values(scale0);
+      const std::vector<double> zeros(dx.values().size(), 0.0);
+      const auto gr = ref::bn_backward(xr, bnt::to_ref(dy), scale0, bias0, eps, pa);
+      bnt::expect_backward_near(gr, {dx, scale, db, zeros, scale0, prior_db}, 1, 0, ap, bp, dy, scale_in,
+                                st.inv_std, "dScale over bnScale, " + what + (with_saved ? " saved" : ""));
+    }
+  }
+}
+
 // FREEDNN_BN_CLUSTER_PIPE changes when the cluster kernel sums, not what or in which order: its outputs with the
 // stash summed in batches and the partials loaded eight ranks at a time must equal the plain kernel's bit for bit,
 // forward training (y, saved and running statistics) and backward (dx, dScale, dBias), in the cluster form (2 blocks)

@@ -537,6 +537,20 @@ StatsPlan plan_stats(const Geo& g, const BnMap& xm, int device) {
   return p;
 }
 
+// Whether a per-channel output (the saved or running statistics, dScale, dBias) is also a per-channel input that
+// every block finalizing a channel reads (scale, bias, the saved statistics). The kernels where several blocks
+// finalize the same channels and one of them writes the outputs (bn_coop's own finalize, bn_cluster) refuse such a
+// call: that block's stores could reach another's loads. The other paths read each channel's inputs before its
+// outputs are written.
+bool param_outputs_alias_inputs(const NormCall& c) {
+  const void* const ins[] = {c.scale, c.bias, c.saved_mean, c.saved_inv_var};
+  const void* const outs[] = {c.save_mean, c.save_inv_var, c.running_mean, c.running_var, c.dscale, c.dbias};
+  for (const void* o : outs)
+    for (const void* i : ins)
+      if (o != nullptr && o == i) return true;
+  return false;
+}
+
 }  // namespace
 }  // namespace fd::cuda
 
@@ -554,6 +568,7 @@ size_t align_up(size_t v) { return (v + 255) / 256 * 256; }
 // nq * s * splits values: wide blocks over 1024-2048 channels made them as large as a quarter of the data
 // (measured on the H200: 7x7x2048 f16 1.4x slower than with 256 columns).
 constexpr int kRowsCw = 16;
+constexpr int64_t kMaxGridY = 65535;  // CUDA's limit on gridDim.y
 
 // Blocks of stats_rows_w<S, V, bwd> resident on the whole device at once.
 template <class S>
@@ -694,7 +709,7 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
   const bool same_dy = !bwd || same_packed_layout(xd, *c.dy_desc);
   // NCHW with small planes: rows of C * HW columns, per-column sums folded per channel by finalize.
   const int64_t fold = need_stats && !per_act && row_major && g.inner > 1 && g.inner < 512 && same_dy ? g.inner : 1;
-  const bool rows = need_stats && ((stat_inner && g.s > 1) || fold > 1) && same_dy;
+  bool rows = need_stats && ((stat_inner && g.s > 1) || fold > 1) && same_dy;
   const int64_t rs = g.s * fold;  // columns of a row
   int rv = 1, cw = 1;
   int64_t chunks = 1, nrows = 1;
@@ -705,6 +720,11 @@ cudnnStatus_t run(cudnnContext* h, const NormCall& c) {
     while (cw < kRowsCw && cw < rs / rv) cw *= 2;
     chunks = (rs / rv + cw - 1) / cw;
     nrows = g.count / rs;
+    if (chunks > kMaxGridY) {  // stats_rows_w's grid.y (per activation, ~1M statistics): the generic kernel's plan
+      rows = false;
+      rv = cw = 1;
+      chunks = nrows = 1;
+    }
   }
   const bool planes = need_stats && !rows && !per_act && g.inner > 1 && planes_ok(xd, xm, g.inner, c.x, 1) &&
                       (!bwd || planes_ok(*c.dy_desc, dym, g.inner, c.dy, 1));

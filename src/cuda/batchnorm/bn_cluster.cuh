@@ -537,6 +537,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   const cudnnTensorStruct* out = bwd ? c.dx_desc : c.y_desc;
   void* outp = bwd ? c.dx : c.y;
   if (!same_packed_layout(*c.x_desc, *out) || !aligned16(outp)) return CUDNN_STATUS_SUCCESS;
+  if (param_outputs_alias_inputs(c)) return CUDNN_STATUS_SUCCESS;  // every block of a chunk reads them
   // the saved mean's statistics evenly spaced: packed, or spatial (1 x C x 1 x 1: strides[1] apart)
   int64_t shift_step = 1;
   if (shift != nullptr && !fa.mv.row_major_packed) {

@@ -271,9 +271,9 @@ bool coop_wanted(int device, const NormCall& c, size_t elem_bytes, int rv, int c
 
 // The finalize mode: own where the partials every block reads (nq * statistics * per_stat per block, times the
 // blocks per SM) stay below 64 KiB per SM (about the cost of the second barrier they save; not measured yet), grid
-// otherwise. Own needs per_stat <= 64 (finalize_kernel's order) and, backward, dscale / dbias apart from scale /
-// bias (the writer's stores must not reach another block's loads). FREEDNN_BN_COOP_FINALIZE=own|grid forces one
-// (own only where it is possible).
+// otherwise. Own needs per_stat <= 64 (finalize_kernel's order) and the per-channel outputs apart from the inputs
+// (param_outputs_alias_inputs: the writer's stores must not reach another block's loads).
+// FREEDNN_BN_COOP_FINALIZE=own|grid forces one (own only where it is possible).
 bool coop_own(const NormCall& c, int64_t per_stat, int64_t cols, int64_t fold, int64_t blocks, int sm_count,
               size_t comp_bytes) {
   static const int forced = [] {
@@ -281,9 +281,7 @@ bool coop_own(const NormCall& c, int64_t per_stat, int64_t cols, int64_t fold, i
     return v == "own" ? 1 : v == "grid" ? 2 : 0;
   }();
   if (forced == 2 || per_stat > 64) return false;
-  if (c.dir == NormDir::backward &&
-      (c.dscale == c.scale || c.dscale == c.bias || c.dbias == c.scale || c.dbias == c.bias))
-    return false;
+  if (param_outputs_alias_inputs(c)) return false;
   if (forced == 1) return true;
   const int64_t nq = c.dir == NormDir::backward ? 4 : 2;
   const int64_t nst = (cols + fold - 1) / fold + 1;

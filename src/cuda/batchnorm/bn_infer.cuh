@@ -314,7 +314,9 @@ cudnnStatus_t run_infer(cudnnContext* h, const NormCall& c, bool* done) {
       return CUDNN_STATUS_SUCCESS;
     const int64_t count = xd.element_count();
     const int nc = xd.dims[1];
-    if (count >= (int64_t{1} << 31) - 4096) return CUDNN_STATUS_SUCCESS;  // 32-bit element indices
+    // 32-bit indices, which also step a grid's stride (up to U * grid * kBlock elements) past the end before the
+    // loops stop: 2^24 elements of room (found by review: 4096 was less than one step)
+    if (count >= (int64_t{1} << 31) - (int64_t{1} << 24)) return CUDNN_STATUS_SUCCESS;
     if (count == 0) {
       *done = true;
       return CUDNN_STATUS_SUCCESS;
