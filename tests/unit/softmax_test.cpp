@@ -4,6 +4,10 @@
 #include <cstring>
 #include <tuple>
 
+#ifdef FT_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 #include "common/test_util.h"
 #include "ref/softmax.h"
 #include "unit/pointwise_test_util.h"
@@ -333,6 +337,48 @@ TEST(Softmax, LongRows) {
       }
     }
   }
+}
+
+// Rows whose shared-memory copy would fill the device's per-block limit exactly: the kernels' own static scratch
+// counts against the same limit, so these take the paths that read twice (before: an execution failure). Float rows
+// of optin / 4 elements (forward) and optin / 8 (backward, two tensors); channel-mode columns of optin / 256 channels
+// (backward: 32 columns of two tensors).
+TEST(Softmax, RowsAtTheSharedMemoryLimit) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU limit";
+#ifdef FT_WITH_CUDA
+  int dev = 0, optin = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), cudaSuccess);
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const cudnnDataType_t t = CUDNN_DATA_FLOAT;
+  const pt::Scale one(1.0), zero(0.0);
+  struct Case {
+    std::vector<int> dims;
+    cudnnSoftmaxMode_t mode;
+    bool fwd;
+  };
+  const Case cases[] = {{{2, 1, 1, optin / 4}, CUDNN_SOFTMAX_MODE_INSTANCE, true},
+                        {{2, 1, 1, optin / 8}, CUDNN_SOFTMAX_MODE_INSTANCE, false},
+                        {{1, optin / 256, 2, 2}, CUDNN_SOFTMAX_MODE_CHANNEL, false}};
+  for (const Case& c : cases) {
+    const cudnnSoftmaxAlgorithm_t algo = CUDNN_SOFTMAX_ACCURATE;
+    ft::HostTensor x(t, c.dims), y(t, c.dims), dy(t, c.dims), dx(t, c.dims);
+    x.fill_uniform(rng, -3, 3);
+    dy.fill_uniform(rng, -1, 1);
+    y.poison();
+    dx.poison();
+    ft::TensorDesc xd(x), yd(y), dyd(dy), dxd(dx);
+    FT_OK(cudnnSoftmaxForward(h, algo, c.mode, one.ptr(t), xd, x.data(), zero.ptr(t), yd, y.data()));
+    EXPECT_TRUE(ft::near(y.values(), ref::softmax_forward(algo, c.mode, pt::to_ref(x)).v, pt::tol(t),
+                         what("fwd", t, algo, c.mode, x, y)));
+    if (c.fwd) continue;
+    FT_OK(cudnnSoftmaxBackward(h, algo, c.mode, one.ptr(t), yd, y.data(), dyd, dy.data(), zero.ptr(t), dxd,
+                               dx.data()));
+    EXPECT_TRUE(ft::near(dx.values(), ref::softmax_backward(algo, c.mode, pt::to_ref(y), pt::to_ref(dy)).v,
+                         pt::tol(t), what("bwd", t, algo, c.mode, y, dx)));
+  }
+#endif
 }
 
 TEST(Softmax, BackwardFiniteDifference) {

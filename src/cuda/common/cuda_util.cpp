@@ -162,6 +162,23 @@ cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+size_t max_dynamic_smem(const void* kernel, int device) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, size_t> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache.find({kernel, device});
+  if (it != cache.end()) return it->second;
+  const size_t optin = std::max<size_t>(48 * 1024, device_info(device).smem_per_block_optin);
+  cudaFuncAttributes fa{};
+  if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;  // not cached: the caller then takes its paths without a dynamic buffer
+  }
+  const size_t n = fa.sharedSizeBytes < optin ? optin - fa.sharedSizeBytes : 0;
+  cache.emplace(std::make_pair(kernel, device), n);
+  return n;
+}
+
 bool capturing(cudaStream_t s) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(s, &status) != cudaSuccess) {

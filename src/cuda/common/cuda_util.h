@@ -59,6 +59,10 @@ int resident_grid(const void* kernel, int64_t items, int64_t per_block, int bloc
 // Raises `kernel`'s dynamic shared memory limit on `device` to at least `bytes` (cudaFuncSetAttribute), once per
 // kernel, device and size: later calls with the same or a smaller size make no driver call.
 cudnnStatus_t allow_dynamic_smem(const void* kernel, size_t bytes, int device);
+// The most dynamic shared memory one block of `kernel` may ask for on `device`: the opt-in limit per block (at least
+// the default 48 KiB) less the kernel's own static shared memory, which counts against the same limit (cached per
+// kernel and device; 0 where the driver cannot say: the caller then plans without a dynamic buffer).
+size_t max_dynamic_smem(const void* kernel, int device);
 
 // Whether work queued on s now goes into a graph. An error asking (e.g. about the legacy stream while another stream
 // captures in global mode) counts as capturing: callers then allocate, free, join or tune nothing.

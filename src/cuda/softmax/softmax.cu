@@ -622,7 +622,6 @@ cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cud
     FD_CUDA_LAUNCHED();
     return CUDNN_STATUS_SUCCESS;
   }
-  const size_t smem_max = std::max<size_t>(48 * 1024, info.smem_per_block_optin);
   const int per_tensor = p.bwd ? 2 : 1;
   bool columns = p.channel && p.S > 1;
   for (int i = 0; i < ndesc && columns; ++i) columns = spatial_contiguous(*descs[i]) && descs[i]->strides[1] != 1;
@@ -631,7 +630,8 @@ cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cud
     // Cached in shared memory (one read) while that leaves several blocks per SM; else two reads (online max/sum,
     // then the output; the second read mostly from L2).
     const size_t bytes = static_cast<size_t>(p.C) * 32 * sizeof(C) * per_tensor;
-    const bool cached = bytes <= 24 * 1024 || (p.bwd && bytes <= smem_max);
+    const bool cached = bytes <= 24 * 1024 ||
+                        (p.bwd && bytes <= max_dynamic_smem(reinterpret_cast<const void*>(softmax_columns<C>), device));
     const size_t dyn = cached ? bytes : 0;
     FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(softmax_columns<C>), dyn, device));
     const int grid = resident_grid(reinterpret_cast<const void*>(softmax_columns<C>), tiles, 1, 256, dyn, device);
@@ -648,7 +648,8 @@ cudnnStatus_t launch(cudaStream_t stream, int device, const Params& p, const cud
     return CUDNN_STATUS_SUCCESS;
   }
   const size_t bytes = static_cast<size_t>(p.L) * sizeof(C) * per_tensor;
-  const bool cached = bytes <= smem_max;
+  // the kernel's static scratch counts against the same per-block limit (max_dynamic_smem)
+  const bool cached = bytes <= max_dynamic_smem(reinterpret_cast<const void*>(softmax_block_rows<C>), device);
   const size_t dyn = cached ? bytes : 0;
   FD_TRY(allow_dynamic_smem(reinterpret_cast<const void*>(softmax_block_rows<C>), dyn, device));
   const int grid = static_cast<int>(std::min<int64_t>(p.G, int64_t(info.sm_count) * 4));
