@@ -269,8 +269,9 @@ __global__ void __launch_bounds__(kThreads) global_avg_bwd(int count, int R, int
     }
     return Storage<S>::load(dy, off) / div;
   };
-  for (int i = blockIdx.x * kThreads + threadIdx.x; i < nvec; i += gridDim.x * kThreads) {
-    const int e0 = i * V;
+  // 64-bit steps: count may come within one grid's stride of 2^31 (the host takes up to kMaxItems)
+  for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < nvec; i += int64_t(gridDim.x) * kThreads) {
+    const int e0 = static_cast<int>(i) * V;
     T out[V];
     if constexpr (kPlanar) {
       int q = static_cast<int>(d_r.div(e0));  // plane n * C + c
