@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <numeric>
+#include <utility>
 
 #include "core/dtype.h"
 #include "core/status.h"
@@ -38,9 +39,20 @@ size_t cudnnTensorStruct::size_in_bytes() const {
 }
 
 bool cudnnTensorStruct::is_packed() const {
-  int64_t stored = 1;
-  for (int i = 0; i < nb_dims; ++i) stored *= stored_dim(i);
-  return stored == span_elements();
+  // Some order of the dims (those of extent > 1, by stride) packs them: each stride is the product of the extents
+  // inside it. A count equal to the span is not enough: overlapping strides (3 x 3 with strides 2, 2 spans 9) would
+  // pass and leave offsets that hold no element, which the dense paths would walk (found by review).
+  std::pair<int64_t, int64_t> d[CUDNN_DIM_MAX];  // (stride, extent)
+  int n = 0;
+  for (int i = 0; i < nb_dims; ++i)
+    if (stored_dim(i) > 1) d[n++] = {strides[i], stored_dim(i)};
+  std::sort(d, d + n);
+  int64_t inner = 1;
+  for (int i = 0; i < n; ++i) {
+    if (d[i].first != inner) return false;
+    inner *= d[i].second;
+  }
+  return true;
 }
 
 bool cudnnTensorStruct::is_packed_as(cudnnTensorFormat_t format) const {

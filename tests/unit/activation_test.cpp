@@ -250,6 +250,26 @@ TEST(Activation, InPlace) {
   }
 }
 
+// Strides whose span equals the element count but which overlap (3 x 3 with strides 2, 2: nine elements over five
+// offsets, four offsets no element holds). Such a tensor is not packed: the dense paths, which walk every offset of
+// the span, must not take it, and the offsets between elements stay as they were.
+TEST(Activation, OverlappingStridesAreNotPacked) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  const ref::Activation act = random_activation(rng, CUDNN_ACTIVATION_TANH);
+  const std::vector<int> dims{1, 1, 3, 3}, strides{9, 9, 2, 2};
+  ft::HostTensor x(CUDNN_DATA_FLOAT, dims, strides), y = x;
+  for (int64_t off = 0; off < x.span(); ++off) x.set_raw(off, 1.0);  // finite between the elements: a dense walk
+  x.fill_uniform(rng, -2, 2);  // would write there  (elements sharing an offset read the value written last)
+  y.poison();
+  ActDesc ad(act);
+  ft::TensorDesc xd(x), yd(y);
+  const float one = 1, zero = 0;
+  FT_OK(cudnnActivationForward(h, ad, &one, xd, x.data(), &zero, yd, y.data()));
+  EXPECT_TRUE(ft::near(y.values(), ref::activation_forward(act, pt::to_ref(x)).v, 1e-5, "overlapping forward"));
+  EXPECT_TRUE(pt::gaps_untouched(y));
+}
+
 TEST(Activation, NanPropagation) {
   ft::Handle h;
   const double nan = std::numeric_limits<double>::quiet_NaN();
