@@ -216,10 +216,19 @@ cudnnStatus_t lt_tune(cudnnContext* h, const LtGemm& g) {
 cudnnStatus_t lt_gemm(cudnnContext* h, const LtGemm& g, double alpha, const void* A, const void* B, double beta,
                       void* C, void* work, size_t work_bytes, bool* ran) {
   *ran = false;
+  // cuBLASLt's answers may assume what its heuristic assumes by default: operands and work area aligned to 256
+  // bytes (no preference here lowers it). A caller's pointer into a buffer can be less aligned (found by review):
+  // cuBLAS runs such a GEMM, and a work area that is less aligned goes unused.
+  const auto aligned = [](const void* q) { return reinterpret_cast<uintptr_t>(q) % kLtAlign == 0; };
+  if (!aligned(A) || !aligned(B) || !aligned(C)) {
+    note("cuBLASLt skipped: an operand is not aligned to 256 bytes (cuBLAS runs the GEMM)");
+    return CUDNN_STATUS_SUCCESS;
+  }
   cublasHandle_t cb = nullptr;
   FD_TRY(cublas_handle(h, &cb));  // bound to h's stream
   const auto lt = reinterpret_cast<cublasLtHandle_t>(cb);
-  if (work == nullptr) work_bytes = 0;
+  if (work == nullptr || !aligned(work)) work_bytes = 0;
+  if (work_bytes == 0) work = nullptr;
   const size_t budget = std::min(work_bytes, kLtMaxWork);
   Entry e;
   {

@@ -42,6 +42,7 @@ struct LtGemm {
 
 constexpr int kLtCandidates = 8;                      // heuristic answers lt_tune times
 constexpr size_t kLtMaxWork = size_t{32} << 20;       // the most work area an answer may ask for
+constexpr uintptr_t kLtAlign = 256;                   // operand alignment cuBLASLt's answers may assume
 
 // The work area of the algorithm lt_tune chose for g on the current device, 0 when g was not timed (or the
 // winner needs none). Lets workspace_size() ask for it; a call with less spare workspace runs another answer.
@@ -52,7 +53,7 @@ size_t lt_tuned_work(const LtGemm& g);
 cudnnStatus_t lt_tune(cudnnContext* h, const LtGemm& g);
 
 // Queues g on h's stream with (work, work_bytes) as the work area; *ran = false (nothing queued) when cuBLASLt
-// has no answer for g within work_bytes: the caller then runs cuBLAS.
+// has no answer for g within work_bytes or an operand is not kLtAlign-aligned: the caller then runs cuBLAS.
 cudnnStatus_t lt_gemm(cudnnContext* h, const LtGemm& g, double alpha, const void* A, const void* B, double beta,
                       void* C, void* work, size_t work_bytes, bool* ran);
 
