@@ -321,7 +321,7 @@ bool make_geom(const ConvProblem& p, size_t es, DgradGeom* out, const char** why
     *why = "the packed filter is too large (taps x dy channels)";
     return false;
   }
-  if (patch_bytes(g) > kMaxSmem) {
+  if (patch_bytes(g) > patch_smem_budget(kMaxSmem)) {
     *why = "the dy patch exceeds the shared memory budget (filter too large for the stride)";
     return false;
   }
@@ -349,7 +349,7 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   pack_filter_kernel<S><<<grid_size(entries, kBlock, h->device), kBlock, 0, h->stream>>>(
       g, view5(p.w->as_tensor), p.mode == CUDNN_CONVOLUTION, static_cast<const S*>(a.in2), wp, entries);
   FD_CUDA_LAUNCHED();
-  g.b_smem = patch_bytes(g) + filter_bytes(g) <= kTwoPerSm;
+  g.b_smem = patch_bytes(g) + filter_bytes(g) <= patch_smem_budget(kTwoPerSm);
   const size_t smem = patch_bytes(g) + (g.b_smem ? filter_bytes(g) : 0);
   const void* kernel = reinterpret_cast<const void*>(&patch_dgrad_kernel<S>);
   FD_TRY(allow_dynamic_smem(kernel, smem, h->device));

@@ -181,7 +181,7 @@ bool make_geom(const ConvProblem& p, FmaDgradGeom* out, const char** why) {
   g.tiles_u = int((nu + kTileU - 1) / kTileU);
   g.chunks = int((g.K + kCh - 1) / kCh);
   g.PR = kTileI + g.Rm - 1;
-  if (smem_bytes(g) > kMaxSmem) {
+  if (smem_bytes(g) > patch_smem_budget(kMaxSmem)) {
     *why = "the dy patch and filter taps exceed the shared memory budget (filter too tall)";
     return false;
   }

@@ -153,7 +153,7 @@ bool make_geom(const ConvProblem& p, FmaWgradGeom* out, const char** why) {
   g.dyv = view5(*p.y);
   g.wv = view5(p.w->as_tensor);
   g.flip = p.mode == CUDNN_CONVOLUTION;
-  if (smem_bytes(g) > kMaxSmem) {
+  if (smem_bytes(g) > patch_smem_budget(kMaxSmem)) {
     *why = "the input patch and dy tile exceed the shared memory budget (strides or dilations too large)";
     return false;
   }

@@ -233,7 +233,7 @@ bool make_geom(const ConvProblem& p, size_t es, PatchGeom* out, const char** why
   g.wv = view5(p.w->as_tensor);
   g.yv = view5(*p.y);
   g.flip = p.mode == CUDNN_CONVOLUTION;
-  if (smem_layout(g, es).total > kMaxSmem) {
+  if (smem_layout(g, es).total > patch_smem_budget(kMaxSmem)) {
     *why = "the input patch and filter tile exceed the shared memory budget (strides or dilations too large)";
     return false;
   }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cuda/common/cuda_util.h"
 #include "cuda/common/index.cuh"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/mma_sync.cuh"
@@ -41,6 +42,18 @@ struct InputPatch {
   // Where a read of "nothing" starts: base + any tap offset stays inside the zero region.
   __host__ __device__ int zero_base() const { return elems; }
 };
+
+// A patch kernel's shared-memory budget on the current device: `budget` (sized for the H100 / H200's 227 KB), or
+// less where the device allows less per block (an A100's 163 KB, 99 KB on sm_86 / sm_89, which run the compute_80
+// code): a plan past it would fail its launch instead of letting another implementation serve (found by review).
+inline size_t patch_smem_budget(size_t budget) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    dev = 0;
+  }
+  return std::min(budget, fd::cuda::device_info(dev).smem_per_block_optin);
+}
 
 // Why a cuda:patch_* implementation of direction `dir` cannot take p, or nullptr: the checks they share (2-D,
 // groups 1, at most max_c input channels, no vector layouts, one data type with float accumulation; `fma`: float
