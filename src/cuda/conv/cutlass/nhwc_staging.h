@@ -37,4 +37,14 @@ cudnnStatus_t from_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, const void
 cudnnStatus_t bias_act_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, void* y, int64_t count, int64_t C,
                             const fd::conv::FusedEpilogue& e);
 
+// Whether two tensors of the same dims lay their elements out alike (strides of extent-1 dims do not matter). The
+// fused forwards' write-backs read z and write y element by element through their own strides: z may be y only
+// when both describe the same layout.
+inline bool same_layout(const cudnnTensorStruct& a, const cudnnTensorStruct& b) {
+  if (a.nb_dims != b.nb_dims || a.vect() != b.vect()) return false;
+  for (int i = 0; i < a.nb_dims; ++i)
+    if (a.dims[i] != b.dims[i] || (a.dims[i] > 1 && a.strides[i] != b.strides[i])) return false;
+  return true;
+}
+
 }  // namespace fd::cuda::conv

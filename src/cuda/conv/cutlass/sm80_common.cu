@@ -347,6 +347,11 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
   FD_TRY(check_aligned(a_op, fwd ? "x" : "dy"));
   FD_TRY(check_aligned(w, "w"));
   const fd::conv::FusedEpilogue* fused = fwd ? a.fused : nullptr;
+  // CUTLASS (or the write-back) writes y before every z element is read: z may be y only in y's own layout (found
+  // by review; cutlass_sm90_fprop refuses the same)
+  FD_CHECK_SUPPORTED(
+      fused == nullptr || fused->alpha2 == 0.0 || fused->z_data != a.out || same_layout(*fused->z, out_t),
+      "cuda:cutlass_sm80: z aliases y with another layout");
   if (stage_out) {
     void* buf = ws + (fwd ? plan.off_y : plan.off_x);
     FD_TRY(k.run(s, a_op, w, nullptr, buf, 1.f, 0.f, st));

@@ -71,14 +71,6 @@ cudnnStatus_t stage_float_operands(const fd::ConvProblem& p, const fd::conv::Con
   return sm90::to_chwn(a.handle->stream, copies, n);
 }
 
-// Whether two tensors of the same dims lay their elements out alike (strides of extent-1 dims do not matter).
-bool same_layout(const cudnnTensorStruct& a, const cudnnTensorStruct& b) {
-  if (a.nb_dims != b.nb_dims || a.vect() != b.vect()) return false;
-  for (int i = 0; i < a.nb_dims; ++i)
-    if (a.dims[i] != b.dims[i] || (a.dims[i] > 1 && a.strides[i] != b.strides[i])) return false;
-  return true;
-}
-
 class CutlassSm90Fprop final : public sm90::Sm90ConvImpl {
  public:
   CutlassSm90Fprop()
