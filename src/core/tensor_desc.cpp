@@ -46,7 +46,8 @@ bool cudnnTensorStruct::is_packed() const {
   int n = 0;
   for (int i = 0; i < nb_dims; ++i)
     if (stored_dim(i) > 1) d[n++] = {strides[i], stored_dim(i)};
-  std::sort(d, d + n);
+  for (int i = 1; i < n; ++i)  // insertion sort of at most 8 (std::sort's inlined 16-element step trips -Warray-bounds)
+    for (int j = i; j > 0 && d[j] < d[j - 1]; --j) std::swap(d[j], d[j - 1]);
   int64_t inner = 1;
   for (int i = 0; i < n; ++i) {
     if (d[i].first != inner) return false;

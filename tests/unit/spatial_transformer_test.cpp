@@ -146,6 +146,35 @@ TEST(SpatialTransformer, SamplerRandom) {
     }
 }
 
+// The sampler backward in place, dx over x (same descriptor): dgrid must come from x as it was, as on the CPU,
+// which computes both gradients before writing either (the GPU wrote dx first until session 41's review).
+TEST(SpatialTransformer, SamplerBackwardDxOverX) {
+  auto rng = ft::make_rng();
+  ft::Handle h;
+  for (auto dt : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE}) {
+    const int n = 2, c = 3, hi = 5, wi = 6, ho = 4, wo = 5;
+    StDesc st;
+    const int dims[4] = {n, c, ho, wo};
+    ASSERT_EQ(cudnnSetSpatialTransformerNdDescriptor(st, CUDNN_SAMPLER_BILINEAR, dt, 4, dims), CUDNN_STATUS_SUCCESS);
+    ft::HostTensor x = make(rng, dt, {n, c, hi, wi}), dy = make(rng, dt, {n, c, ho, wo});
+    ft::HostTensor grid(dt, {n, ho, wo, 2}), dgrid(dt, {n, ho, wo, 2});
+    x.fill_uniform(rng, -1, 1);
+    dy.fill_uniform(rng, -1, 1);
+    grid.fill_uniform(rng, -1.3, 1.3);
+    dgrid.poison();
+    const ref::Tensor rx({n, c, hi, wi}, x.values()), rg({n, ho, wo, 2}, grid.values());
+    ref::Tensor rdx, rdg;
+    ref::st_sampler_backward(rx, rg, ref::Tensor({n, c, ho, wo}, dy.values()), &rdx, &rdg);
+    ft::TensorDesc xd(x), dyd(dy);
+    const Scale one(1.0), zero(0.0);
+    ASSERT_EQ(cudnnSpatialTfSamplerBackward(h, st, one.ptr(dt), xd, x.data(), zero.ptr(dt), xd, x.data(), one.ptr(dt),
+                                            dyd, dy.data(), grid.data(), zero.ptr(dt), dgrid.data()),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_TRUE(ft::near(x.values(), rdx.v, ft::tolerance(dt) * 2, std::string("dx over x ") + ft::type_name(dt)));
+    EXPECT_TRUE(ft::near(dgrid.values(), rdg.v, ft::tolerance(dt) * 4, std::string("dgrid ") + ft::type_name(dt)));
+  }
+}
+
 // L(theta, x) = <dy, sampler(x, grid(theta))>: central differences against the backward chain.
 TEST(SpatialTransformer, BackwardFiniteDifference) {
   auto rng = ft::make_rng();

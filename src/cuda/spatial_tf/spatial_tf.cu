@@ -247,23 +247,27 @@ cudnnStatus_t st_sampler_backward(cudnnContext* h, const cudnnSpatialTransformer
   with_compute(st.dtype, [&](auto zero) {
     using C = decltype(zero);
     const cudnnDataType_t t = st.dtype;
+    C* acc = nullptr;
     if (nx > 0) {
       void* s = nullptr;
       status = handle_scratch(h, static_cast<size_t>(nx) * sizeof(C), &s);
       if (status != CUDNN_STATUS_SUCCESS) return;
-      C* acc = static_cast<C*>(s);
+      acc = static_cast<C*>(s);
       memset_err = cudaMemsetAsync(acc, 0, static_cast<size_t>(nx) * sizeof(C), h->stream);
       if (memset_err != cudaSuccess) return;
       if (ny > 0)
         sampler_bwd_dx<C><<<grid_size(ny, kBlock, h->device), kBlock, 0, h->stream>>>(
             t, grid, dy, make_view(dyd), acc, c, hh, w, ho, wo, ny);
-      blend_packed<C><<<grid_size(nx, kBlock, h->device), kBlock, 0, h->stream>>>(
-          t, acc, make_view(dxd), dx, nx, static_cast<C>(alpha), static_cast<C>(beta));
     }
+    // dgrid before dx is written (dx may be x, or dy, as on the CPU, which computes both before writing either);
+    // after dx's sums read the grid (dgrid may be the grid)
     if (n * ho * wo > 0)
       sampler_bwd_dgrid<C><<<grid_size(n * ho * wo, kBlock, h->device), kBlock, 0, h->stream>>>(
           t, x, t4(xd), grid, dy, t4(dyd), dgrid, n, c, hh, w, ho, wo, static_cast<C>(alpha_dgrid),
           static_cast<C>(beta_dgrid));
+    if (nx > 0)
+      blend_packed<C><<<grid_size(nx, kBlock, h->device), kBlock, 0, h->stream>>>(
+          t, acc, make_view(dxd), dx, nx, static_cast<C>(alpha), static_cast<C>(beta));
   });
   if (status != CUDNN_STATUS_SUCCESS) return status;
   FD_CUDA_CHECK(memset_err);
