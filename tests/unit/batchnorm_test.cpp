@@ -732,18 +732,20 @@ TEST(BatchNorm, BackwardBadArguments) {
 // blocks per chunk (more than eight ranks: the finalize's second batch of loads); one setting leaves the form to the
 // default rule (a 16-channel 16-bit tensor's 32-byte pieces take the grid form). Every setting runs with the stash
 // summed at once and in batches (FREEDNN_BN_CLUSTER_PIPE=0 / 1; the log says which).
+// A tensor shape with its data type, mode and layout (bnt::make_tensor's: 0 NCHW, 1 NHWC, 2 padded).
+struct TypedShape {
+  cudnnDataType_t t;
+  cudnnBatchNormMode_t m;
+  std::vector<int> dims;
+  int layout;
+};
+
 TEST(BatchNorm, ClusterKernel) {
   if (!ft::gpu_mode()) GTEST_SKIP() << "a GPU kernel";
   auto rng = ft::make_rng();
   ft::Handle h;
   ft::InfoLog log;
-  struct Shape {
-    cudnnDataType_t t;
-    cudnnBatchNormMode_t m;
-    std::vector<int> dims;
-    int layout;
-  };
-  const Shape shapes[] = {
+  const TypedShape shapes[] = {
       {CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 2048, 3, 3}, 1},
       {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL_PERSISTENT, {8, 512, 7, 7}, 1},
       {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {6, 96, 5, 5}, 1},
@@ -762,7 +764,7 @@ TEST(BatchNorm, ClusterKernel) {
                          {"2", "0", "1"},      {"12", "100000", "1"}, {"2", "100000", nullptr}};
   ft::ScopedEnv on("FREEDNN_BN_CLUSTER", "1");
   int variant = 0;
-  for (const Shape& sh : shapes) {
+  for (const TypedShape& sh : shapes) {
     const cudnnDataType_t t = sh.t, pt = bnt::param_type(t);
     const bool pa = per_act(sh.m);
     for (const auto& [g, stash, grid_knob] : knobs) for (const char* pipe : {"0", "1"}) {
@@ -899,13 +901,7 @@ TEST(BatchNorm, ParameterOutputsOverInputs) {
   auto rng = ft::make_rng();
   ft::Handle h;
   ft::InfoLog log;
-  struct Shape {
-    cudnnDataType_t t;
-    cudnnBatchNormMode_t m;
-    std::vector<int> dims;
-    int layout;
-  };
-  const Shape shapes[] = {{CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 2048, 3, 3}, 1},
+  const TypedShape shapes[] = {{CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, {4, 2048, 3, 3}, 1},
                           {CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, {6, 96, 5, 5}, 1},
                           {CUDNN_DATA_BFLOAT16, CUDNN_BATCHNORM_SPATIAL, {2, 24, 9, 7}, 0},
                           {CUDNN_DATA_HALF, CUDNN_BATCHNORM_PER_ACTIVATION, {16, 8, 4, 4}, 0}};
@@ -917,7 +913,7 @@ TEST(BatchNorm, ParameterOutputsOverInputs) {
                          {"1", "1", nullptr, nullptr},
                          {"0", nullptr, "100000", "own"}};
   int variant = 0;
-  for (const Shape& sh : shapes) {
+  for (const TypedShape& sh : shapes) {
     for (const Knobs& k : knobs) {
       ++variant;
       ft::ScopedEnv e1("FREEDNN_BN_CLUSTER", k.cluster), e2("FREEDNN_BN_CLUSTER_GRID", k.grid),
