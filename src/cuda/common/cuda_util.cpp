@@ -206,9 +206,13 @@ cudaError_t allocate_scratch(cudnnContext* h, size_t bytes, bool in_capture, voi
 
 cudnnStatus_t scratch_stream_change(cudnnContext* h, cudaStream_t next) {
   if (next == h->stream || !h->scratch_used) return CUDNN_STATUS_SUCCESS;
-  h->scratch_used = false;
   // Not from a capture (a graph's use runs when it is launched; its event could not order the eager stream).
-  if (capturing(h->stream)) return CUDNN_STATUS_SUCCESS;
+  if (capturing(h->stream)) {
+    h->scratch_used = false;
+    return CUDNN_STATUS_SUCCESS;
+  }
+  // scratch_used stays set until the old stream's use is ordered: a failure here leaves the next cudnnSetStream to
+  // try again (found by review)
   if (h->scratch_event == nullptr) {
     cudaEvent_t e = nullptr;
     FD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
@@ -217,9 +221,11 @@ cudnnStatus_t scratch_stream_change(cudnnContext* h, cudaStream_t next) {
   if (cudaEventRecord(static_cast<cudaEvent_t>(h->scratch_event), h->stream) != cudaSuccess) {
     (void)cudaGetLastError();  // e.g. the old stream destroyed already: wait for everything instead
     FD_CUDA_CHECK(cudaDeviceSynchronize());
+    h->scratch_used = false;
     return CUDNN_STATUS_SUCCESS;
   }
   h->scratch_wait = true;
+  h->scratch_used = false;
   return CUDNN_STATUS_SUCCESS;
 }
 

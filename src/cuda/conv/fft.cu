@@ -92,7 +92,7 @@ struct FftPlan {
 
 const char* kind_name(FftKind k) { return k == FftKind::r2c ? "R2C" : "C2R"; }
 
-cufftResult make_cufft_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
+cufftResult make_cufft_plan_here(const PlanKey& k, cufftHandle* out, size_t* work) {
   cufftHandle plan = 0;
   cufftResult r = cufftCreate(&plan);
   if (r != CUFFT_SUCCESS) return r;
@@ -113,6 +113,16 @@ cufftResult make_cufft_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
   }
   *out = plan;
   return CUFFT_SUCCESS;
+}
+
+// Making a plan allocates device memory: in relaxed capture mode, so that another thread's capture in global mode
+// neither refuses it nor is invalidated by it (found by review: a workspace query beside a capture).
+cufftResult make_cufft_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  (void)cudaThreadExchangeStreamCaptureMode(&mode);
+  const cufftResult r = make_cufft_plan_here(k, out, work);
+  (void)cudaThreadExchangeStreamCaptureMode(&mode);  // the caller's mode back
+  return r;
 }
 
 // The process-wide table of cuFFT work sizes by key (workspace_size() has no handle). Every plan made anywhere
@@ -586,7 +596,9 @@ void destroy_fft_plans(void* cache) {
   auto* c = static_cast<HandlePlans*>(cache);
   if (c == nullptr) return;
   c->lru.for_each([](const FftPlanKey&, FftPlan& p) {
-    (void)cudaEventSynchronize(p.done);  // its last run has finished (cudnnDestroy may wait)
+    // its last run has finished (cudnnDestroy may wait); an event last recorded in a capture answers with an error
+    // instead, which must not stay behind as the thread's last error for the next call's launch check
+    if (cudaEventSynchronize(p.done) != cudaSuccess) (void)cudaGetLastError();
     destroy_plan(p);
   });
   delete c;
