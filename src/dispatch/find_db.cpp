@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "core/api_context.h"
 #include "core/env.h"
@@ -29,8 +30,17 @@ namespace {
 
 constexpr const char* kHeader = "freednn-find-db 1";
 
+// Warnings raised while this thread holds the database's lock wait until it lets go (DbLock): a logging callback may
+// call cuDNN, which may look the database up again on this thread (found by review: it hung on the lock).
+thread_local bool t_locked = false;
+thread_local std::vector<std::string> t_pending;
+
 void warn(const std::string& what) {
   if (!log::enabled(CUDNN_SEV_WARNING)) return;
+  if (t_locked) {
+    t_pending.push_back(what);
+    return;
+  }
   const char* fn = current_api_context().function;
   log::emit(CUDNN_SEV_WARNING, fn ? fn : "find_db", "    find database: " + what, CUDNN_STATUS_SUCCESS);
 }
@@ -134,6 +144,24 @@ struct Cached {
 std::mutex g_mutex;
 std::map<std::string, Cached> g_cache;
 
+// g_mutex for a scope; the warnings raised meanwhile are logged once it is released.
+class DbLock {
+ public:
+  DbLock() : lock_(g_mutex) { t_locked = true; }
+  ~DbLock() {
+    t_locked = false;
+    lock_.unlock();
+    std::vector<std::string> pending;
+    pending.swap(t_pending);
+    for (const std::string& w : pending) warn(w);
+  }
+  DbLock(const DbLock&) = delete;
+  DbLock& operator=(const DbLock&) = delete;
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
 // The table of `path`, re-read when the file changed since the last read.
 const Table& cached_table(const std::string& path) {
   Cached& c = g_cache[path];
@@ -217,7 +245,7 @@ std::string system_dir() {
 bool lookup(const std::string& device, const std::string& key, std::vector<Entry>* out) {
   if (!enabled()) return false;
   const std::string name = file_name(device);
-  std::lock_guard<std::mutex> lock(g_mutex);
+  DbLock lock;
   for (const std::string& dir : {user_dir(), system_dir()}) {
     if (dir.empty()) continue;
     const Table& t = cached_table(dir + "/" + name);
@@ -244,7 +272,7 @@ void store(const std::string& device, const std::string& key, const std::vector<
     return;
   }
   const std::string path = dir + "/" + file_name(device);
-  std::lock_guard<std::mutex> guard(g_mutex);
+  DbLock guard;
   // Advisory lock across processes so concurrent writers merge rather than overwrite each other; the
   // temporary file + rename alone already keeps readers from ever seeing a partial file.
   // Without the lock, or without all of the file, a write could drop other processes' or the file's entries:

@@ -478,6 +478,51 @@ TEST(FindDb, CorruptFileIsIgnoredAndReplaced) {
   EXPECT_EQ(find_fwd(h, p).size(), 8u);
 }
 
+// A logging callback may call cuDNN (docs/api: the log's lock is recursive). The database's warnings (a file with a
+// bad first line, read during the lookup) are logged once its own lock is released: a callback that looks the
+// database up again, on the same thread, must not hang on it (it did until session 41's review).
+struct ReentrantCallback {
+  Problem* p = nullptr;
+  cudnnHandle_t h = nullptr;
+  int calls = 0, inner_ok = 0;
+};
+ReentrantCallback* g_reentrant = nullptr;
+void reentrant_log(cudnnSeverity_t sev, void*, const cudnnDebug_t*, const char*) {
+  ReentrantCallback* r = g_reentrant;
+  if (r == nullptr || sev != CUDNN_SEV_WARNING) return;  // the bad file's warning (the only one of the call)
+  ++r->calls;
+  g_reentrant = nullptr;  // one nested call: the nested lookup warns again
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(8);
+  int n = 0;
+  if (cudnnGetConvolutionForwardAlgorithm_v7(r->h, r->p->xd, r->p->wd, r->p->cd, r->p->yd, 8, &n, perf.data()) ==
+      CUDNN_STATUS_SUCCESS)
+    ++r->inner_ok;
+  g_reentrant = r;
+}
+
+TEST(FindDb, WarningCallbackMayLookTheDatabaseUp) {
+  DbScope db;
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  Problem p(small_shape(1), CUDNN_DATA_FLOAT, false, false, false, rng);
+  write_file(db.user.path + "/" + kDbFile, "not a find database\n");
+  cudnnCallback_t old_cb = nullptr;
+  unsigned old_mask = 0;
+  void* old_ud = nullptr;
+  ASSERT_EQ(cudnnGetCallback(&old_mask, &old_ud, &old_cb), CUDNN_STATUS_SUCCESS);
+  ReentrantCallback r;
+  r.p = &p;
+  r.h = h;
+  g_reentrant = &r;
+  ASSERT_EQ(cudnnSetCallback(CUDNN_SEV_WARNING_EN | CUDNN_SEV_ERROR_EN, nullptr, reentrant_log), CUDNN_STATUS_SUCCESS);
+  const auto est = v7_fwd(h, p);  // hung here before
+  g_reentrant = nullptr;
+  EXPECT_EQ(cudnnSetCallback(old_mask, old_ud, old_cb), CUDNN_STATUS_SUCCESS);
+  EXPECT_FALSE(est.empty());
+  EXPECT_GE(r.calls, 1);
+  EXPECT_EQ(r.inner_ok, r.calls);
+}
+
 TEST(FindDb, UnwritableLocationIsNotFatal) {
   DbScope db;
   ft::Handle h;
