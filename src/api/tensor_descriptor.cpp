@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright 2026 The freednn Authors
 // Tensor and filter descriptors: create, set, get, destroy, sizes.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <new>
 
 #include "core/api_context.h"
@@ -36,6 +39,12 @@ cudnnStatus_t check_filter_obj(const cudnnFilterStruct* d) {
   FD_CHECK_PARAM(d != nullptr, "filterDesc is NULL");
   FD_CHECK_PARAM(d->alive(), "filterDesc is not a live filter descriptor");
   return CUDNN_STATUS_SUCCESS;
+}
+// Stride i as the API's int. Only a dim of extent 1 can hold a stride past 2^31 - 1 (the packed stride of a leading
+// extent-1 dim of a tensor of exactly 2^31 elements; the span check refuses the others), and its stride is never
+// used: reported as 2^31 - 1, so that the values read back set an equivalent descriptor (found by review: INT_MIN).
+int api_stride(const cudnnTensorStruct& d, int i) {
+  return static_cast<int>(std::min<int64_t>(d.strides[i], INT32_MAX));
 }
 }  // namespace
 
@@ -86,10 +95,10 @@ cudnnStatus_t CUDNNWINAPI cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor
     *c = static_cast<int>(d.dims[1]);
     *h = static_cast<int>(d.dims[2]);
     *w = static_cast<int>(d.dims[3]);
-    *nStride = static_cast<int>(d.strides[0]);
-    *cStride = static_cast<int>(d.strides[1]);
-    *hStride = static_cast<int>(d.strides[2]);
-    *wStride = static_cast<int>(d.strides[3]);
+    *nStride = api_stride(d, 0);
+    *cStride = api_stride(d, 1);
+    *hStride = api_stride(d, 2);
+    *wStride = api_stride(d, 3);
     return CUDNN_STATUS_SUCCESS;
   });
 }
@@ -122,7 +131,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor
     *nbDims = tensorDesc->nb_dims;
     for (int i = 0; i < nbDimsRequested && i < tensorDesc->nb_dims; ++i) {
       dimA[i] = static_cast<int>(tensorDesc->dims[i]);
-      strideA[i] = static_cast<int>(tensorDesc->strides[i]);
+      strideA[i] = api_stride(*tensorDesc, i);
     }
     return CUDNN_STATUS_SUCCESS;
   });

@@ -43,6 +43,27 @@ TEST(DescriptorOverflow, HugeStridesAreRejected) {
             CUDNN_STATUS_NOT_SUPPORTED);
 }
 
+// Found by review (session 41): a packed tensor of exactly 2^31 elements with a leading dim of extent 1 has the packed
+// stride 2^31 there, which the API's int cannot hold (it read back as INT_MIN). Read back as 2^31 - 1, the values
+// set an equivalent descriptor.
+TEST(DescriptorOverflow, StrideOfTwoTo31ReadsBackUsable) {
+  ft::TensorDesc d, e;
+  FT_OK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_INT8, 1, 2, 32768, 32768));
+  cudnnDataType_t t;
+  int n, c, h, w, ns, cs, hs, ws;
+  FT_OK(cudnnGetTensor4dDescriptor(d, &t, &n, &c, &h, &w, &ns, &cs, &hs, &ws));
+  EXPECT_EQ(ns, INT_MAX);
+  EXPECT_EQ(cs, 32768 * 32768);
+  FT_OK(cudnnSetTensor4dDescriptorEx(e, t, n, c, h, w, ns, cs, hs, ws));
+  size_t a = 0, b = 0;
+  FT_OK(cudnnGetTensorSizeInBytes(d, &a));
+  FT_OK(cudnnGetTensorSizeInBytes(e, &b));
+  EXPECT_EQ(a, b);
+  int nb = 0, dims[4], strides[4];
+  FT_OK(cudnnGetTensorNdDescriptor(d, 4, &t, &nb, dims, strides));
+  for (int i = 0; i < 4; ++i) EXPECT_GT(strides[i], 0) << "dim " << i;
+}
+
 // Found by review (run 40): products of individually valid settings that overflowed or truncated downstream.
 TEST(DescriptorOverflow, TransformFoldProducts) {
   cudnnTensorTransformDescriptor_t t;
