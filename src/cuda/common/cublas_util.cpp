@@ -2,11 +2,10 @@
 // Copyright 2026 The freednn Authors
 #include "cuda/common/cublas_util.h"
 
-#include <cuda_runtime_api.h>
-
 #include <mutex>
 
 #include "core/handle.h"
+#include "cuda/common/cuda_util.h"
 
 namespace fd::cuda {
 
@@ -16,13 +15,13 @@ cudnnStatus_t cublas_handle(cudnnContext* h, cublasHandle_t* out) {
   static std::mutex make;
   std::lock_guard<std::mutex> lock(make);
   if (h->cublas == nullptr) {
-    // cublasCreate allocates: in relaxed capture mode, so that a capture on this or another thread (the first call
-    // of an implementation with no prepare() may come inside one) neither refuses it nor is invalidated by it
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    // cublasCreate allocates: in relaxed capture mode (the first call of an implementation with no prepare() may
+    // come inside a capture)
     cublasHandle_t c = nullptr;
-    const cublasStatus_t st = cublasCreate(&c);
-    (void)cudaThreadExchangeStreamCaptureMode(&mode);  // the caller's mode back
+    const cublasStatus_t st = [&] {
+      const RelaxedCapture relaxed;
+      return cublasCreate(&c);
+    }();
     FD_CHECK(st == CUBLAS_STATUS_SUCCESS, st == CUBLAS_STATUS_ALLOC_FAILED ? CUDNN_STATUS_ALLOC_FAILED
                                                                             : CUDNN_STATUS_EXECUTION_FAILED,
              "cannot create the cuBLAS handle: %s", cublasGetStatusName(st));

@@ -84,14 +84,16 @@ cudnnStatus_t require_cc90(int device, const char* who) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-int current_sm_count() {
+const DeviceInfo& current_device_info() {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
     (void)cudaGetLastError();
     dev = 0;
   }
-  return device_info(dev).sm_count;
+  return device_info(dev);
 }
+
+int current_sm_count() { return current_device_info().sm_count; }
 
 cudnnStatus_t cuda_failure(cudaError_t e, const char* file, int line, const char* expr) {
   return ::fd::report(CUDNN_STATUS_EXECUTION_FAILED, file, line, expr, "CUDA error %s: %s", cudaGetErrorName(e),
@@ -194,12 +196,9 @@ namespace {
 // graph memory, which the handle's later calls could not use), a plain cudaMalloc in relaxed capture mode.
 cudaError_t allocate_scratch(cudnnContext* h, size_t bytes, bool in_capture, void** p) {
   if (!in_capture) return cudaMallocAsync(p, bytes, h->stream);
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  cudaError_t err = cudaThreadExchangeStreamCaptureMode(&mode);
-  if (err != cudaSuccess) return err;
-  err = cudaMalloc(p, bytes);
-  (void)cudaThreadExchangeStreamCaptureMode(&mode);  // the caller's mode back
-  return err;
+  const RelaxedCapture relaxed;
+  if (relaxed.status() != cudaSuccess) return relaxed.status();
+  return cudaMalloc(p, bytes);
 }
 
 }  // namespace

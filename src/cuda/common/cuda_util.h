@@ -36,8 +36,29 @@ struct DeviceInfo {
 };
 // Properties of `device`, read once per device (later calls: one atomic load, no lock, no driver call).
 const DeviceInfo& device_info(int device);
-// The SM count of the current device (queries without a handle: the workspace size, cost estimates).
+// The current device's properties, device 0's where the runtime cannot say (queries without a handle: the workspace
+// size, applicability, cost estimates).
+const DeviceInfo& current_device_info();
+// Its SM count.
 int current_sm_count();
+
+// Relaxed stream-capture mode on this thread for a scope, the caller's mode back after: for calls that allocate or
+// synchronize (cudaMalloc, cublasCreate, cuFFT plans, timing on a private stream) while this or another thread may
+// be capturing in global mode, which would refuse them or be invalidated by them.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() : status_(cudaThreadExchangeStreamCaptureMode(&mode_)) {}
+  ~RelaxedCapture() {
+    if (status_ == cudaSuccess) (void)cudaThreadExchangeStreamCaptureMode(&mode_);
+  }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+  cudaError_t status() const { return status_; }  // of the switch (the mode is unchanged where it failed)
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;  // before status_: the constructor exchanges it
+  cudaError_t status_;
+};
 
 // Blocks for a grid-stride loop over `items` work items: enough to fill every SM `waves` times, no more than
 // the work needs.

@@ -188,9 +188,8 @@ cudnnStatus_t lt_tune(cudnnContext* h, const LtGemm& g) {
                              span(g.ldb, nb ? g.n : g.k, g.sb, g.batch) * type_size(g.ab),
                              span(g.ldc, g.n, g.sc, g.batch) * type_size(g.c), work};
     // Outside the handle's stream and any capture another thread runs (the caller's stream is not capturing).
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    cudaThreadExchangeStreamCaptureMode(&mode);
     {
+      const RelaxedCapture relaxed;
       Scratch s;
       if (s.alloc(bytes) && cudaMemsetAsync(s.p[0], 0x3c, bytes[0], s.st) == cudaSuccess &&
           cudaMemsetAsync(s.p[1], 0x3c, bytes[1], s.st) == cudaSuccess &&
@@ -199,7 +198,6 @@ cudnnStatus_t lt_tune(cudnnContext* h, const LtGemm& g) {
       else
         note("cuBLASLt tuning skipped: no scratch memory for the GEMM's operands (the heuristic's answer runs)");
     }
-    cudaThreadExchangeStreamCaptureMode(&mode);
     cudaGetLastError();  // a failed allocation or candidate is not the caller's error
   } else if (n == 1) {
     best = 0;

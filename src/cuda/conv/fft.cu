@@ -92,7 +92,10 @@ struct FftPlan {
 
 const char* kind_name(FftKind k) { return k == FftKind::r2c ? "R2C" : "C2R"; }
 
-cufftResult make_cufft_plan_here(const PlanKey& k, cufftHandle* out, size_t* work) {
+// Making a plan allocates device memory: in relaxed capture mode, so that another thread's capture in global mode
+// neither refuses it nor is invalidated by it (found by review: a workspace query beside a capture).
+cufftResult make_cufft_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
+  const RelaxedCapture relaxed;
   cufftHandle plan = 0;
   cufftResult r = cufftCreate(&plan);
   if (r != CUFFT_SUCCESS) return r;
@@ -113,16 +116,6 @@ cufftResult make_cufft_plan_here(const PlanKey& k, cufftHandle* out, size_t* wor
   }
   *out = plan;
   return CUFFT_SUCCESS;
-}
-
-// Making a plan allocates device memory: in relaxed capture mode, so that another thread's capture in global mode
-// neither refuses it nor is invalidated by it (found by review: a workspace query beside a capture).
-cufftResult make_cufft_plan(const PlanKey& k, cufftHandle* out, size_t* work) {
-  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  (void)cudaThreadExchangeStreamCaptureMode(&mode);
-  const cufftResult r = make_cufft_plan_here(k, out, work);
-  (void)cudaThreadExchangeStreamCaptureMode(&mode);  // the caller's mode back
-  return r;
 }
 
 // The process-wide table of cuFFT work sizes by key (workspace_size() has no handle). Every plan made anywhere

@@ -47,12 +47,7 @@ struct InputPatch {
 // less where the device allows less per block (an A100's 163 KB, 99 KB on sm_86 / sm_89, which run the compute_80
 // code): a plan past it would fail its launch instead of letting another implementation serve (found by review).
 inline size_t patch_smem_budget(size_t budget) {
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    dev = 0;
-  }
-  return std::min(budget, fd::cuda::device_info(dev).smem_per_block_optin);
+  return std::min(budget, fd::cuda::current_device_info().smem_per_block_optin);
 }
 
 // Why a cuda:patch_* implementation of direction `dir` cannot take p, or nullptr: the checks they share (2-D,
