@@ -33,33 +33,15 @@ inline cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDir dir, const cud
 }
 
 // Everything a computing call does after its own argument checks: choose (among the handle's backend's
-// implementations), check the workspace, log, run.
+// implementations), settle what runs (another implementation of the algorithm where the choice needs more workspace
+// than the caller's or refuses its pointers: conv::settle), check the workspace, log, run.
 inline cudnnStatus_t run(cudnnHandle_t handle, const ConvProblem& p, int algo, conv::ConvArgs args,
                          const std::string& extra) {
   const conv::ConvImpl* impl = nullptr;
   FD_TRY(conv::select(p, handle->backend, algo, &impl, true, handle));
   args.handle = handle;
-  size_t need = impl->workspace_size(p);
-  if (args.workspace_size < need) {
-    // What an algorithm runs can change between the caller's workspace query and its call (a Find, on this thread
-    // or another, records a faster implementation with a larger workspace): run another implementation of the
-    // same algorithm that fits the workspace given, as the caller sized it for. Not prepare()d here: that is for
-    // the query and Find (it may tune and allocate), and every run works without it (as under stream capture).
-    size_t other_need = 0;
-    const conv::ConvImpl* other =
-        conv::fitting(p, handle->backend, algo, args.workspace_size, &other_need, impl, need);
-    if (other != nullptr) {
-      if (log::enabled(CUDNN_SEV_INFO))
-        log::emit(CUDNN_SEV_INFO, current_api_context().function,
-                  std::string("    dispatch: workSpaceSizeInBytes=") + std::to_string(args.workspace_size) +
-                      " is less than the " + std::to_string(need) + " bytes " + impl->id() + " needs; " +
-                      other->id() + " (" + std::to_string(other_need) + " bytes) runs " +
-                      conv::algo_name(p.dir, algo) + " instead",
-                  CUDNN_STATUS_SUCCESS);
-      impl = other;
-      need = other_need;
-    }
-  }
+  size_t need = 0;
+  FD_TRY(conv::settle(p, handle->backend, algo, &impl, &need, &args));
   FD_CHECK_PARAM(args.workspace_size >= need, "workSpaceSizeInBytes=%zu is less than the %zu bytes %s (%s) needs",
                  args.workspace_size, need, conv::algo_name(p.dir, algo), impl->id());
   FD_CHECK_PARAM(need == 0 || args.workspace != nullptr, "workSpace is NULL but %s needs %zu bytes", impl->id(), need);

@@ -253,6 +253,17 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
 
   const int n = algo_count(p.dir);
   std::vector<const ConvImpl*> chosen(static_cast<size_t>(n), nullptr);
+  // The pointers as the candidates see them. One that refuses them (an Ex call's tensors at odd offsets) is not run;
+  // and then what this Find measures is a fallback, not the algorithm's choice for the problem: neither recorded nor
+  // stored, so that later calls with aligned pointers keep the fast implementation.
+  ConvArgs ptrs;
+  ptrs.handle = h;
+  ptrs.in = bufs.in;
+  ptrs.in2 = bufs.in2;
+  ptrs.out = bufs.out;
+  ptrs.workspace = bufs.workspace;
+  ptrs.workspace_size = bufs.workspace_size;
+  bool odd_pointers = false;
   for (int a = 0; a < n; ++a) {
     FindResult r;
     r.algo = a;
@@ -266,14 +277,19 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
     } else {
       // Every implementation behind this enum that accepts the problem is timed; the fastest one is what the
       // enum means for this problem from now on (dispatch/impl_choice.h).
+      bool refused = false;
       for (const ConvImpl* impl : candidates(p, h->backend, a)) {
         FindResult c;
         c.algo = a;
         c.impl = impl->id();
         c.deterministic = impl->deterministic();
         c.math = impl->math_type(p);
-        c.status = impl->prepare(h, p);  // per-handle state (cuFFT plans) before the workspace size is known
-        if (c.status != CUDNN_STATUS_SUCCESS) {
+        const Verdict takes = impl->accepts_pointers(p, ptrs);
+        c.status = takes.ok() ? impl->prepare(h, p) : takes.status;  // prepare: per-handle state (cuFFT plans)
+        if (!takes.ok()) {
+          c.reason = takes.reason;
+          refused = true;
+        } else if (c.status != CUDNN_STATUS_SUCCESS) {
           c.reason = std::string(impl->id()) + " could not prepare its per-handle state (see the log)";
         } else {
           c.memory = impl->workspace_size(p);
@@ -287,7 +303,8 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
           if (ok) chosen[static_cast<size_t>(a)] = impl;
         }
       }
-      if (r.status == CUDNN_STATUS_SUCCESS) choice::remember(device_tag(h), p.key(), a, r.impl);
+      if (r.status == CUDNN_STATUS_SUCCESS && !refused) choice::remember(device_tag(h), p.key(), a, r.impl);
+      odd_pointers = odd_pointers || refused;
     }
     if (r.status != CUDNN_STATUS_SUCCESS) {
       r.time_ms = -1.0f;
@@ -316,7 +333,7 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
   std::vector<find_db::Entry> entries;
   for (const FindResult& r : *results)
     if (r.status == CUDNN_STATUS_SUCCESS) entries.push_back({algo_name(p.dir, r.algo), r.time_ms, r.memory, r.impl});
-  if (!entries.empty()) find_db::store(device_tag(h), p.key(), entries);
+  if (!entries.empty() && !odd_pointers) find_db::store(device_tag(h), p.key(), entries);
   return CUDNN_STATUS_SUCCESS;
 }
 

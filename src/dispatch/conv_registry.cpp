@@ -219,17 +219,6 @@ std::vector<const ConvImpl*> candidates(const ConvProblem& p, Backend b, int alg
   return out;
 }
 
-const ConvImpl* fitting(const ConvProblem& p, Backend b, int algo, size_t workspace, size_t* need,
-                        const ConvImpl* known, size_t known_need) {
-  for (const ConvImpl* impl : candidates(p, b, algo)) {
-    const size_t n = impl == known ? known_need : impl->workspace_size(p);
-    if (n > workspace) continue;
-    *need = n;
-    return impl;
-  }
-  return nullptr;
-}
-
 cudnnStatus_t select(const ConvProblem& p, Backend b, int algo, const ConvImpl** out, bool log_choice,
                      const cudnnContext* h) {
   const Verdict v = try_select(p, b, algo, out, h);

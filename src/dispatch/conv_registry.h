@@ -72,6 +72,12 @@ class ConvImpl {
   virtual cudnnMathType_t math_type(const ConvProblem& p) const = 0;
   // Seconds, from flops and bytes only (nothing runs). Used to rank algorithms when nothing was measured.
   virtual double cost_estimate(const ConvProblem& p) const = 0;
+  // Whether run() takes this call's data pointers (args.in / in2 / out, the fused epilogue's z and bias), asked
+  // before anything is queued. Kernels that need aligned operands (TMA boxes, 16-byte cp.async, vector accesses)
+  // refuse less aligned ones (a tensor at an odd element offset, as slicing makes them) with the reason, so that the
+  // call goes to another implementation of the algorithm (settle) instead of failing, possibly after part of its
+  // work. The condition is run()'s own (one helper serves both; run() keeps its check as a safety net). Default: any.
+  virtual Verdict accepts_pointers(const ConvProblem& /*p*/, const ConvArgs& /*args*/) const { return {}; }
   // Runs on a problem this implementation accepted; args.workspace holds workspace_size(p) bytes.
   virtual cudnnStatus_t run(const ConvProblem& p, const ConvArgs& args) const = 0;
 };
@@ -102,11 +108,16 @@ Verdict try_select(const ConvProblem& p, Backend b, int algo, const ConvImpl** o
 // (what Find times).
 std::vector<const ConvImpl*> candidates(const ConvProblem& p, Backend b, int algo);
 
-// The first of candidates(p, b, algo) whose workspace fits `workspace` bytes, its size in *need; null when none
-// fits. For a call whose workspace was sized before the algorithm's implementation changed (a Find recorded a
-// faster one with a larger workspace, or a tuning answer grew it): the caller runs this one instead. `known` (whose
-// size `known_need` was already asked) is not asked again.
-const ConvImpl* fitting(const ConvProblem& p, Backend b, int algo, size_t workspace, size_t* need,
-                        const ConvImpl* known = nullptr, size_t known_need = 0);
+// Which implementation runs a computing call, and on which workspace. *impl comes in as select()'s choice and
+// stays when args' workspace holds its workspace_size (*need) and it accepts args' pointers. Otherwise the first of
+// candidates(p, b, algo) that does both runs instead (the info log says why): a Find or a tuning answer may have
+// grown the choice's workspace since the caller's query, and aligned kernels refuse odd pointers. Where the choice
+// refuses the pointers and every candidate that takes them needs more workspace than the caller's, the first of
+// them runs on the handle's scratch memory (CUDA; grown stream-ordered, as the other operations' scratch), since the
+// caller sized its workspace as the query said. NOT_SUPPORTED (logged, naming the refusals) when no candidate takes
+// the pointers. When only the workspace is short, *impl stays the choice with *need above it: the caller reports
+// that in its own terms. Nothing is prepare()d here: that is for the query and Find (it may tune and allocate), and
+// every run works without it (as under stream capture). args->handle must be set.
+cudnnStatus_t settle(const ConvProblem& p, Backend b, int algo, const ConvImpl** impl, size_t* need, ConvArgs* args);
 
 }  // namespace fd::conv

@@ -1330,9 +1330,10 @@ TEST(BatchNorm, InferLeanKernels) {
 
 #ifdef FT_WITH_CUDA
 // Forward training and backward captured from a user stream into a CUDA graph (the cooperative kernel becomes a
-// cooperative kernel node), replayed: the same bytes as the direct calls.
-TEST(BatchNorm, CoopGraphCapture) {
-  if (!ft::gpu_mode()) GTEST_SKIP() << "needs the GPU backend";
+// cooperative kernel node), replayed: the same bytes as the direct calls. With `switch_streams` the direct calls run
+// on another stream and the handle moves to the capturing stream without a sync: the graph then holds an external
+// wait for the scratch's last use on the old stream.
+void coop_graph_capture(bool switch_streams) {
   ft::ScopedEnv on("FREEDNN_BN_COOP_MAX_MB", "40");  // the cooperative kernel is off by default
   auto rng = ft::make_rng();
   ft::Handle h;
@@ -1344,9 +1345,10 @@ TEST(BatchNorm, CoopGraphCapture) {
   HostTensor scale(CUDNN_DATA_FLOAT, bnt::param_dims(sh.dims, false)), bias = scale;
   scale.fill_uniform(rng, 0.5, 1.5);
   bias.fill_uniform(rng, -1, 1);
-  cudaStream_t st = nullptr;
+  cudaStream_t st = nullptr, direct = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
-  FT_OK(cudnnSetStream(h, st));
+  ASSERT_EQ(cudaStreamCreateWithFlags(&direct, cudaStreamNonBlocking), cudaSuccess);
+  FT_OK(cudnnSetStream(h, switch_streams ? direct : st));
   HostTensor y = prior, dx = prior, sm = scale, si = scale, ds = bias, db = scale;
   TensorDesc xd(x), pd(scale);
   const Scale one(1), half(0.5), zero(0);
@@ -1360,15 +1362,22 @@ TEST(BatchNorm, CoopGraphCapture) {
                                               db.data(), 1e-5, sm.data(), si.data()),
               CUDNN_STATUS_SUCCESS);
   };
-  calls();  // direct on the user stream (also grows the handle's scratch before the capture)
-  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  calls();  // direct on a user stream (also grows the handle's scratch before the capture)
+  ASSERT_EQ(cudaStreamSynchronize(switch_streams ? direct : st), cudaSuccess);
   const ft::Bytes y1 = y.bytes, dx1 = dx.bytes, ds1 = ds.bytes, db1 = db.bytes, sm1 = sm.bytes;
-  y = prior;
-  dx.poison();
-  ds.poison();
-  db.poison();
-  sm.poison();
-  ft::sync_device();
+  auto reset_outputs = [&] {
+    y = prior;
+    dx.poison();
+    ds.poison();
+    db.poison();
+    sm.poison();
+    ft::sync_device();
+  };
+  reset_outputs();
+  if (switch_streams) {
+    calls();  // the scratch in use on `direct` when the handle moves (its outputs are reset before the replay)
+    FT_OK(cudnnSetStream(h, st));
+  }
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal), cudaSuccess);
   calls();
@@ -1376,6 +1385,10 @@ TEST(BatchNorm, CoopGraphCapture) {
   ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  if (switch_streams) {
+    ASSERT_EQ(cudaStreamSynchronize(direct), cudaSuccess);
+    reset_outputs();
+  }
   ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
   EXPECT_TRUE(y.bytes == y1) << "y";
@@ -1387,6 +1400,17 @@ TEST(BatchNorm, CoopGraphCapture) {
   cudaGraphDestroy(graph);
   FT_OK(cudnnSetStream(h, nullptr));
   cudaStreamDestroy(st);
+  cudaStreamDestroy(direct);
+}
+
+TEST(BatchNorm, CoopGraphCapture) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "needs the GPU backend";
+  coop_graph_capture(false);
+}
+
+TEST(BatchNorm, CoopGraphCaptureAfterStreamSwitch) {
+  if (!ft::gpu_mode()) GTEST_SKIP() << "needs the GPU backend";
+  coop_graph_capture(true);
 }
 #endif
 

@@ -230,9 +230,12 @@ cudnnStatus_t scratch_stream_change(cudnnContext* h, cudaStream_t next) {
 
 cudnnStatus_t handle_scratch(cudnnContext* h, size_t bytes, void** out) {
   const bool in_capture = capturing(h->stream);
-  if (h->scratch_wait && !in_capture) {  // the old stream's last use first (scratch_stream_change)
-    FD_CUDA_CHECK(cudaStreamWaitEvent(h->stream, static_cast<cudaEvent_t>(h->scratch_event), 0));
-    h->scratch_wait = false;
+  if (h->scratch_wait) {  // the old stream's last use first (scratch_stream_change)
+    // Under capture as an external wait node: each launch of the graph waits for the event's latest record. The
+    // eager calls after the capture still wait themselves, so the flag stays set.
+    FD_CUDA_CHECK(cudaStreamWaitEvent(h->stream, static_cast<cudaEvent_t>(h->scratch_event),
+                                      in_capture ? cudaEventWaitExternal : 0));
+    if (!in_capture) h->scratch_wait = false;
   }
   if (in_capture) h->scratch_in_graph = true;
   if (bytes > h->scratch_bytes) {

@@ -93,7 +93,9 @@ __device__ __forceinline__ void accumulate_tile(const TileGeom& g, int t, const 
   const int cv = g.cv;
   const uint2* dyt = buf;
   const uint2* xt = buf + kTH * kTW * cv;
-  const int p0 = (t / g.tiles_q) % g.tiles_p * kTH;
+  const int p0 = (t / g.tiles_q) % g.tiles_p * kTH, q0 = t % g.tiles_q * kTW;
+  // A column past Q sums nothing: its dy is zero, but x there may be an image value (an infinity would give NaN).
+  if (q0 + qc >= g.Q) return;
   float win[kK][kK][V];  // x rows pp .. pp + 2 of the tile, columns qc .. qc + 2
   auto load_row = [&](float (&row)[kK][V], int r) { load_window_row<S, kInW, kK>(xt, r, qc, v, cv, row); };
   load_row(win[0], 0);

@@ -48,6 +48,7 @@
 #include "cuda/conv/mma_sync.cuh"
 #include "cuda/conv/patch_dw_sum.cuh"
 #include "cuda/conv/patch_input.cuh"
+#include "cuda/conv/pointer_check.h"
 #include "cuda/conv/wgmma.cuh"
 
 namespace fd::cuda::conv {
@@ -488,12 +489,18 @@ DwPartials dw_partials(const ConvProblem& p, const HaloGeom& g) {
   return d;
 }
 
+// Whether the call's pointers suit every kernel here (accepts_pointers and launch's check): x and dy are loaded in
+// 16-byte pieces (cp.async, or TMA boxes); dw is written by dw_sum element by element.
+fd::conv::Verdict pointers(const ConvArgs& a) {
+  return need_aligned("cuda:halo_wgrad", 16, "16-byte cp.async and TMA", {{"x", a.in}, {"dy", a.in2}});
+}
+
 template <class S, int WM>
 cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
   cudnnContext* h = a.handle;
   const char* id = "cuda:halo_wgrad";
-  FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.in2),
-                     "%s needs 16-byte aligned x and dy (16-byte cp.async)", id);
+  const fd::conv::Verdict ptrs = pointers(a);
+  FD_CHECK_SUPPORTED(ptrs.ok(), "%s", ptrs.reason.c_str());
   HaloGeom g = make_geom(p);
   const DeviceInfo& di = device_info(h->device);
   FD_CHECK_SUPPORTED(di.sm90_code,
@@ -567,6 +574,7 @@ class HaloWgrad final : public fd::conv::ConvImpl {
     return size_t(slices_for(g.tiles, grid_columns(p), current_sm_count()) / kCluster) *
            dw_partial_bytes_per_block(g.K, g.ld);
   }
+  fd::conv::Verdict accepts_pointers(const ConvProblem&, const ConvArgs& a) const override { return pointers(a); }
   bool deterministic() const override { return true; }  // fixed tiles per slice, slices added in order
   cudnnMathType_t math_type(const ConvProblem&) const override { return CUDNN_TENSOR_OP_MATH; }
   double cost_estimate(const ConvProblem& p) const override {

@@ -52,24 +52,10 @@ cudnnStatus_t prologue(const cudnnContext* h, const cudnnFusedOpsPlanStruct& p,
 }
 
 // The implementation chosen and prepared at make time, on the workspace's first part (the parts after it must
-// stay untouched). Its size can grow after Make (a tuning answer recorded since); then another implementation of
-// the plan's algorithm that fits runs, as a plain convolution call does (conv_common.h).
+// stay untouched). Another implementation of the plan's algorithm runs where that one now needs more (a tuning
+// answer recorded since Make) or refuses the call's pointers, as in a plain convolution call (conv::settle).
 cudnnStatus_t run_conv(cudnnContext* h, const cudnnFusedOpsPlanStruct& p, const cudnnFusedOpsVariantParamStruct& v,
                        const void* in, const void* in2, void* out) {
-  const fd::conv::ConvImpl* impl = p.impl;
-  const size_t need = impl->workspace_size(p.problem);
-  if (need > p.conv_workspace) {
-    size_t other_need = 0;
-    impl = fd::conv::fitting(p.problem, p.backend, p.algo, p.conv_workspace, &other_need, p.impl, need);
-    FD_CHECK_SUPPORTED(impl != nullptr, "%s now needs more than the %zu workspace bytes the plan has for it and "
-                       "no other implementation of %s fits (make the plan again)", p.impl->id(), p.conv_workspace,
-                       fd::conv::algo_name(p.problem.dir, p.algo));
-    if (fd::log::enabled(CUDNN_SEV_INFO))
-      fd::log::emit(CUDNN_SEV_INFO, "cudnnFusedOpsExecute",
-                    std::string("    dispatch: ") + p.impl->id() + " needs more workspace than at Make; " +
-                        impl->id() + " runs instead",
-                    CUDNN_STATUS_SUCCESS);
-  }
   fd::conv::ConvArgs a;
   a.handle = h;
   a.in = in;
@@ -77,6 +63,12 @@ cudnnStatus_t run_conv(cudnnContext* h, const cudnnFusedOpsPlanStruct& p, const 
   a.out = out;
   a.workspace = p.conv_workspace > 0 ? workspace_at(v, 0) : nullptr;
   a.workspace_size = p.conv_workspace;
+  const fd::conv::ConvImpl* impl = p.impl;
+  size_t need = 0;
+  FD_TRY(fd::conv::settle(p.problem, p.backend, p.algo, &impl, &need, &a));
+  FD_CHECK_SUPPORTED(need <= a.workspace_size, "%s now needs %zu workspace bytes, more than the %zu the plan has for "
+                     "it, and no other implementation of %s fits (make the plan again)", impl->id(), need,
+                     a.workspace_size, fd::conv::algo_name(p.problem.dir, p.algo));
   return impl->run(p.problem, a);
 }
 

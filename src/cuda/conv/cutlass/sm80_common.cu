@@ -15,6 +15,7 @@
 #include "cuda/common/cuda_util.h"
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/cutlass/nhwc_staging.h"
+#include "cuda/conv/pointer_check.h"
 #include "cuda/conv/tf32.h"
 
 namespace fd::cuda::conv::sm80 {
@@ -129,7 +130,32 @@ __global__ void wgrad_finish_kernel(const float* part, int splits, int64_t count
 // The tensors of the plan's roles: activations x, filter w, output-side y.
 const cudnnTensorStruct& wt(const ConvProblem& p) { return p.w->as_tensor; }
 
+// The bytes every operand the kernels use in place must be aligned to: the tensor-core kernels load 16-byte vectors,
+// the SIMT ones single floats.
+uintptr_t operand_bytes(bool simt) { return simt ? sizeof(float) : 16; }
+
 }  // namespace
+
+// The call's pointers that the CUTLASS kernel (or the fused in-place pass over y) reads or writes in place; the plan
+// stages the others into the workspace. dw goes through wgrad_finish_kernel element by element; the fused z is used
+// in the kernel only when aligned and bias is read by element.
+Verdict plan_pointers(const ConvProblem& p, const Plan& plan, const ConvArgs& a, bool simt) {
+  bool in_staged = false, in2_staged = plan.stage_w, out_staged = false;
+  switch (p.dir) {
+    case ConvDir::fwd: in_staged = plan.stage_x, out_staged = plan.stage_y; break;
+    case ConvDir::bwd_data: in_staged = plan.stage_y, out_staged = plan.stage_x; break;
+    case ConvDir::bwd_filter: in_staged = plan.stage_x, in2_staged = plan.stage_y, out_staged = true; break;
+  }
+  // The fused epilogue's pass over an unstaged y (bias_act_nhwc) loads and stores 16-byte vectors, SIMT or not.
+  const bool vec_out = p.dir == ConvDir::fwd && a.fused != nullptr && !out_staged;
+  const Roles r = roles(p.dir);
+  const char* id = simt ? "cuda:cutlass_simt" : "cuda:cutlass_sm80";
+  const Verdict ops = need_aligned(id, operand_bytes(simt), simt ? "element loads" : "16-byte vector loads",
+                                   {{r.in, in_staged ? nullptr : a.in}, {r.in2, in2_staged ? nullptr : a.in2},
+                                    {r.out, out_staged ? nullptr : a.out}});
+  if (!ops.ok() || !vec_out) return ops;
+  return need_aligned(id, 16, "the fused epilogue's vector pass", {{r.out, a.out}});
+}
 
 Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan, bool simt) {
   *plan = Plan{};
@@ -281,6 +307,8 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
   Plan plan;
   const Verdict v = make_plan(p, device_info(dev).sm_count, a.workspace_size, &plan, simt);
   FD_CHECK_SUPPORTED(v.ok(), "cuda:cutlass_sm80: %s", v.reason.c_str());
+  const Verdict ptrs = plan_pointers(p, plan, a, simt);  // before anything is queued
+  FD_CHECK_SUPPORTED(ptrs.ok(), "%s", ptrs.reason.c_str());
   FD_CHECK_PARAM(plan.total <= kAlign || (a.workspace != nullptr && a.workspace_size >= plan.total),
                  "cuda:cutlass_sm80 needs %zu bytes of workspace, got %zu", plan.total, a.workspace_size);
   char* ws = nullptr;
@@ -314,19 +342,7 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
     FD_TRY(to_nhwc(st, dev, dt, *p.y, y_in, ws + plan.off_y, p.mb, s.K));
     y = ws + plan.off_y;
   }
-  // The tensor-core kernels load 16-byte vectors, the SIMT ones single floats.
-  const uintptr_t need = simt ? sizeof(float) : 16;
-  auto check_aligned = [&](const void* ptr, const char* what) {
-    return reinterpret_cast<uintptr_t>(ptr) % need == 0
-               ? CUDNN_STATUS_SUCCESS
-               : report(CUDNN_STATUS_NOT_SUPPORTED, __FILE__, __LINE__, "cuda:cutlass_sm80",
-                        "%s is not %zu-byte aligned (%p): the CUTLASS kernels load %zu-byte elements or vectors",
-                        what, static_cast<size_t>(need), ptr, static_cast<size_t>(need));
-  };
-
   if (p.dir == ConvDir::bwd_filter) {
-    FD_TRY(check_aligned(x, "x"));
-    FD_TRY(check_aligned(y, "dy"));
     auto* part = reinterpret_cast<float*>(ws + plan.off_part);
     FD_TRY(k.run(s, y, x, nullptr, part, 1.f, 0.f, st));
     const int64_t count = p.oc * s.R * s.S * p.ic, pcount = int64_t{s.K} * s.R * s.S * s.C;
@@ -344,8 +360,6 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
   const cudnnTensorStruct& out_t = fwd ? *p.y : *p.x;
   const bool stage_out = fwd ? plan.stage_y : plan.stage_x;
   const void* a_op = fwd ? x : y;
-  FD_TRY(check_aligned(a_op, fwd ? "x" : "dy"));
-  FD_TRY(check_aligned(w, "w"));
   const fd::conv::FusedEpilogue* fused = fwd ? a.fused : nullptr;
   // CUTLASS (or the write-back) writes y before every z element is read: z may be y only in y's own layout (found
   // by review; cutlass_sm90_fprop refuses the same)
@@ -357,17 +371,22 @@ cudnnStatus_t run_plan(const ConvProblem& p, const ConvArgs& a, bool simt) {
     FD_TRY(k.run(s, a_op, w, nullptr, buf, 1.f, 0.f, st));
     return from_nhwc(st, dev, dt, buf, fwd ? s.K : s.C, out_t, a.out, alpha, beta, fused);
   }
-  FD_TRY(check_aligned(a.out, fwd ? "y" : "dx"));
   if (fused == nullptr) return k.run(s, a_op, w, a.out, a.out, alpha, beta, st);
   // Fused forward into a packed NHWC y: CUTLASS writes alpha1 * conv (+ alpha2 * z when z is stored like y), then
   // one pass adds the bias (and z otherwise) and applies the activation in place.
   const fd::conv::FusedEpilogue& e = *fused;
-  const bool z_in_cutlass = e.alpha2 != 0.0 && packed_nhwc(*e.z) && reinterpret_cast<uintptr_t>(e.z_data) % need == 0;
+  const bool z_in_cutlass = e.alpha2 != 0.0 && packed_nhwc(*e.z) && aligned_to(e.z_data, operand_bytes(simt));
   FD_TRY(k.run(s, a_op, w, z_in_cutlass ? e.z_data : nullptr, a.out, alpha,
                z_in_cutlass ? static_cast<float>(e.alpha2) : 0.f, st));
   if (z_in_cutlass || e.alpha2 == 0.0)
     return bias_act_nhwc(st, dev, dt, a.out, int64_t{s.N} * s.P * s.Q * s.K, s.K, e);
   return from_nhwc(st, dev, dt, a.out, s.K, out_t, a.out, 1.f, 0.f, fused);  // adds alpha2 * z read through its view
+}
+
+Verdict Sm80ConvImpl::accepts_pointers(const ConvProblem& p, const ConvArgs& a) const {
+  Plan plan;
+  const Verdict v = make_plan(p, current_sm_count(), SIZE_MAX, &plan, simt_);  // staging depends on the problem only
+  return v.ok() ? plan_pointers(p, plan, a, simt_) : v;
 }
 
 Verdict Sm80ConvImpl::applicable(const ConvProblem& p) const {

@@ -52,6 +52,11 @@ fd::conv::Verdict make_plan(const fd::ConvProblem& p, int sm_count, size_t ws_li
 // launch overheads. Uncalibrated.
 double cost_estimate(const fd::ConvProblem& p, bool simt = false);
 
+// Whether the call's pointers suit the plan (Sm80ConvImpl::accepts_pointers and run_plan's check, made before
+// anything is queued): the operands the kernel uses in place, not staged, 16-byte aligned (4 for SIMT).
+fd::conv::Verdict plan_pointers(const fd::ConvProblem& p, const Plan& plan, const fd::conv::ConvArgs& a,
+                                bool simt = false);
+
 // Runs a planned problem on the handle's stream. in/in2/out as ConvArgs (fwd: x, w, y; bwd_data: dy, w, dx;
 // bwd_filter: x, dy, dw).
 cudnnStatus_t run_plan(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, bool simt = false);
@@ -72,6 +77,7 @@ class Sm80ConvImpl final : public fd::conv::ConvImpl {
     return simt_ ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
   }
   double cost_estimate(const fd::ConvProblem& p) const override { return sm80::cost_estimate(p, simt_); }
+  fd::conv::Verdict accepts_pointers(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override;
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override;
 
  private:

@@ -62,6 +62,16 @@ class CutlassSm90Dgrad final : public sm90::Sm90ConvImpl {
     return f->verdict.ok() ? f->seconds : 1e30;
   }
 
+  // Each path's own condition (run() checks the same): the stride phases' dy and dx, the float plan's operands in
+  // place, else the unit-stride kernel's (the base class).
+  fd::conv::Verdict accepts_pointers(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    if (sm90::dgrad16_phases_wanted(p)) return sm90::dgrad16_pointers(a);
+    if (p.xdt != CUDNN_DATA_FLOAT) return Sm90ConvImpl::accepts_pointers(p, a);
+    sm90::Tf32DgradPlan plan;
+    const fd::conv::Verdict v = tf32_plan(p, &plan);
+    return v.ok() ? sm90::tf32_dgrad_pointers(plan, a) : v;
+  }
+
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
     if (sm90::dgrad16_phases_wanted(p)) {
       FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_dgrad: no fused epilogue");

@@ -125,6 +125,10 @@ Verdict dgrad16_plan(const ConvProblem& p, Dgrad16Plan* out) {
   return {};
 }
 
+Verdict dgrad16_pointers(const fd::conv::ConvArgs& a) {
+  return need_aligned("cuda:cutlass_sm90_dgrad", 16, "TMA", {{"dy", a.in}, {"dx", a.out}});
+}
+
 cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, const Dgrad16Plan& pl) {
   const char* id = "cuda:cutlass_sm90_dgrad";
   FD_CHECK(a.handle != nullptr && pl.phases >= 2 && pl.phases <= kMaxDgradPhases, CUDNN_STATUS_INTERNAL_ERROR,
@@ -134,7 +138,8 @@ cudnnStatus_t run_dgrad16(const ConvProblem& p, const fd::conv::ConvArgs& a, con
                  a.workspace_size);
   cudnnContext* h = a.handle;
   FD_TRY(require_cc90(h->device, id));
-  FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.out), "%s needs 16-byte aligned dy and dx (TMA)", id);
+  const Verdict ptrs = dgrad16_pointers(a);
+  FD_CHECK_SUPPORTED(ptrs.ok(), "%s", ptrs.reason.c_str());
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);
   char* ws = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
   const cudaStream_t st = h->stream;

@@ -45,6 +45,10 @@ bool dgrad16_phases_wanted(const fd::ConvProblem& p);
 // The plan, or why it is declined (strides above 4, a phase reading a window of dy's columns, TMA limits).
 fd::conv::Verdict dgrad16_plan(const fd::ConvProblem& p, Dgrad16Plan* plan);
 
+// Whether the call's pointers suit it (accepts_pointers and run_dgrad16's check): dy and dx are TMA operands in place,
+// 16-byte aligned; w is read by the sub-filters' copy.
+fd::conv::Verdict dgrad16_pointers(const fd::conv::ConvArgs& a);
+
 // dx (a.out) = alpha * dgrad(dy = a.in, w = a.in2) + beta * dx on a.handle's streams.
 cudnnStatus_t run_dgrad16(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, const Dgrad16Plan& plan);
 

@@ -187,6 +187,11 @@ Verdict tf32_dgrad_plan(const ConvProblem& p, Tf32DgradPlan* out) {
   return {};
 }
 
+Verdict tf32_dgrad_pointers(const Tf32DgradPlan& pl, const fd::conv::ConvArgs& a) {
+  return need_aligned("cuda:cutlass_sm90_dgrad", 16, "TMA",
+                      {{"dy", pl.copy_dy ? nullptr : a.in}, {"dx", pl.direct ? a.out : nullptr}});
+}
+
 cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, const Tf32DgradPlan& pl) {
   const char* id = "cuda:cutlass_sm90_dgrad";
   FD_CHECK(a.handle != nullptr && pl.phases >= 1 && pl.phases <= kMaxDgradPhases, CUDNN_STATUS_INTERNAL_ERROR,
@@ -196,8 +201,8 @@ cudnnStatus_t run_tf32_dgrad(const ConvProblem& p, const fd::conv::ConvArgs& a, 
                  pl.workspace, a.workspace_size);
   cudnnContext* h = a.handle;
   FD_TRY(require_cc90(h->device, id));
-  FD_CHECK_SUPPORTED(pl.copy_dy || aligned16(a.in), "%s needs a 16-byte aligned dy (TMA)", id);
-  FD_CHECK_SUPPORTED(!pl.direct || aligned16(a.out), "%s needs a 16-byte aligned dx (TMA)", id);
+  const Verdict ptrs = tf32_dgrad_pointers(pl, a);
+  FD_CHECK_SUPPORTED(ptrs.ok(), "%s", ptrs.reason.c_str());
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);
   char* ws = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
   const cudaStream_t st = h->stream;

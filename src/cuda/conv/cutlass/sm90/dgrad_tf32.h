@@ -60,6 +60,11 @@ const Kernel& tf32_dgrad_kernel(const Tf32DgradPlan& plan);
 // reason it is declined. Problem-only, so the workspace query and the call agree.
 fd::conv::Verdict tf32_dgrad_plan(const fd::ConvProblem& p, Tf32DgradPlan* plan);
 
+// Whether the call's pointers suit the plan (accepts_pointers and run_tf32_dgrad's check): dy is a TMA operand in
+// place unless copied, and so is dx where one phase writes it directly; both 16-byte aligned. Everything else goes
+// through copies and passes that use vector accesses only where aligned.
+fd::conv::Verdict tf32_dgrad_pointers(const Tf32DgradPlan& plan, const fd::conv::ConvArgs& a);
+
 // Runs the plan on a.handle's streams: dx (a.out) = alpha * dgrad(dy = a.in, w = a.in2) + beta * dx.
 cudnnStatus_t run_tf32_dgrad(const fd::ConvProblem& p, const fd::conv::ConvArgs& a, const Tf32DgradPlan& plan);
 

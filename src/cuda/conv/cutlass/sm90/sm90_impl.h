@@ -40,6 +40,7 @@
 #include "cuda/conv/cutlass/s2d_staging.h"
 #include "cuda/conv/cutlass/sm90/sm90_grouped.h"
 #include "cuda/conv/cutlass/sm90/sm90_kernels.h"
+#include "cuda/conv/pointer_check.h"
 #include "cuda/conv/tf32.h"
 #include "dispatch/conv_registry.h"
 #include "problem/conv.h"
@@ -213,6 +214,19 @@ class Sm90ConvImpl : public fd::conv::ConvImpl {
       moved = xs + 2 * zs + 3 * ws + ys * (s.y ? 3 : 1);
     }
     return p.flops() * waste / rate + static_cast<double>(dtype_size(p.xdt)) * moved / 3.5e12;
+  }
+
+  // The call's pointers that reach the kernel in place (not staged copies) are TMA operands: 16-byte aligned. x, w
+  // and y of a forward unless staged (staging() depends on the problem alone; y is also the fused pass's vectors),
+  // all three operands of the 16-bit backward directions (nothing staged; the split wgrad reads and writes the same:
+  // wgrad_split.h). The fused z goes into the kernel only when aligned, and bias is read by element: neither has to
+  // be. run_kernel's check stays as the safety net. The float dgrad and wgrad paths and the strided 16-bit dgrad
+  // override this with their plans' conditions.
+  fd::conv::Verdict accepts_pointers(const ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    const Staging s = staging(p);
+    const Roles r = roles(dir_);
+    return need_aligned(id_, 16, "TMA", {{r.in, s.x ? nullptr : a.in}, {r.in2, s.w ? nullptr : a.in2},
+                                         {r.out, s.y ? nullptr : a.out}});
   }
 
   cudnnStatus_t run(const ConvProblem& p, const fd::conv::ConvArgs& a) const override {

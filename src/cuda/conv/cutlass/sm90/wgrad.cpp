@@ -96,6 +96,12 @@ class CutlassSm90Wgrad final : public sm90::Sm90ConvImpl {
     return split(p, &sp) ? sp.seconds : Sm90ConvImpl::cost_estimate(p);
   }
 
+  // Float data: x and dy are read by the transposing copies (vector loads only where aligned) and dw written by
+  // element, so any pointers do. 16-bit data, split or not: x, dy and dw in place (the base class's condition).
+  fd::conv::Verdict accepts_pointers(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
+    return p.xdt == CUDNN_DATA_FLOAT ? fd::conv::Verdict{} : Sm90ConvImpl::accepts_pointers(p, a);
+  }
+
   cudnnStatus_t run(const fd::ConvProblem& p, const fd::conv::ConvArgs& a) const override {
     if (p.xdt == CUDNN_DATA_FLOAT) {
       FD_CHECK(a.fused == nullptr, CUDNN_STATUS_INTERNAL_ERROR, "cuda:cutlass_sm90_wgrad: no fused epilogue");

@@ -137,8 +137,10 @@ cudnnStatus_t run_wgrad_split(const ConvProblem& p, const fd::conv::ConvArgs& a,
   FD_CHECK_PARAM(a.workspace != nullptr && a.workspace_size >= sp.workspace,
                  "%s needs %zu bytes of workspace for %d ranges' partial sums, got %zu", id, sp.workspace, sp.slices,
                  a.workspace_size);
-  FD_CHECK_SUPPORTED(aligned16(a.in) && aligned16(a.in2) && aligned16(a.out),
-                     "%s needs 16-byte aligned x, dy and dw (TMA, vector stores)", id);
+  // (cuda:cutlass_sm90_wgrad's accepts_pointers asks the same of a 16-bit call, split or not)
+  const fd::conv::Verdict ptrs =
+      need_aligned(id, 16, "TMA, vector stores", {{"x", a.in}, {"dy", a.in2}, {"dw", a.out}});
+  FD_CHECK_SUPPORTED(ptrs.ok(), "%s", ptrs.reason.c_str());
   const auto at = reinterpret_cast<uintptr_t>(a.workspace);
   char* parts = reinterpret_cast<char*>((at + kWsAlign - 1) / kWsAlign * kWsAlign);
   Operands o;
