@@ -344,7 +344,20 @@ __global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, 
 }
 
 // The fused epilogue's last step on a packed NHWC y that already holds alpha1 * conv (+ alpha2 * z):
-// y = act(y + bias[c]), 16 bytes per thread (C is a multiple of the vector width). Same NaN rule as write_out.
+// y = act(y + bias[c]). Same NaN rule as write_out.
+template <class S>
+__device__ __forceinline__ float bias_act(float v, const S* bias, int64_t c, int64_t bias_stride, bool relu,
+                                          bool propagate_nan) {
+  float r = v + widen(bias[c * bias_stride]);
+  if (r != r) {
+    if (relu && !propagate_nan) r = 0.f;
+  } else if (relu && !(r > 0.f)) {
+    r = 0.f;
+  }
+  return r;
+}
+
+// 16 bytes per thread: C a multiple of the vector width and y 16-byte aligned.
 template <class S, class I>
 __global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bias, int64_t bias_stride, bool relu,
                                      bool propagate_nan) {
@@ -355,16 +368,20 @@ __global__ void bias_act_nhwc_kernel(S* y, int64_t vecs, int64_t C, const S* bia
     S* e = reinterpret_cast<S*>(&raw);
     const int64_t c0 = static_cast<I>(i * V) % static_cast<I>(C);
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      float r = widen(e[j]) + widen(bias[(c0 + j) * bias_stride]);
-      if (r != r) {
-        if (relu && !propagate_nan) r = 0.f;
-      } else if (relu && !(r > 0.f)) {
-        r = 0.f;
-      }
-      store(e, j, r);
-    }
+    for (int j = 0; j < V; ++j) store(e, j, bias_act(widen(e[j]), bias, c0 + j, bias_stride, relu, propagate_nan));
     reinterpret_cast<uint4*>(y)[i] = raw;
+  }
+  pdl_allow_dependents();
+}
+
+// One element per thread: any C (the float FMA forward's K need not be a multiple of 4), any alignment.
+template <class S, class I>
+__global__ void bias_act_nhwc_scalar_kernel(S* y, int64_t count, int64_t C, const S* bias, int64_t bias_stride,
+                                            bool relu, bool propagate_nan) {
+  pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = static_cast<I>(i) % static_cast<I>(C);
+    store(y, i, bias_act(widen(y[i]), bias, c, bias_stride, relu, propagate_nan));
   }
   pdl_allow_dependents();
 }
@@ -477,11 +494,19 @@ cudnnStatus_t bias_act_nhwc(cudaStream_t st, int dev, cudnnDataType_t dt, void* 
   const FusedDev f = fused_dev(&e);
   with_tensor_core_storage(dt, [&](auto tag) {
     using S = decltype(tag);
-    const int64_t vecs = count * static_cast<int64_t>(sizeof(S)) / 16;
+    constexpr int64_t V = 16 / static_cast<int64_t>(sizeof(S));
+    const auto* bias = static_cast<const S*>(e.bias_data);
     with_index(count + 16, [&](auto itag) {
-      (void)launch_pdl(ops_pdl(dev), bias_act_nhwc_kernel<S, decltype(itag)>, dim3(grid_size(vecs, kBlock, dev)),
-                       dim3(kBlock), 0, st, static_cast<S*>(y), vecs, C, static_cast<const S*>(e.bias_data),
-                       e.bias->strides[1], f.relu, f.propagate_nan);
+      using I = decltype(itag);
+      if (C % V == 0 && aligned16(y)) {
+        const int64_t vecs = count / V;
+        (void)launch_pdl(ops_pdl(dev), bias_act_nhwc_kernel<S, I>, dim3(grid_size(vecs, kBlock, dev)), dim3(kBlock),
+                         0, st, static_cast<S*>(y), vecs, C, bias, e.bias->strides[1], f.relu, f.propagate_nan);
+      } else {  // found by review: the vector kernel dropped the tail and misplaced channels when V did not divide C
+        (void)launch_pdl(ops_pdl(dev), bias_act_nhwc_scalar_kernel<S, I>, dim3(grid_size(count, kBlock, dev)),
+                         dim3(kBlock), 0, st, static_cast<S*>(y), count, C, bias, e.bias->strides[1], f.relu,
+                         f.propagate_nan);
+      }
     });
   });
   FD_CUDA_LAUNCHED();

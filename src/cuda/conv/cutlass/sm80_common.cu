@@ -146,15 +146,12 @@ Verdict plan_pointers(const ConvProblem& p, const Plan& plan, const ConvArgs& a,
     case ConvDir::bwd_data: in_staged = plan.stage_y, out_staged = plan.stage_x; break;
     case ConvDir::bwd_filter: in_staged = plan.stage_x, in2_staged = plan.stage_y, out_staged = true; break;
   }
-  // The fused epilogue's pass over an unstaged y (bias_act_nhwc) loads and stores 16-byte vectors, SIMT or not.
-  const bool vec_out = p.dir == ConvDir::fwd && a.fused != nullptr && !out_staged;
+  // The fused epilogue's pass over an unstaged y (bias_act_nhwc) takes any y: 16-byte vectors where aligned.
   const Roles r = roles(p.dir);
   const char* id = simt ? "cuda:cutlass_simt" : "cuda:cutlass_sm80";
-  const Verdict ops = need_aligned(id, operand_bytes(simt), simt ? "element loads" : "16-byte vector loads",
-                                   {{r.in, in_staged ? nullptr : a.in}, {r.in2, in2_staged ? nullptr : a.in2},
-                                    {r.out, out_staged ? nullptr : a.out}});
-  if (!ops.ok() || !vec_out) return ops;
-  return need_aligned(id, 16, "the fused epilogue's vector pass", {{r.out, a.out}});
+  return need_aligned(id, operand_bytes(simt), simt ? "element loads" : "16-byte vector loads",
+                      {{r.in, in_staged ? nullptr : a.in}, {r.in2, in2_staged ? nullptr : a.in2},
+                       {r.out, out_staged ? nullptr : a.out}});
 }
 
 Verdict make_plan(const ConvProblem& p, int sm_count, size_t ws_limit, Plan* plan, bool simt) {
