@@ -1383,6 +1383,19 @@ void coop_graph_capture(bool switch_streams) {
   calls();
   const cudaError_t ended = cudaStreamEndCapture(st, &graph);
   ASSERT_EQ(ended, cudaSuccess) << cudaGetErrorName(ended);
+  if (switch_streams) {  // the scratch's wait for its use on `direct` is in the graph (a replay may run anywhere)
+    size_t count = 0;
+    ASSERT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
+    std::vector<cudaGraphNode_t> nodes(count);
+    ASSERT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
+    int waits = 0;
+    for (cudaGraphNode_t n : nodes) {
+      cudaGraphNodeType type{};
+      ASSERT_EQ(cudaGraphNodeGetType(n, &type), cudaSuccess);
+      waits += type == cudaGraphNodeTypeWaitEvent;
+    }
+    EXPECT_GE(waits, 1) << "no event wait node among the graph's " << count << " nodes";
+  }
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   if (switch_streams) {

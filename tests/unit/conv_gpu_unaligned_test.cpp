@@ -180,10 +180,20 @@ TEST(ConvGpuUnaligned, EveryDirectionF16Nhwc) {
 #ifdef FT_WITH_CUDA
   ft::Handle h;
   auto rng = ft::make_rng();
+  int major = 0, minor = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
   int i = 0;
   for (const Shape& s : layers()) {
     const bool blend = i++ % 2 == 1;
     Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+    if (major == 9 && minor == 0) {  // on an H100 / H200 the aligned call runs a TMA kernel: the odd one must not
+      char id[128] = {};
+      ASSERT_EQ(freednnGetConvolutionImplementation(h, 0, p.xd, p.wd, p.cd, p.yd, kFwd, id, sizeof id),
+                CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(std::strncmp(id, "cuda:cutlass_sm90", 17), 0)
+          << s.name << ": the aligned forward runs " << id << ", so this case no longer tests the hand-over";
+    }
     check_odd(h, p, rng, blend ? 0.75 : 1.0, blend ? -0.5 : 0.0, tol16());
   }
 #endif

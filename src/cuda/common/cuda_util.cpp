@@ -217,6 +217,16 @@ cudnnStatus_t scratch_stream_change(cudnnContext* h, cudaStream_t next) {
     FD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     h->scratch_event = e;
   }
+  // A use still waited for (an older stream's, the handle moved on before any eager use here) goes into this
+  // record too: the stream waits for the event first, so re-recording it does not drop that use (found by review).
+  if (h->scratch_wait &&
+      cudaStreamWaitEvent(h->stream, static_cast<cudaEvent_t>(h->scratch_event), 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    FD_CUDA_CHECK(cudaDeviceSynchronize());
+    h->scratch_wait = false;
+    h->scratch_used = false;
+    return CUDNN_STATUS_SUCCESS;
+  }
   if (cudaEventRecord(static_cast<cudaEvent_t>(h->scratch_event), h->stream) != cudaSuccess) {
     (void)cudaGetLastError();  // e.g. the old stream destroyed already: wait for everything instead
     FD_CUDA_CHECK(cudaDeviceSynchronize());
