@@ -217,6 +217,37 @@ TEST(ConvGpuUnaligned, EveryDirectionTf32) {
 #endif
 }
 
+// The data aligned, the workspace 4 bytes off a cudaMalloc'd base (the size the query gave, plus the 4 bytes):
+// kernels that write 16-byte partial sums there (halo_wgrad, patch_wgrad) hand the call on instead of failing.
+TEST(ConvGpuUnaligned, BackwardFilterWorkspaceOffset) {
+  SKIP_UNLESS_GPU();
+#ifdef FT_WITH_CUDA
+  ft::Handle h;
+  auto rng = ft::make_rng();
+  for (const Shape& s : layers()) {
+    Problem p(s, CUDNN_DATA_HALF, true, false, false, rng);
+    const std::string what = p.str() + " workspace+4";
+    p.x.fill_uniform(rng, -1, 1);
+    p.y.fill_uniform(rng, -1, 1);  // dy
+    p.w.poison();
+    size_t ws = 0;
+    ASSERT_EQ(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.xd, p.yd, p.cd, p.wd, kBwdFilter, &ws),
+              CUDNN_STATUS_SUCCESS)
+        << what;
+    Workspace buf(ws + 4);
+    ASSERT_TRUE(buf.ok()) << what;
+    const float one = 1.f, zero = 0.f;
+    ASSERT_EQ(cudnnConvolutionBackwardFilter(h, &one, p.xd, p.x.data(), p.yd, p.y.data(), p.cd, kBwdFilter,
+                                             static_cast<char*>(buf.ptr()) + 4, ws, &zero, p.wd, p.w.data()),
+              CUDNN_STATUS_SUCCESS)
+        << what;
+    ft::sync_device();
+    const auto dwref = ref::conv_backward_filter(as_ref(p.x), as_ref(p.y), p.wdims, p.params);
+    EXPECT_TRUE(ft::near(p.w.values(), dwref.v, tol16(), "bwd_filter dw: " + what));
+  }
+#endif
+}
+
 // cudnnConvolutionBiasActivationForward with x, w, z, bias and y one element off: y = relu(alpha1 conv + alpha2 z +
 // bias), z a tensor of its own or y itself.
 TEST(ConvGpuUnaligned, FusedBiasReluF16) {

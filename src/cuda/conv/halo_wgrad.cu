@@ -490,9 +490,12 @@ DwPartials dw_partials(const ConvProblem& p, const HaloGeom& g) {
 }
 
 // Whether the call's pointers suit every kernel here (accepts_pointers and launch's check): x and dy are loaded in
-// 16-byte pieces (cp.async, or TMA boxes); dw is written by dw_sum element by element.
+// 16-byte pieces (cp.async, or TMA boxes), the workspace's partials are written so; dw by dw_sum element by element.
 fd::conv::Verdict pointers(const ConvArgs& a) {
-  return need_aligned("cuda:halo_wgrad", 16, "16-byte cp.async and TMA", {{"x", a.in}, {"dy", a.in2}});
+  const fd::conv::Verdict data =
+      need_aligned("cuda:halo_wgrad", 16, "16-byte cp.async and TMA", {{"x", a.in}, {"dy", a.in2}});
+  if (!data.ok()) return data;
+  return need_aligned("cuda:halo_wgrad", 16, "the partial sums in 16-byte pieces", {{"workspace", a.workspace}});
 }
 
 template <class S, int WM>

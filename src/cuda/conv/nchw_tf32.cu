@@ -46,6 +46,7 @@
 #include "cuda/conv/conv_kernels.cuh"
 #include "cuda/conv/cutlass/nhwc_staging.h"
 #include "cuda/conv/impls.h"
+#include "cuda/conv/pointer_check.h"
 #include "cuda/conv/tf32.h"
 #include "cuda/conv/wgmma.cuh"
 
@@ -332,6 +333,11 @@ size_t filter_bytes(const Geom& g) { return size_t(g.taps) * g.ko * g.ci_pad * s
 class NchwTf32 final : public fd::conv::ConvImpl {
  public:
   const char* id() const override { return "cuda:nchw_tf32"; }
+  // The workspace is checked with the pointers, so that an unaligned one hands the call on (conv::settle) instead
+  // of failing in run().
+  fd::conv::Verdict accepts_pointers(const ConvProblem&, const ConvArgs& a) const override {
+    return need_aligned(id(), 16, "its filter copy in 16-byte pieces", {{"workspace", a.workspace}});
+  }
   fd::Backend backend() const override { return fd::Backend::cuda; }
   bool serves(ConvDir dir, int algo) const override {
     return (dir == ConvDir::fwd && algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) ||

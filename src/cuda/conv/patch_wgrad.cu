@@ -22,6 +22,7 @@
 #include "cuda/conv/mma_sync.cuh"
 #include "cuda/conv/patch_dw_sum.cuh"
 #include "cuda/conv/patch_input.cuh"
+#include "cuda/conv/pointer_check.h"
 
 namespace fd::cuda::conv {
 namespace {
@@ -274,6 +275,11 @@ cudnnStatus_t launch(const ConvProblem& p, const ConvArgs& a) {
 class PatchWgrad final : public fd::conv::ConvImpl {
  public:
   const char* id() const override { return "cuda:patch_wgrad"; }
+  // The workspace is checked with the pointers, so that an unaligned one hands the call on (conv::settle) instead
+  // of failing in run().
+  fd::conv::Verdict accepts_pointers(const ConvProblem&, const ConvArgs& a) const override {
+    return need_aligned(id(), 16, "its per-block partial sums in 16-byte pieces", {{"workspace", a.workspace}});
+  }
   fd::Backend backend() const override { return fd::Backend::cuda; }
   bool serves(ConvDir dir, int algo) const override {
     return dir == ConvDir::bwd_filter && algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
