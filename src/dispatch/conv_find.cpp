@@ -160,17 +160,23 @@ cudnnStatus_t time_impl(const ConvImpl* impl, const ConvProblem& p, const ConvAr
   return CUDNN_STATUS_SUCCESS;
 }
 
-// Times one implementation on the find buffers (the caller's workspace, or one allocated here). Fills c's
-// time (or its failure reason) and returns its status.
-cudnnStatus_t time_candidate(cudnnContext* h, const ConvImpl* impl, const ConvProblem& p, const FindBuffers& bufs,
-                             bool user_ws, FindResult* c) {
+// The find buffers as a run's arguments: the data, the caller's workspace (as given), alpha 1 and beta 0.
+ConvArgs buffer_args(cudnnContext* h, const FindBuffers& bufs) {
   ConvArgs args;
   args.handle = h;
   args.in = bufs.in;
   args.in2 = bufs.in2;
   args.out = bufs.out;
-  args.alpha = 1.0;
-  args.beta = 0.0;
+  args.workspace = bufs.workspace;
+  args.workspace_size = bufs.workspace_size;
+  return args;
+}
+
+// Times one implementation on the find buffers (the caller's workspace, or one allocated here). Fills c's
+// time (or its failure reason) and returns its status.
+cudnnStatus_t time_candidate(cudnnContext* h, const ConvImpl* impl, const ConvProblem& p, const FindBuffers& bufs,
+                             bool user_ws, FindResult* c) {
+  ConvArgs args = buffer_args(h, bufs);
   Buffer ws;
   if (user_ws) {
     if (c->memory > bufs.workspace_size) {
@@ -178,15 +184,17 @@ cudnnStatus_t time_candidate(cudnnContext* h, const ConvImpl* impl, const ConvPr
                   std::to_string(bufs.workspace_size);
       return CUDNN_STATUS_ALLOC_FAILED;
     }
-    args.workspace = bufs.workspace;
-    args.workspace_size = bufs.workspace_size;
-  } else if (c->memory > 0) {
-    if (!ws.alloc(h, c->memory)) {
-      c->reason = "cannot allocate " + std::to_string(c->memory) + " bytes of workspace";
-      return CUDNN_STATUS_ALLOC_FAILED;
+  } else {
+    args.workspace = nullptr;
+    args.workspace_size = 0;
+    if (c->memory > 0) {
+      if (!ws.alloc(h, c->memory)) {
+        c->reason = "cannot allocate " + std::to_string(c->memory) + " bytes of workspace";
+        return CUDNN_STATUS_ALLOC_FAILED;
+      }
+      args.workspace = ws.get();
+      args.workspace_size = c->memory;
     }
-    args.workspace = ws.get();
-    args.workspace_size = c->memory;
   }
   double ms = 0;
   const cudnnStatus_t st = time_impl(impl, p, args, &ms);
@@ -256,13 +264,7 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
   // The pointers as the candidates see them. One that refuses them (an Ex call's tensors at odd offsets) is not run;
   // and then what this Find measures is a fallback, not the algorithm's choice for the problem: neither recorded nor
   // stored, so that later calls with aligned pointers keep the fast implementation.
-  ConvArgs ptrs;
-  ptrs.handle = h;
-  ptrs.in = bufs.in;
-  ptrs.in2 = bufs.in2;
-  ptrs.out = bufs.out;
-  ptrs.workspace = bufs.workspace;
-  ptrs.workspace_size = bufs.workspace_size;
+  const ConvArgs ptrs = buffer_args(h, bufs);
   bool odd_pointers = false;
   for (int a = 0; a < n; ++a) {
     FindResult r;
@@ -321,14 +323,7 @@ cudnnStatus_t find(cudnnContext* h, const ConvProblem& p, const FindBuffers* use
   const FindResult& best = results->front();
   if (user != nullptr && best.status == CUDNN_STATUS_SUCCESS) {
     // Leave the winner's result in the caller's output, so it equals a direct call with that algorithm.
-    ConvArgs args;
-    args.handle = h;
-    args.in = bufs.in;
-    args.in2 = bufs.in2;
-    args.out = bufs.out;
-    args.workspace = bufs.workspace;
-    args.workspace_size = bufs.workspace_size;
-    FD_TRY(chosen[static_cast<size_t>(best.algo)]->run(p, args));
+    FD_TRY(chosen[static_cast<size_t>(best.algo)]->run(p, buffer_args(h, bufs)));
   }
   std::vector<find_db::Entry> entries;
   for (const FindResult& r : *results)
