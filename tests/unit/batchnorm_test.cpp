@@ -731,7 +731,8 @@ TEST(BatchNorm, BackwardBadArguments) {
 // (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape), 2 and 12
 // blocks per chunk (more than eight ranks: the finalize's second batch of loads); one setting leaves the form to the
 // default rule (a 16-channel 16-bit tensor's 32-byte pieces take the grid form). Every setting runs with the stash
-// summed at once and in batches (FREEDNN_BN_CLUSTER_PIPE=0 / 1; the log says which).
+// summed at once and in batches (FREEDNN_BN_CLUSTER_PIPE=0 / 1; the log says which), and every other pair with the
+// stash loaded by TMA boxes (FREEDNN_BN_CLUSTER_TMA=1).
 // A tensor shape with its data type, mode and layout (bnt::make_tensor's: 0 NCHW, 1 NHWC, 2 padded).
 struct TypedShape {
   cudnnDataType_t t;
@@ -772,6 +773,9 @@ TEST(BatchNorm, ClusterKernel) {
       if (!ft::take_case()) continue;
       ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash),
           env_grid("FREEDNN_BN_CLUSTER_GRID", grid_knob), env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
+      // the stash by TMA boxes on every other pair of settings: each knob row meets both loaders and both pipes
+      const bool tma = variant % 4 >= 2;
+      ft::ScopedEnv env_tma("FREEDNN_BN_CLUSTER_TMA", tma ? "1" : "0");
       const std::string grid = grid_knob ? grid_knob : "default";
       const bool grid_form = grid == "1" || (grid == "default" && sh.dims[1] == 16);
       const std::string name = grid_form ? "cluster kernel (grid barrier)" : "cluster kernel,";
@@ -803,9 +807,11 @@ TEST(BatchNorm, ClusterKernel) {
                                                    scale.data(), bias.data(), factor, run_m.data(), run_v.data(), eps,
                                                    save_m.data(), save_i.data()));
       const std::string what = x.str() + " G=" + g + " stash=" + stash + " grid=" + grid + " pipe=" + pipe +
-                               (in_place ? " in place" : "") + (padded_params ? " params " + scale.str() : "");
+                               (tma ? " tma" : "") + (in_place ? " in place" : "") +
+                               (padded_params ? " params " + scale.str() : "");
       EXPECT_NE(log.text.find(name), std::string::npos) << "forward " << what << ":\n" << log.text;
       EXPECT_EQ(log.text.find(", summed in batches") != std::string::npos, batched) << "forward " << what;
+      EXPECT_EQ(log.text.find(", TMA") != std::string::npos, tma) << "forward " << what;
       const auto st = ref::bn_batch_stats(xr, pa, eps);
       const auto r = ref::bn_forward(xr, scale.values(), bias.values(), st.mean, st.var, eps, pa);
       const double max_x = ft::max_abs(xr.v);
@@ -843,6 +849,7 @@ TEST(BatchNorm, ClusterKernel) {
                                             with_saved ? si.data() : nullptr));
       EXPECT_NE(log.text.find(name), std::string::npos) << "backward " << what << ":\n" << log.text;
       EXPECT_EQ(log.text.find(", summed in batches") != std::string::npos, batched) << "backward " << what;
+      EXPECT_EQ(log.text.find(", TMA") != std::string::npos, tma) << "backward " << what;
       const auto gr = ref::bn_backward(bnt::to_ref(xb), bnt::to_ref(dy), scale.values(), bias.values(), eps, pa);
       bnt::expect_backward_near(gr, {dx, ds, db, prior_dx, prior_ds, prior_db}, ad, bd, ap, bp, dy, scale, st.inv_std,
                                 what + (with_saved ? " saved" : " recomputed"));
@@ -974,6 +981,7 @@ TEST(BatchNorm, ParameterOutputsOverInputs) {
 
 // FREEDNN_BN_CLUSTER_PIPE changes when the cluster kernel sums, not what or in which order: its outputs with the
 // stash summed in batches and the partials loaded eight ranks at a time must equal the plain kernel's bit for bit,
+// and so must those with the stash loaded by TMA boxes (FREEDNN_BN_CLUSTER_TMA=1), at once and in batches,
 // forward training (y, saved and running statistics) and backward (dx, dScale, dBias), in the cluster form (2 blocks)
 // and the grid form (12 blocks: two batches of partial loads).
 TEST(BatchNorm, ClusterPipeSameBits) {
@@ -997,8 +1005,8 @@ TEST(BatchNorm, ClusterPipeSameBits) {
   struct Out {
     std::vector<std::vector<double>> v;
   };
-  auto run = [&](const char* pipe) {
-    ft::ScopedEnv env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
+  auto run = [&](const char* pipe, const char* tma = "0") {
+    ft::ScopedEnv env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe), env_tma("FREEDNN_BN_CLUSTER_TMA", tma);
     HostTensor y = x, dx = x, rm = run0, rv = run0, sm = scale, si = scale, ds = scale, db = scale;
     y.poison();
     dx.poison();
@@ -1023,17 +1031,23 @@ TEST(BatchNorm, ClusterPipeSameBits) {
                         "dBias"};
   for (const auto& [grid, g] : {std::pair<const char*, const char*>{"0", "2"}, {"1", "12"}}) {
     ft::ScopedEnv env_grid("FREEDNN_BN_CLUSTER_GRID", grid), env_g("FREEDNN_BN_CLUSTER_G", g);
-    const Out plain = run("0"), batched = run("1");
-    for (size_t i = 0; i < plain.v.size(); ++i) {
-      size_t bad = 0;
-      while (bad < plain.v[i].size() && (plain.v[i][bad] == batched.v[i][bad] ||
-                                          (std::isnan(plain.v[i][bad]) && std::isnan(batched.v[i][bad]))))
-        ++bad;
-      EXPECT_EQ(bad, plain.v[i].size()) << what[i] << " grid=" << grid << ": element " << bad << " differs ("
-                                        << (bad < plain.v[i].size() ? plain.v[i][bad] : 0) << " vs "
-                                        << (bad < plain.v[i].size() ? batched.v[i][bad] : 0) << ")";
-      for (double v : plain.v[i]) ASSERT_FALSE(std::isnan(v)) << what[i] << " grid=" << grid << " has NaN";
+    const Out plain = run("0");
+    // in batches; then the stash by TMA boxes (the same rows in the same slots), at once and in batches
+    const std::pair<const char*, Out> others[] = {
+        {"pipe", run("1")}, {"tma", run("0", "1")}, {"pipe tma", run("1", "1")}};
+    for (const auto& [how, other] : others) {
+      for (size_t i = 0; i < plain.v.size(); ++i) {
+        size_t bad = 0;
+        while (bad < plain.v[i].size() && (plain.v[i][bad] == other.v[i][bad] ||
+                                            (std::isnan(plain.v[i][bad]) && std::isnan(other.v[i][bad]))))
+          ++bad;
+        EXPECT_EQ(bad, plain.v[i].size()) << what[i] << " grid=" << grid << " " << how << ": element " << bad
+                                          << " differs (" << (bad < plain.v[i].size() ? plain.v[i][bad] : 0)
+                                          << " vs " << (bad < plain.v[i].size() ? other.v[i][bad] : 0) << ")";
+      }
     }
+    for (size_t i = 0; i < plain.v.size(); ++i)
+      for (double v : plain.v[i]) ASSERT_FALSE(std::isnan(v)) << what[i] << " grid=" << grid << " has NaN";
   }
 }
 

@@ -27,13 +27,17 @@
 #include <cooperative_groups.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
+#include "cuda/common/aligned.h"
 #include "cuda/common/cp_async.cuh"
 #include "cuda/common/ops_pdl.h"
+#include "cuda/common/tma.h"
 
 namespace fd::cuda {
 namespace {
@@ -46,8 +50,9 @@ struct ClusterArgs {
   int64_t rows = 0, s = 0;          // rows of s statistics
   int cw = 1;                       // vector columns of a chunk (cw * V statistics), a power of two <= 32
   int stash = 0;                    // row vectors per thread (per tensor) kept in shared memory
-  bool pipe = false;                // run 43's scheduling (unrun on a GPU): the stash summed batch by batch as its
-                                    // copies land, the partials loaded eight ranks at a time
+  bool pipe = false;                // the stash summed batch by batch as its copies land, the partials loaded
+                                    // eight ranks at a time (run 43's scheduling; on by default since run 44)
+  bool tma = false;                 // the stash loaded by TMA boxes (x_map, dy_map) instead of cp.async
   const S* x = nullptr;
   const S* dy = nullptr;            // backward
   Comp<S>* partial = nullptr;       // grid form: [chunk][rank][4][kClusterMaxCw * V] partial sums
@@ -55,6 +60,9 @@ struct ClusterArgs {
   int64_t shift_step = 1;           // elements between consecutive statistics of the saved mean
   S* out = nullptr;                 // y, or dx
   double alpha = 1, beta = 0;
+  // tma: x (and dy) as rows x s, one box = a chunk's cw * V statistics of kBlock / cw rows (a block's rows for one
+  // stash index i, in the stash's layout)
+  CUtensorMap x_map{}, dy_map{};
 };
 
 constexpr int kClusterMaxCw = 32;
@@ -93,6 +101,9 @@ template <class S, int V>
 constexpr size_t cluster_extra_bytes() {
   return sizeof(Comp<S>) * (size_t(kBlock) * V + (4 + 5 + 1) * size_t(kClusterMaxCw) * V);
 }
+// The static shared memory before the dynamic (the TMA stash's barriers, the dynamic part aligned to 128 bytes):
+// it counts against the same per-block limit, so the plans leave room for it.
+constexpr size_t kClusterStaticSmem = 128;
 
 // Without release semantics (the release form fences: waits for this block's global stores, rank 0's statistics):
 // for an arrive that only says "done reading", the values read having been used already.
@@ -102,7 +113,7 @@ __device__ __forceinline__ void cluster_arrive_relaxed() {
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
 
 template <class S, int V, bool bwd, bool grid>
-__global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
+__global__ void __launch_bounds__(kBlock, 1) bn_cluster(const __grid_constant__ ClusterArgs<S> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // thread block clusters (the host plans it on 9.0 only)
   pdl_wait();  // a dependent of the previous kernel on the stream (ops_pdl.h)
   ClusterTrace trace;
@@ -112,7 +123,8 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   constexpr int kNq = bwd ? 4 : 2;  // sums per statistic
   constexpr int kNc = bwd ? 5 : 2;  // coefficients per statistic
   constexpr int kCg = kClusterMaxCw * V;
-  extern __shared__ uint4 bn_cluster_smem[];
+  extern __shared__ __align__(128) uint4 bn_cluster_smem[];
+  __shared__ __align__(8) uint64_t tma_bars[4];  // the TMA stash's batches
   namespace cg = cooperative_groups;
   const int G = grid ? static_cast<int>(gridDim.x) : static_cast<int>(cg::this_cluster().num_blocks());
   const int rank = grid ? static_cast<int>(blockIdx.x) : static_cast<int>(cg::this_cluster().block_rank());
@@ -148,14 +160,47 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   // rows go in the first group and the later groups are empty (the waits below then wait for all of it at once).
   constexpr int kBatches = 4;
   auto batch_end = [&](int b) { return b == 0 ? 0 : p.pipe ? ns * b / kBatches : ns; };
-#pragma unroll
-  for (int b = 0; b < kBatches; ++b) {
-    for (int i = batch_end(b); i < batch_end(b + 1); ++i) {
-      const int64_t off = row_off(i);
-      cp_async16(shared_addr(slot(i, 0)), p.x + off, true);
-      if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
+  // With TMA (FREEDNN_BN_CLUSTER_TMA=1, unrun on a GPU): stash index i of every thread of the block is one box, rows
+  // lo + i * R .. + R - 1 of the chunk's columns, landing in the layout slot() reads; thread 0 queues the boxes,
+  // batch b's on barrier b. A thread's batch b (by its own ns <= the block's nb) lies in batches 0 .. b of the boxes,
+  // so waiting for those in order covers it. Rows past hi that a last box brings are read by nobody here (and are
+  // written by their own block only after the cluster / grid barrier, which this block reaches after its waits).
+  const bool tma = p.tma && (shared_addr(stash) & 127u) == 0;
+  const uint32_t bar0 = shared_addr(tma_bars);
+  if (tma) {
+    const int nb = static_cast<int>(min(int64_t(p.stash), (hi - lo + R - 1) / R));
+    if (threadIdx.x == 0) {
+      mbar_init_stages(bar0, kBatches, 1);
+      mbar_init_fence();
     }
-    cp_async_commit();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const uint32_t box_bytes = uint32_t(kBlock) * 16u;
+#pragma unroll 1
+      for (int b = 0; b < kBatches; ++b) {
+        const int i0 = p.pipe ? nb * b / kBatches : (b == 0 ? 0 : nb);
+        const int i1 = p.pipe ? nb * (b + 1) / kBatches : nb;
+        const uint32_t bar = bar0 + uint32_t(b * 8);
+        mbar_arrive_expect_tx(bar, uint32_t(max(0, i1 - i0)) * kNt * box_bytes);
+        for (int i = i0; i < i1; ++i) {
+          const int row = static_cast<int>(lo + int64_t(i) * R);
+          tma_load_2d(shared_addr(stash + size_t(i) * kNt * kBlock), &p.x_map, bar, static_cast<int>(k0), row);
+          if constexpr (bwd)
+            tma_load_2d(shared_addr(stash + (size_t(i) * kNt + 1) * kBlock), &p.dy_map, bar, static_cast<int>(k0),
+                        row);
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int b = 0; b < kBatches; ++b) {
+      for (int i = batch_end(b); i < batch_end(b + 1); ++i) {
+        const int64_t off = row_off(i);
+        cp_async16(shared_addr(slot(i, 0)), p.x + off, true);
+        if constexpr (bwd) cp_async16(shared_addr(slot(i, 1)), p.dy + off, true);
+      }
+      cp_async_commit();
+    }
   }
   trace.stamp();  // 1: the stash's copies issued
 
@@ -216,14 +261,15 @@ __global__ void __launch_bounds__(kBlock, 1) bn_cluster(ClusterArgs<S> p) {
   walk(ns, cnt, false, sum_row);
   // each batch once this thread's own copies of it landed (no barrier needed to read them); the same order of sums
   static_assert(kBatches == 4, "one wait per batch below");
-  cp_async_wait<3>();
+  auto landed = [&](int b) { mbar_wait(bar0 + uint32_t(b * 8), 0); };
+  tma ? landed(0) : cp_async_wait<3>();
   trace.stamp();  // 2: thread 0's first batch landed
   walk(batch_end(0), batch_end(1), true, sum_row);
-  cp_async_wait<2>();
+  tma ? landed(1) : cp_async_wait<2>();
   walk(batch_end(1), batch_end(2), true, sum_row);
-  cp_async_wait<1>();
+  tma ? landed(2) : cp_async_wait<1>();
   walk(batch_end(2), batch_end(3), true, sum_row);
-  cp_async_wait<0>();
+  tma ? landed(3) : cp_async_wait<0>();
   walk(batch_end(3), batch_end(4), true, sum_row);
   trace.stamp();  // 3: thread 0's rows summed
 
@@ -382,8 +428,8 @@ ClusterPlan plan_cluster(const void* fn, int64_t rows, int64_t s, int v, int nt,
   const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
   const int64_t fill = di.sm_count;  // blocks wanted: one per SM (two, smaller, measured slower: run 24)
   const size_t per_iter = size_t(nt) * kBlock * 16;
-  if (di.smem_per_block_optin <= extra + per_iter) return best;
-  const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
+  if (di.smem_per_block_optin <= kClusterStaticSmem + extra + per_iter) return best;
+  const int max_stash = static_cast<int>((di.smem_per_block_optin - kClusterStaticSmem - extra) / per_iter);
   for (int cw = kClusterMaxCw; cw >= 2 && !best.ok; cw /= 2) {
     if (int64_t(cw) * v > s && cw > 2) continue;
     const int64_t chunks = (s / v + cw - 1) / cw;
@@ -445,8 +491,8 @@ ClusterPlan plan_cluster_grid(const void* fn, int64_t rows, int64_t s, int v, in
   const long long cap = env_int("FREEDNN_BN_CLUSTER_STASH", -1);
   const int64_t fill = di.sm_count;
   const size_t per_iter = size_t(nt) * kBlock * 16;
-  if (di.smem_per_block_optin <= extra + per_iter) return best;
-  const int max_stash = static_cast<int>((di.smem_per_block_optin - extra) / per_iter);
+  if (di.smem_per_block_optin <= kClusterStaticSmem + extra + per_iter) return best;
+  const int max_stash = static_cast<int>((di.smem_per_block_optin - kClusterStaticSmem - extra) / per_iter);
   constexpr int pref = 128 / 16;  // vector columns of a 128-byte row piece
   for (int cw : {pref, 2 * pref, 4 * pref, pref / 2, pref / 4}) {
     if (cw < 2 || cw > kClusterMaxCw || (force_cw > 0 && cw != force_cw)) continue;
@@ -518,10 +564,30 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
                   "    batch norm: cluster kernel%s, %lld chunks of %d channels, %d blocks per %s, %d rows stashed "
                   "per thread%s",
                   pl.grid ? " (grid barrier)" : "", static_cast<long long>(pl.chunks), pl.cw * kV, pl.g,
-                  pl.grid ? "chunk" : "cluster", pl.stash, a.pipe ? ", summed in batches" : "");
+                  pl.grid ? "chunk" : "cluster", pl.stash,
+                  a.tma ? (a.pipe ? ", TMA, summed in batches" : ", TMA") : a.pipe ? ", summed in batches" : "");
     log::emit(CUDNN_SEV_INFO, current_api_context().function, what, CUDNN_STATUS_SUCCESS);
   }
   return CUDNN_STATUS_SUCCESS;
+}
+
+// The TMA stash's maps (ClusterArgs::tma): x and dy as rows x s, boxes of a chunk's cw * V statistics by
+// kBlock / cw rows. False (cp.async then) where TMA cannot take them: an unaligned base or row, more than 2^31 rows.
+template <class S>
+bool encode_stash_maps(ClusterArgs<S>& a, bool bwd) {
+  constexpr int kV = 16 / sizeof(S);
+  constexpr cudnnDataType_t kDt = std::is_same_v<S, __half>          ? CUDNN_DATA_HALF
+                                  : std::is_same_v<S, __nv_bfloat16> ? CUDNN_DATA_BFLOAT16
+                                                                     : CUDNN_DATA_FLOAT;
+  const uint64_t row_bytes = uint64_t(a.s) * sizeof(S);
+  if (row_bytes % 16 != 0 || a.rows > INT_MAX || !aligned16(a.x) || (bwd && !aligned16(a.dy))) return false;
+  const uint64_t dims[2] = {uint64_t(a.s), uint64_t(a.rows)}, strides[1] = {row_bytes};
+  const uint32_t box[2] = {uint32_t(a.cw * kV), uint32_t(kBlock / a.cw)};
+  if (encode_tma_map(&a.x_map, a.x, kDt, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE, "bn_cluster x") !=
+      CUDNN_STATUS_SUCCESS)
+    return false;
+  return !bwd || encode_tma_map(&a.dy_map, a.dy, kDt, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                "bn_cluster dy") == CUDNN_STATUS_SUCCESS;
 }
 
 // Forward training or backward of a rows plan (nrows x s, 16-byte vectors, no fold) on bn_cluster where its plan
@@ -588,6 +654,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.out = static_cast<S*>(outp);
   a.alpha = c.alpha;
   a.beta = c.beta;
+  if (env_int("FREEDNN_BN_CLUSTER_TMA", 0) == 1) a.tma = encode_stash_maps(a, bwd);  // opt-in, unrun on a GPU
   return launch_cluster<S>(a, pl, bwd, h->stream, ops_pdl(h->device), launched);
 }
 

@@ -2,7 +2,8 @@
 # Run 45's first call: the whole gpu suite on main after run 44 (the scalar bias_act pass, the scratch event's
 # chaining, the stronger capture and unaligned tests), then compute-sanitizer memcheck over the suites whose kernels
 # changed since run 42's pass over 49 suites (Winograd's split over K and row stores, on by default since run 43; the
-# FMA fused pass; the odd-pointer hand-over; batch norm with PIPE on), racecheck over Winograd, and the ops batch.
+# FMA fused pass; the odd-pointer hand-over; batch norm with PIPE on and the TMA stash), racecheck over Winograd, an
+# A/B of FREEDNN_BN_CLUSTER_TMA=1 over the 16-bit bn lines, and the ops batch.
 # Run: LIMIT=540 OUT=$OUT bash .devrun/run45-call1.sh 2>&1 | tee $OUT/log.txt | tail -60
 #   carry .prebuilt (tools/gpu/prebuilt.sh pack), or .deps/cutlass to build on the device (~4 min of device time).
 set -u
@@ -28,6 +29,13 @@ echo "memcheck at $(el) s"
 FREEDNN_BACKEND=cuda SUITES="ConvGpuWinograd" BUDGET=$(( $(left) - 110 > 90 ? 90 : $(left) - 110 )) \
   OUT=$OUT/race timeout $(( $(left) - 100 )) tools/gpu/sanitize.sh racecheck > $OUT/race_log.txt 2>&1
 echo "racecheck rc=$?"; tail -4 $OUT/race_log.txt
+: > /tmp/bn.txt
+for d in train bwd; do for l in 64x2048x7x7 64x1024x14x14; do echo "bn $d mode=spatial x=f32:$l" >> /tmp/bn.txt; done; done
+if [ $(left) -gt 150 ]; then  # the TMA stash (written after run 44) against the cp.async one
+  REPS=3 MAX_MS=10 OUT=$OUT/ab_tma timeout 70 tools/gpu/ab.sh /tmp/bn.txt "" "FREEDNN_BN_CLUSTER_TMA=1" \
+    -- --dt=f16 --layout=nhwc > /dev/null 2>&1
+  echo "ab tma rc=$?"; grep -v "^#" $OUT/ab_tma/ab.txt | tail -7
+fi
 if [ $(left) -gt 70 ]; then
   PREBUILT=$PB MAX_MS=40 OUT=$OUT/ops timeout $(left) tools/gpu/h200_check.sh bench > $OUT/ops_log.txt 2>&1
   rm -f $OUT/ops/gpu-results.tgz
