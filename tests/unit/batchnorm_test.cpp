@@ -731,7 +731,7 @@ TEST(BatchNorm, BackwardBadArguments) {
 // (FREEDNN_BN_CLUSTER_GRID=1) runs the same cases with 3, 7 (more blocks than rows on the last shape), 2 and 12
 // blocks per chunk (more than eight ranks: the finalize's second batch of loads); one setting leaves the form to the
 // default rule (a 16-channel 16-bit tensor's 32-byte pieces take the grid form). Every setting runs with the stash
-// summed at once and in batches (FREEDNN_BN_CLUSTER_PIPE=0 / 1; the log says which), and every other pair with the
+// summed at once and in batches (FREEDNN_BN_CLUSTER_PIPE=0 / 1; the log says which), and half of them with the
 // stash loaded by TMA boxes (FREEDNN_BN_CLUSTER_TMA=1).
 // A tensor shape with its data type, mode and layout (bnt::make_tensor's: 0 NCHW, 1 NHWC, 2 padded).
 struct TypedShape {
@@ -773,8 +773,8 @@ TEST(BatchNorm, ClusterKernel) {
       if (!ft::take_case()) continue;
       ft::ScopedEnv env_g("FREEDNN_BN_CLUSTER_G", g), env_s("FREEDNN_BN_CLUSTER_STASH", stash),
           env_grid("FREEDNN_BN_CLUSTER_GRID", grid_knob), env_pipe("FREEDNN_BN_CLUSTER_PIPE", pipe);
-      // the stash by TMA boxes on every other pair of settings: each knob row meets both loaders and both pipes
-      const bool tma = variant % 4 >= 2;
+      // the stash by TMA boxes on half the settings (4 of every 8): both loaders meet both pipes, in place or not
+      const bool tma = variant % 8 >= 4;
       ft::ScopedEnv env_tma("FREEDNN_BN_CLUSTER_TMA", tma ? "1" : "0");
       const std::string grid = grid_knob ? grid_knob : "default";
       const bool grid_form = grid == "1" || (grid == "default" && sh.dims[1] == 16);
@@ -1020,6 +1020,7 @@ TEST(BatchNorm, ClusterPipeSameBits) {
                                                      sm.data(), si.data()),
               CUDNN_STATUS_SUCCESS);
     EXPECT_NE(log.text.find("cluster kernel"), std::string::npos) << log.text;
+    EXPECT_EQ(log.text.find(", TMA") != std::string::npos, tma[0] == '1') << log.text;
     EXPECT_EQ(cudnnBatchNormalizationBackward(h, m, one.ptr(t), zero.ptr(t), one.ptr(t), zero.ptr(t), xd, x.data(), xd,
                                               dy.data(), xd, dx.data(), pd, scale.data(), ds.data(), db.data(), 1e-5,
                                               sm.data(), si.data()),
