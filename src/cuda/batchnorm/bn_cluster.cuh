@@ -32,7 +32,6 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <type_traits>
 
 #include "cuda/common/aligned.h"
 #include "cuda/common/cp_async.cuh"
@@ -576,19 +575,16 @@ cudnnStatus_t launch_cluster(const ClusterArgs<S>& a, const ClusterPlan& pl, boo
 // The TMA stash's maps (ClusterArgs::tma): x and dy as rows x s, boxes of a chunk's cw * V statistics by
 // kBlock / cw rows. False (cp.async then) where TMA cannot take them: an unaligned base or row, more than 2^31 rows.
 template <class S>
-bool encode_stash_maps(ClusterArgs<S>& a, bool bwd) {
+bool encode_stash_maps(ClusterArgs<S>& a, cudnnDataType_t dt, bool bwd) {
   constexpr int kV = 16 / sizeof(S);
-  constexpr cudnnDataType_t kDt = std::is_same_v<S, __half>          ? CUDNN_DATA_HALF
-                                  : std::is_same_v<S, __nv_bfloat16> ? CUDNN_DATA_BFLOAT16
-                                                                     : CUDNN_DATA_FLOAT;
   const uint64_t row_bytes = uint64_t(a.s) * sizeof(S);
   if (row_bytes % 16 != 0 || a.rows > INT_MAX || !aligned16(a.x) || (bwd && !aligned16(a.dy))) return false;
   const uint64_t dims[2] = {uint64_t(a.s), uint64_t(a.rows)}, strides[1] = {row_bytes};
   const uint32_t box[2] = {uint32_t(a.cw * kV), uint32_t(kBlock / a.cw)};
-  if (encode_tma_map(&a.x_map, a.x, kDt, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE, "bn_cluster x") !=
+  if (encode_tma_map(&a.x_map, a.x, dt, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE, "bn_cluster x") !=
       CUDNN_STATUS_SUCCESS)
     return false;
-  return !bwd || encode_tma_map(&a.dy_map, a.dy, kDt, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE,
+  return !bwd || encode_tma_map(&a.dy_map, a.dy, dt, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE,
                                 "bn_cluster dy") == CUDNN_STATUS_SUCCESS;
 }
 
@@ -656,7 +652,7 @@ cudnnStatus_t run_cluster(cudnnContext* h, const NormCall& c, const FinalArgs<Co
   a.out = static_cast<S*>(outp);
   a.alpha = c.alpha;
   a.beta = c.beta;
-  if (env_int("FREEDNN_BN_CLUSTER_TMA", 0) == 1) a.tma = encode_stash_maps(a, bwd);  // opt-in, unrun on a GPU
+  if (env_int("FREEDNN_BN_CLUSTER_TMA", 0) == 1) a.tma = encode_stash_maps(a, c.x_desc->dtype, bwd);  // opt-in, unrun on a GPU
   return launch_cluster<S>(a, pl, bwd, h->stream, ops_pdl(h->device), launched);
 }
 

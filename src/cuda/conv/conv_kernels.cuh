@@ -155,6 +155,14 @@ inline FusedDev fused_dev(const fd::conv::FusedEpilogue* e) {
   return f;
 }
 
+// The fused epilogue's activation of r (the sum before it): ReLU or identity; a NaN stays NaN unless ReLU with
+// CUDNN_NOT_PROPAGATE_NAN, which gives 0.
+template <class E>
+__device__ __forceinline__ E fused_act(E r, bool relu, bool propagate_nan) {
+  if (r != r) return relu && !propagate_nan ? E(0) : r;
+  return relu && !(r > E(0)) ? E(0) : r;
+}
+
 // Writes result v of output element (n, c, d, h, w), at offset off of y: alpha * v + beta * y (y not read when
 // beta == 0), or act(alpha * v + bias[c] + alpha2 * z) when the fused epilogue is on (no beta).
 template <class Sy, class E>
@@ -168,12 +176,7 @@ __device__ __forceinline__ void write_out(Sy* y, int64_t off, E v, E alpha, E be
   }
   E r = alpha * v + load_as<E>(static_cast<const BiasStorage<Sy>*>(f.bias), f.bv.at(0, c, 0, 0, 0));
   if (f.alpha2 != 0.0) r += static_cast<E>(f.alpha2) * load_as<E>(static_cast<const Sy*>(f.z), f.zv.at(n, c, d, h, w));
-  if (r != r) {
-    if (!(f.propagate_nan || !f.relu)) r = E(0);
-  } else if (f.relu && !(r > E(0))) {
-    r = E(0);
-  }
-  store(y, off, r);
+  store(y, off, fused_act(r, f.relu, f.propagate_nan));
 }
 
 // write_out as a call, for the fused epilogues of kernels that unroll dozens of stores (the bias and z views'

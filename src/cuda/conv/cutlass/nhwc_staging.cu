@@ -344,17 +344,11 @@ __global__ void from_nhwc_linear_kernel(const S* buf, int64_t total, int64_t C, 
 }
 
 // The fused epilogue's last step on a packed NHWC y that already holds alpha1 * conv (+ alpha2 * z):
-// y = act(y + bias[c]). Same NaN rule as write_out.
+// y = act(y + bias[c]) (write_out's activation rule).
 template <class S>
 __device__ __forceinline__ float bias_act(float v, const S* bias, int64_t c, int64_t bias_stride, bool relu,
                                           bool propagate_nan) {
-  float r = v + widen(bias[c * bias_stride]);
-  if (r != r) {
-    if (relu && !propagate_nan) r = 0.f;
-  } else if (relu && !(r > 0.f)) {
-    r = 0.f;
-  }
-  return r;
+  return fused_act(v + widen(bias[c * bias_stride]), relu, propagate_nan);
 }
 
 // 16 bytes per thread: C a multiple of the vector width and y 16-byte aligned.
